@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+
+void dut_error_set(struct dut_error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+}

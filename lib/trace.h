@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The dutfs trace: format, writer and reader.  Format: docs/trace-format.md.
+ *
+ * A trace file is a 64-byte header followed by frames.  Every integer is
+ * little-endian.  Each frame is { u32 type; u32 payload_len; payload; } with
+ * the payload padded with zeroes to a multiple of 8 bytes.  Frame types:
+ *   RECORDS  payload_len/48 fixed-size I/O records (struct dut_trace_rec)
+ *   FILE     a file-table entry: id -> path and its PostgreSQL classification
+ *   MARKER   a phase marker: timestamp and label
+ *   INFO     "key=value\n" text about the mount (backing dir, view, options)
+ *   FOOTER   totals written at a clean close: records written, dropped, end time
+ * File-table entries may appear anywhere (files are discovered while the
+ * database runs); a reader resolves ids after reading the whole trace.
+ * Records from different threads are not in timestamp order in the file.
+ * A trace without FOOTER was not closed cleanly (dutfs was killed); the
+ * reader says so and still returns everything up to the last whole frame.
+ */
+#ifndef DUT_TRACE_H
+#define DUT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "lib/pgpath.h"
+
+#define DUT_TRACE_MAGIC "DUTTRACE"  /* 8 bytes, no NUL */
+#define DUT_TRACE_VERSION_MAJOR 1
+#define DUT_TRACE_VERSION_MINOR 0
+#define DUT_TRACE_HEADER_SIZE 64
+#define DUT_TRACE_REC_SIZE 48
+
+enum dut_trace_frame_type {
+	DUT_TRACE_FRAME_RECORDS = 1,
+	DUT_TRACE_FRAME_FILE = 2,
+	DUT_TRACE_FRAME_MARKER = 3,
+	DUT_TRACE_FRAME_INFO = 4,
+	DUT_TRACE_FRAME_FOOTER = 5,
+};
+
+enum dut_trace_op {
+	DUT_OP_READ = 1,
+	DUT_OP_WRITE,
+	DUT_OP_FSYNC,
+	DUT_OP_FDATASYNC,
+	DUT_OP_OPEN,
+	DUT_OP_CREATE,
+	DUT_OP_RELEASE,
+	DUT_OP_TRUNCATE,      /* offset = new size */
+	DUT_OP_FALLOCATE,     /* flags = mode */
+	DUT_OP_PUNCH_HOLE,
+	DUT_OP_UNLINK,
+	DUT_OP_RENAME,        /* file id = the source; offset = id of the new name */
+	DUT_OP_FLUSH,
+	DUT_OP_MMAP_WRITE,    /* reserved: writes that arrive through writeback of mmap pages */
+	DUT_OP_FAULT,         /* a shaping fault fired; result = injected -errno */
+	DUT_OP_COUNT
+};
+
+/* Record flags. */
+#define DUT_TRACE_F_DIRECT   0x0001u /* file opened O_DIRECT */
+#define DUT_TRACE_F_WRITEBACK 0x0002u /* write came from the kernel's writeback cache (pid is not the writer) */
+#define DUT_TRACE_F_SHAPED   0x0004u /* latency includes a shaping delay */
+#define DUT_TRACE_F_FAULT    0x0008u /* result was injected */
+
+/* One I/O, 48 bytes on disk in exactly this order. */
+struct dut_trace_rec {
+	uint64_t ts_ns;     /* CLOCK_MONOTONIC when dutfs received the request */
+	uint64_t offset;
+	uint64_t lat_ns;    /* time spent in the backing call (plus shaping delay) */
+	uint32_t len;       /* requested bytes */
+	int32_t result;     /* bytes done, 0, or -errno */
+	uint32_t file_id;
+	uint32_t pid;       /* calling process, from the FUSE request context */
+	uint16_t op;        /* enum dut_trace_op */
+	uint16_t flags;
+	uint32_t reserved;
+};
+
+struct dut_trace_file {
+	uint32_t id;
+	char *path;                 /* relative to the mount root */
+	struct dut_pg_file pg;      /* lib/pgpath classification of path */
+};
+
+struct dut_trace_marker {
+	uint64_t ts_ns;
+	char *label;
+};
+
+struct dut_trace_header {
+	uint16_t version_major, version_minor;
+	uint32_t flags;             /* DUT_TRACE_HDR_* */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at open */
+	uint64_t start_monotonic_ns;
+};
+
+#define DUT_TRACE_HDR_SYSCALL_VIEW 0x1u /* direct_io: every syscall reaches dutfs */
+
+struct dut_trace_footer {
+	uint64_t records_written;
+	uint64_t records_dropped;   /* could not be written (disk full, ...) */
+	uint64_t end_monotonic_ns;
+};
+
+/* Pure encoding helpers (trace_format.c), used by writer, reader and tests. */
+void dut_trace_rec_encode(const struct dut_trace_rec *r, uint8_t out[DUT_TRACE_REC_SIZE]);
+void dut_trace_rec_decode(const uint8_t in[DUT_TRACE_REC_SIZE], struct dut_trace_rec *ret);
+const char *dut_trace_op_name(enum dut_trace_op op);
+int dut_trace_op_from_name(const char *name, enum dut_trace_op *ret);
+
+/* ---- writer (trace_writer.c) ----
+ * dut_trace_emit() is called on FUSE worker threads: it copies the record
+ * into a per-thread buffer and returns; it never takes a lock shared with
+ * the writer thread's disk I/O and never waits on it.  When the buffers are
+ * full or the file cannot be written, records are counted as dropped.
+ */
+struct dut_trace_writer;
+
+struct dut_trace_writer_opts {
+	uint32_t flags;           /* DUT_TRACE_HDR_* */
+	size_t thread_buf_recs;   /* per-thread buffer, records (0 = default 16384) */
+	uint64_t flush_interval_ns; /* writer wake-up (0 = default 50 ms) */
+};
+
+int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *opts,
+			  struct dut_trace_writer **ret);
+void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r);
+int dut_trace_writer_add_file(struct dut_trace_writer *w, uint32_t id, const char *path,
+			      const struct dut_pg_file *pg);
+int dut_trace_writer_mark(struct dut_trace_writer *w, uint64_t ts_ns, const char *label);
+int dut_trace_writer_info(struct dut_trace_writer *w, const char *key, const char *value);
+void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
+			     uint64_t *ret_dropped);
+/* Flush everything, write the footer, close.  Returns the first write error seen. */
+int dut_trace_writer_close(struct dut_trace_writer *w);
+
+/* ---- reader (trace_reader.c) ---- */
+struct dut_trace {
+	struct dut_trace_header hdr;
+	struct dut_trace_file *files;   /* sorted by id */
+	size_t nfiles;
+	struct dut_trace_rec *recs;     /* sorted by ts_ns */
+	size_t nrecs;
+	struct dut_trace_marker *markers; /* sorted by ts_ns */
+	size_t nmarkers;
+	char *info;                     /* concatenated INFO text */
+	bool has_footer;
+	struct dut_trace_footer footer;
+	bool truncated;                 /* stopped at a partial frame */
+	uint64_t valid_bytes;           /* bytes of whole frames read */
+};
+
+/*
+ * Parse a whole trace image (pure).  A bad header or a corrupt frame fails
+ * with -EBADMSG (err says at which byte offset and why).  A file cut short
+ * mid-frame returns 0 with ->truncated set and ->valid_bytes saying how far
+ * it got; err then holds the warning text.
+ */
+int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct dut_error *err);
+int dut_trace_load(const char *path, struct dut_trace **ret, struct dut_error *err);
+void dut_trace_free(struct dut_trace *t);
+/* Binary search by id; NULL if absent. */
+const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uint32_t id);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sizes, rates, durations and percentages: parsing and printing.
+ *
+ * Size suffixes (case-insensitive except where noted; a trailing "B" is
+ * optional on the binary forms):
+ *   IEC, powers of 1024:  k K KiB  m M MiB  g G GiB  t T TiB  p P PiB
+ *                         (so "4k" = 4096 and "8G" = 8 GiB, as dd and fio read them)
+ *   SI, powers of 1000:   kB KB  MB  GB  TB  PB   (the two-letter "B" forms)
+ *   bare number:          bytes;  "b"/"B" alone: bytes
+ * Fractions are allowed ("1.5GiB"); the result must be a whole number of
+ * bytes once multiplied, else the value is rejected ("1.3k" is 1331.2 B).
+ *
+ * Rates are a size followed by "/s" ("200MB/s" = 200e6 B/s, "1GiB/s").
+ * Durations: ns us ms s m h, bare number = seconds ("30", "500ms", "1.5s").
+ * Percentages: "30%" or a bare fraction-of-100 number ("30") -> 30.0.
+ *
+ * Printing: sizes in IEC units ("1.50 GiB"), rates in SI units as storage
+ * vendors quote them ("200.0 MB/s"), durations in the largest unit that
+ * keeps the value >= 1 ("1.25 ms").
+ *
+ * Errors: -EINVAL for malformed text, -ERANGE for overflow or a negative
+ * value; err (may be NULL) quotes the offending text, e.g.
+ *   size "12 parsecs": unknown unit "parsecs" (expected k, KiB, MB, ...)
+ */
+#ifndef DUT_UNITS_H
+#define DUT_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+int dut_parse_size(const char *s, uint64_t *ret_bytes, struct dut_error *err);
+int dut_parse_rate(const char *s, double *ret_bytes_per_s, struct dut_error *err);
+int dut_parse_duration(const char *s, uint64_t *ret_ns, struct dut_error *err);
+int dut_parse_percent(const char *s, double *ret_pct, struct dut_error *err);
+
+/* Each writes into buf (always NUL-terminated) and returns buf. */
+char *dut_format_size(uint64_t bytes, char *buf, size_t len);
+char *dut_format_size_si(uint64_t bytes, char *buf, size_t len);
+char *dut_format_rate(double bytes_per_s, char *buf, size_t len);
+char *dut_format_duration(uint64_t ns, char *buf, size_t len);
+/* Plain count with SI suffix: 26600 -> "26.6k", 1234567 -> "1.23M". */
+char *dut_format_count(double n, char *buf, size_t len);
+
+#define DUT_FMT_LEN 32
+
+#endif
