@@ -12,9 +12,10 @@
  *   global/<rfn>[...]                              relation, tablespace 1664 (pg_global), db 0
  *   pg_tblspc/<ts>/PG_<ver>_<catver>/<db>/<rfn>... relation in tablespace <ts>
  *   base/<db>/t<backend>_<rfn>[...]                temporary relation
- *   base/pgsql_tmp/..., pg_tblspc/<ts>/PG_*/pgsql_tmp/...   temp files (sorts, hashes)
+ *   base/pgsql_tmp/..., pg_tblspc/<ts>/PG_<ver>_<catver>/pgsql_tmp/...
+ *                                                  temp files (sorts, hashes)
  *   pg_wal/<24 hex>[.partial]                      WAL segment (timeline, segno)
- *   pg_wal/*.history, pg_wal/archive_status/...    WAL other
+ *   pg_wal/<8 hex>.history, pg_wal/archive_status/...  WAL other
  *   pg_xact/, pg_multixact/{offsets,members}/, pg_subtrans/, pg_commit_ts/,
  *   pg_serial/, pg_notify/                         SLRU
  *   global/pg_control                              control file
@@ -25,6 +26,20 @@
  * With DUT_PG_ROOT_AUTO the root is found by looking for these anchors
  * anywhere in the path, so a mount that holds the data directory one level
  * down ("pgdata/base/5/1259") still classifies.
+ *
+ * Details (lib/pgpath.c has the full list):
+ *   - Names PostgreSQL never writes are OTHER: OID 0, leading zeros, OIDs
+ *     above 4294967295, segment ".0", unknown fork suffixes, lower-case hex.
+ *   - PG_VERSION, pg_filenode.map and pg_internal.init inside base/<db>/,
+ *     global/ or a tablespace database directory are CONFIG, like
+ *     postmaster.pid, backup_label, tablespace_map and the *.signal files
+ *     at the top of the data directory.
+ *   - Everything under pg_wal/ (or the WAL directory root) is WAL or
+ *     WAL_OTHER (xlogtemp.<pid>, a segment being created, is WAL_OTHER).
+ *   - db_oid is set for REL and TEMP_REL; tablespace_oid for REL, TEMP_REL
+ *     and TEMP_FILE; every other field is 0 when it does not apply.
+ *   - Paths with empty, "." or ".." components are OTHER (not normalised);
+ *     "/" alone is the root directory: OTHER (WAL_OTHER for WALDIR).
  */
 #ifndef DUT_PGPATH_H
 #define DUT_PGPATH_H
