@@ -9,7 +9,9 @@
  * value: < 1.6 % with SUB_BITS = 7, and a query reports the bucket midpoint,
  * which is within 0.8 % of every value in the bucket.  The buckets span
  * 0 .. 2^DUT_HIST_MAX_BITS ns (~ 550 s); larger values go to the last bucket
- * and still count exactly in count/min/max/mean.
+ * (whose range therefore ends at UINT64_MAX) and still count exactly in
+ * count/min/max/mean.  sum and sumsq saturate; mean and stddev then fall
+ * back to bucket midpoints.
  *
  * Threading: a struct dut_hist is owned by one thread, which adds to it
  * without locks or atomics.  Readers merge per-thread histograms afterwards
@@ -26,7 +28,7 @@
 
 #define DUT_HIST_SUB_BITS 7
 #define DUT_HIST_MAX_BITS 39
-/* (MAX_BITS - SUB_BITS + 1) groups of 2^(SUB_BITS-1) buckets, plus the exact ones. */
+/* 2^SUB_BITS exact buckets, then (MAX_BITS - SUB_BITS) powers of two of 2^(SUB_BITS-1) each. */
 #define DUT_HIST_NBUCKETS \
 	((1u << DUT_HIST_SUB_BITS) + (DUT_HIST_MAX_BITS - DUT_HIST_SUB_BITS) * (1u << (DUT_HIST_SUB_BITS - 1)))
 
@@ -35,11 +37,11 @@ struct dut_hist {
 	uint64_t min;            /* UINT64_MAX when count == 0 */
 	uint64_t max;
 	uint64_t sum;            /* saturates at UINT64_MAX */
-	unsigned __int128 sumsq; /* exact sum of squares, for stddev */
+	unsigned __int128 sumsq; /* exact sum of squares, for stddev; saturates */
 	uint64_t buckets[DUT_HIST_NBUCKETS];
 };
 
-/* The standard percentile set every tool reports. */
+/* The standard percentile set every tool reports; all zero when count == 0. */
 struct dut_hist_summary {
 	uint64_t count;
 	uint64_t min, max;
@@ -67,7 +69,8 @@ void dut_hist_reset(struct dut_hist *h);
  * Value at percentile pct (0 < pct <= 100): the smallest bucket whose
  * cumulative count reaches ceil(pct/100 * count), reported as the bucket's
  * midpoint clamped to [min, max].  pct = 100 returns max exactly.
- * 0 when the histogram is empty.
+ * 0 when the histogram is empty.  Out of range: pct <= 0 (or NaN) gives
+ * min, pct > 100 gives max.
  */
 uint64_t dut_hist_percentile(const struct dut_hist *h, double pct);
 double dut_hist_mean(const struct dut_hist *h);
