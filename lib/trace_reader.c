@@ -1,2 +1,457 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Work in progress: see the header. */
+/*
+ * Trace reader: dut_trace_parse() is pure (a byte buffer in, a struct out);
+ * dut_trace_load() maps a file and parses it.  Rules (docs/trace-format.md):
+ *   - bad magic, another major version, impossible header sizes: -EBADMSG;
+ *   - a file that ends inside a frame is truncated (dutfs was killed, or the
+ *     copy is partial): everything before that frame is returned, with
+ *     ->truncated and ->valid_bytes;
+ *   - a frame whose length field is absurd (> 64 MiB, not a whole number of
+ *     records, inconsistent inner lengths), type 0, or a frame after the
+ *     footer is corruption: -EBADMSG, whatever follows cannot be trusted;
+ *   - an all-zero tail (what a crash can leave after delayed allocation) is
+ *     treated as truncation at its first byte;
+ *   - frame types this reader does not know are skipped (forward compatible).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/trace.h"
+#include "lib/trace_format.h"
+
+#define MAX_REC_SIZE 4096u
+
+void dut_trace_free(struct dut_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(t->files[i].path);
+	for (size_t i = 0; i < t->nmarkers; i++)
+		free(t->markers[i].label);
+	free(t->files);
+	free(t->recs);
+	free(t->markers);
+	free(t->info);
+	free(t);
+}
+DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+
+/* Grow *arr (of *cap elements of size sz) to hold at least need elements. */
+static int grow(void **arr, size_t *cap, size_t need, size_t sz)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Bottom-up stable merge sort (qsort is not guaranteed stable). */
+static int stable_sort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	_cleanup_free_ uint8_t *tmp = NULL;
+	uint8_t *src = base, *dst;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sz);
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi) {
+				if (cmp(src + j * sz, src + i * sz) < 0)
+					memcpy(dst + k++ * sz, src + j++ * sz, sz);
+				else
+					memcpy(dst + k++ * sz, src + i++ * sz, sz);
+			}
+			memcpy(dst + k * sz, src + i * sz, (mid - i) * sz);
+			k += mid - i;
+			memcpy(dst + k * sz, src + j * sz, (hi - j) * sz);
+		}
+		uint8_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != base)
+		memcpy(base, src, n * sz);
+	return 0;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct dut_trace_rec *x = a, *y = b;
+
+	return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+static int cmp_marker(const void *a, const void *b)
+{
+	const struct dut_trace_marker *x = a, *y = b;
+
+	return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct dut_trace_file *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct parse {
+	struct dut_trace *t;
+	size_t cap_recs, cap_files, cap_markers;
+	size_t info_len;
+	uint32_t rec_size;
+};
+
+static int parse_header(const uint8_t *p, size_t len, struct parse *ps, size_t *ret_hdr_size,
+			struct dut_error *err)
+{
+	struct dut_trace_header *h = &ps->t->hdr;
+	uint32_t hsize, rsize;
+
+	if (len < 8 || memcmp(p, DUT_TRACE_MAGIC, 8) != 0) {
+		if (len < 8 && memcmp(p, DUT_TRACE_MAGIC, len) == 0)
+			dut_error_set(err, "the trace is only %zu bytes long: it ends inside its %u-byte header",
+				      len, DUT_TRACE_HEADER_SIZE);
+		else
+			dut_error_set(err, "not a dutfs trace: it does not start with \"%s\"",
+				      DUT_TRACE_MAGIC);
+		return -EBADMSG;
+	}
+	if (len < DUT_TRACE_HEADER_SIZE) {
+		dut_error_set(err, "the trace is only %zu bytes long: it ends inside its %u-byte header",
+			      len, DUT_TRACE_HEADER_SIZE);
+		return -EBADMSG;
+	}
+	h->version_major = dut_le16_get(p + 8);
+	h->version_minor = dut_le16_get(p + 10);
+	h->flags = dut_le32_get(p + 12);
+	h->start_realtime_ns = dut_le64_get(p + 16);
+	h->start_monotonic_ns = dut_le64_get(p + 24);
+	hsize = dut_le32_get(p + 32);
+	rsize = dut_le32_get(p + 36);
+	if (h->version_major != DUT_TRACE_VERSION_MAJOR) {
+		dut_error_set(err, "trace format version %u.%u: this dutlab reads version %u.x only",
+			      h->version_major, h->version_minor, DUT_TRACE_VERSION_MAJOR);
+		return -EBADMSG;
+	}
+	if (hsize < DUT_TRACE_HEADER_SIZE || hsize % 8 || hsize > 65536) {
+		dut_error_set(err, "corrupt trace header: header size %" PRIu32
+			      " (expected a multiple of 8, at least %u)", hsize, DUT_TRACE_HEADER_SIZE);
+		return -EBADMSG;
+	}
+	if (rsize < DUT_TRACE_REC_SIZE || rsize % 8 || rsize > MAX_REC_SIZE) {
+		dut_error_set(err, "corrupt trace header: record size %" PRIu32
+			      " (expected a multiple of 8, %u..%u)", rsize, DUT_TRACE_REC_SIZE, MAX_REC_SIZE);
+		return -EBADMSG;
+	}
+	if (hsize > len) {
+		dut_error_set(err, "the trace is only %zu bytes long: it ends inside its %" PRIu32
+			      "-byte header", len, hsize);
+		return -EBADMSG;
+	}
+	ps->rec_size = rsize;
+	*ret_hdr_size = hsize;
+	return 0;
+}
+
+static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen)
+{
+	struct dut_trace *t = ps->t;
+	size_t n = plen / ps->rec_size;
+	int r = grow((void **)&t->recs, &ps->cap_recs, t->nrecs + n, sizeof(*t->recs));
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		dut_trace_rec_decode(p + i * ps->rec_size, &t->recs[t->nrecs++]);
+	return 0;
+}
+
+static int parse_file(struct parse *ps, const uint8_t *p, uint32_t plen)
+{
+	struct dut_trace *t = ps->t;
+	int r = grow((void **)&t->files, &ps->cap_files, t->nfiles + 1, sizeof(*t->files));
+
+	if (r < 0)
+		return r;
+	r = dut_trace_file_decode(p, plen, &t->files[t->nfiles]);
+	if (r < 0)
+		return r;
+	t->nfiles++;
+	return 0;
+}
+
+static int parse_marker(struct parse *ps, const uint8_t *p, uint32_t plen)
+{
+	struct dut_trace *t = ps->t;
+	uint32_t llen;
+	char *label;
+	int r;
+
+	if (plen < DUT_TRACE_MARKER_FIXED)
+		return -EBADMSG;
+	llen = dut_le32_get(p + 8);
+	if (llen == 0 || llen > DUT_TRACE_MAX_LABEL || llen != plen - DUT_TRACE_MARKER_FIXED ||
+	    memchr(p + DUT_TRACE_MARKER_FIXED, '\0', llen))
+		return -EBADMSG;
+	r = grow((void **)&t->markers, &ps->cap_markers, t->nmarkers + 1, sizeof(*t->markers));
+	if (r < 0)
+		return r;
+	label = strndup((const char *)p + DUT_TRACE_MARKER_FIXED, llen);
+	if (!label)
+		return -ENOMEM;
+	t->markers[t->nmarkers].ts_ns = dut_le64_get(p);
+	t->markers[t->nmarkers].label = label;
+	t->nmarkers++;
+	return 0;
+}
+
+static int parse_info(struct parse *ps, const uint8_t *p, uint32_t plen)
+{
+	struct dut_trace *t = ps->t;
+	char *s;
+
+	if (memchr(p, '\0', plen))
+		return -EBADMSG;
+	s = realloc(t->info, ps->info_len + plen + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s + ps->info_len, p, plen);
+	ps->info_len += plen;
+	s[ps->info_len] = '\0';
+	t->info = s;
+	return 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static const char *frame_name(uint32_t type)
+{
+	switch (type) {
+	case DUT_TRACE_FRAME_RECORDS: return "RECORDS";
+	case DUT_TRACE_FRAME_FILE: return "FILE";
+	case DUT_TRACE_FRAME_MARKER: return "MARKER";
+	case DUT_TRACE_FRAME_INFO: return "INFO";
+	case DUT_TRACE_FRAME_FOOTER: return "FOOTER";
+	default: return "unknown";
+	}
+}
+
+/* One whole frame whose bytes are all in the buffer. */
+static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32_t plen)
+{
+	struct dut_trace *t = ps->t;
+
+	switch (type) {
+	case DUT_TRACE_FRAME_RECORDS:
+		if (plen % ps->rec_size)
+			return -EBADMSG;
+		return parse_records(ps, p, plen);
+	case DUT_TRACE_FRAME_FILE:
+		return parse_file(ps, p, plen);
+	case DUT_TRACE_FRAME_MARKER:
+		return parse_marker(ps, p, plen);
+	case DUT_TRACE_FRAME_INFO:
+		return parse_info(ps, p, plen);
+	case DUT_TRACE_FRAME_FOOTER:
+		if (plen < DUT_TRACE_FOOTER_SIZE)
+			return -EBADMSG;
+		t->has_footer = true;
+		t->footer.records_written = dut_le64_get(p);
+		t->footer.records_dropped = dut_le64_get(p + 8);
+		t->footer.end_monotonic_ns = dut_le64_get(p + 16);
+		return 0;
+	default:
+		return 0; /* a newer writer's frame: skip it */
+	}
+}
+
+static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t off,
+			struct dut_error *err)
+{
+	struct dut_trace *t = ps->t;
+
+	t->valid_bytes = off;
+	while (off < len) {
+		uint32_t type, plen;
+		size_t fsize;
+		int r;
+
+		if (len - off < DUT_TRACE_FRAME_HDR_SIZE) {
+			t->truncated = true;
+			dut_error_set(err, "trace truncated at byte %zu of %zu: partial frame header "
+				      "(dutfs did not close it cleanly, or the file was cut)", off, len);
+			return 0;
+		}
+		type = dut_le32_get(buf + off);
+		plen = dut_le32_get(buf + off + 4);
+		if (type == 0 && plen == 0 && all_zero(buf + off, len - off)) {
+			t->truncated = true;
+			dut_error_set(err, "trace truncated at byte %zu of %zu: the rest is zeroes "
+				      "(the machine crashed while tracing?)", off, len);
+			return 0;
+		}
+		if (type == 0 || plen > DUT_TRACE_MAX_PAYLOAD) {
+			dut_error_set(err, "corrupt trace at byte %zu: frame type %" PRIu32
+				      ", length %" PRIu32 " (max %u)", off, type, plen, DUT_TRACE_MAX_PAYLOAD);
+			return -EBADMSG;
+		}
+		if (t->has_footer) {
+			dut_error_set(err, "corrupt trace at byte %zu: %s frame after the footer",
+				      off, frame_name(type));
+			return -EBADMSG;
+		}
+		fsize = DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		if (fsize > len - off) {
+			t->truncated = true;
+			dut_error_set(err, "trace truncated at byte %zu of %zu: %s frame of %zu bytes "
+				      "is cut short (dutfs did not close it cleanly, or the file was cut)",
+				      off, len, frame_name(type), fsize);
+			return 0;
+		}
+		r = parse_frame(ps, type, buf + off + DUT_TRACE_FRAME_HDR_SIZE, plen);
+		if (r == -EBADMSG) {
+			dut_error_set(err, "corrupt trace at byte %zu: malformed %s frame (length %" PRIu32 ")",
+				      off, frame_name(type), plen);
+			return r;
+		}
+		if (r < 0) {
+			dut_error_set(err, "out of memory reading the trace");
+			return r;
+		}
+		off += fsize;
+		t->valid_bytes = off;
+	}
+	return 0;
+}
+
+/* Sort files by id; for a repeated id the last entry in the file wins. */
+static int files_finish(struct dut_trace *t)
+{
+	size_t k = 0;
+	int r = stable_sort(t->files, t->nfiles, sizeof(*t->files), cmp_file);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < t->nfiles; i++) {
+		if (i + 1 < t->nfiles && t->files[i + 1].id == t->files[i].id) {
+			free(t->files[i].path);
+			continue;
+		}
+		t->files[k++] = t->files[i];
+	}
+	t->nfiles = k;
+	return 0;
+}
+
+int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct dut_error *err)
+{
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct parse ps = { 0 };
+	size_t off;
+	int r;
+
+	if (!buf && len)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ps.t = t;
+	r = parse_header(buf ? buf : "", len, &ps, &off, err);
+	if (r < 0)
+		return r;
+	r = parse_frames(&ps, buf, len, off, err);
+	if (r < 0)
+		return r;
+	if (stable_sort(t->recs, t->nrecs, sizeof(*t->recs), cmp_rec) < 0 ||
+	    stable_sort(t->markers, t->nmarkers, sizeof(*t->markers), cmp_marker) < 0 ||
+	    files_finish(t) < 0) {
+		dut_error_set(err, "out of memory reading the trace");
+		return -ENOMEM;
+	}
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+int dut_trace_load(const char *path, struct dut_trace **ret, struct dut_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	void *map;
+	int r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		dut_error_set(err, "cannot open trace %s: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		dut_error_set(err, "cannot stat trace %s: %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		dut_error_set(err, "trace %s is not a regular file", path);
+		return -EINVAL;
+	}
+	if (st.st_size == 0)
+		return dut_trace_parse(NULL, 0, ret, err);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		r = -errno;
+		dut_error_set(err, "cannot map trace %s: %s", path, strerror(-r));
+		return r;
+	}
+	r = dut_trace_parse(map, (size_t)st.st_size, ret, err);
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
+const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->nfiles;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->files[mid].id == id)
+			return &t->files[mid];
+		if (t->files[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

@@ -1,2 +1,611 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Work in progress: see the header. */
+/*
+ * Trace writer: per-thread lock-free rings drained by one writer thread.
+ *
+ * Hot path (dut_trace_emit, FUSE worker threads): look the calling thread's
+ * ring up in a small thread-local cache, copy the record into the ring,
+ * publish it with a release store of the ring's head.  No lock, no syscall
+ * (except an eventfd nudge when the ring passes half full, which never
+ * blocks).  A full ring drops the record and counts it.
+ *
+ * Each ring is single-producer (its thread) / single-consumer (the writer
+ * thread).  The writer thread wakes every flush_interval_ns or when nudged,
+ * drains every ring into a large batch of RECORDS frames and writes it with
+ * one pwrite() per batch.  It never holds a lock while it does I/O:
+ *   - w->bufs_lock protects the list head and unlinking; producers take it
+ *     once, when a thread emits its first record;
+ *   - w->meta_lock protects the queue of FILE/MARKER/INFO frames; the writer
+ *     steals the whole queue, then writes it unlocked.
+ * Lock order: never both at once.
+ *
+ * Rings belong to the writer, not to the thread: when a thread exits, a
+ * pthread key destructor marks its rings orphaned; the writer thread drains
+ * an orphaned ring one last time and frees it.  Each ring is reference
+ * counted (thread + writer) so that whichever of thread exit and writer
+ * close comes last frees it.
+ *
+ * Write errors (ENOSPC, EIO, ...) never stop tracing: the records of a
+ * batch that could not be written are counted as dropped, the file offset
+ * stays at the end of the last whole batch (the next pwrite overwrites any
+ * partial write), and close() truncates the file there, so the trace on disk
+ * is always a sequence of whole frames.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "lib/trace.h"
+#include "lib/trace_format.h"
+
+#define DEFAULT_THREAD_BUF_RECS 16384u
+#define DEFAULT_FLUSH_INTERVAL_NS (50ull * 1000 * 1000)
+#define BATCH_BYTES (4u << 20)
+/* Records per RECORDS frame: one frame fills at most a batch. */
+#define FRAME_MAX_RECS ((BATCH_BYTES - DUT_TRACE_FRAME_HDR_SIZE) / DUT_TRACE_REC_SIZE)
+#define TLS_SLOTS 4
+
+struct ring {
+	/* producer side */
+	alignas(64) _Atomic uint64_t head;
+	uint64_t cached_tail;
+	_Atomic uint64_t dropped;        /* written by the producer only */
+	/* consumer side */
+	alignas(64) _Atomic uint64_t tail;
+	/* shared, rarely written */
+	alignas(64) _Atomic int refs;
+	_Atomic bool orphaned;           /* its thread exited (or evicted it) */
+	struct ring *next;               /* protected by w->bufs_lock */
+	uint64_t cap, mask;              /* cap is a power of two */
+	struct dut_trace_rec slots[];
+};
+
+struct meta {
+	struct meta *next;
+	size_t len;
+	uint8_t frame[];
+};
+
+struct dut_trace_writer {
+	uint64_t id;                     /* unique per process, for the TLS cache */
+	int fd;
+	int efd;                         /* eventfd: wake the writer thread */
+	bool regular;                    /* a regular file: truncate at close */
+	uint64_t cap;
+	uint64_t flush_interval_ns;
+	struct dut_trace_header hdr;
+
+	pthread_mutex_t bufs_lock;
+	struct ring *bufs;               /* protected by bufs_lock */
+	_Atomic uint64_t dropped_gone;   /* full-ring drops of freed rings */
+
+	pthread_mutex_t meta_lock;
+	struct meta *meta_head, **meta_tailp; /* protected by meta_lock */
+
+	pthread_t thread;
+	_Atomic bool stop;
+
+	/* owned by the writer thread (and by close after the join) */
+	uint8_t *batch;
+	size_t batch_len;
+	uint64_t batch_recs;
+	struct meta *pending;            /* meta frames not yet written, in order */
+	bool hdr_written;
+	uint64_t off;                    /* end of the last whole frame on disk */
+	int first_err;
+
+	_Atomic uint64_t written;
+	_Atomic uint64_t dropped_io;     /* records of batches that failed to write */
+};
+
+/* ---- rings and the thread-local cache ---- */
+
+struct tls_cache {
+	uint64_t wid[TLS_SLOTS];
+	struct ring *ring[TLS_SLOTS];
+	unsigned next;
+};
+
+static __thread struct tls_cache tls;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t next_writer_id = 1;
+
+static void ring_unref(struct ring *b)
+{
+	if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+		free(b);
+}
+
+static void ring_release_from_thread(struct ring *b)
+{
+	atomic_store_explicit(&b->orphaned, true, memory_order_release);
+	ring_unref(b);
+}
+
+static void tls_destroy(void *arg)
+{
+	struct tls_cache *c = arg;
+
+	for (unsigned i = 0; i < TLS_SLOTS; i++) {
+		if (c->ring[i])
+			ring_release_from_thread(c->ring[i]);
+		c->ring[i] = NULL;
+		c->wid[i] = 0;
+	}
+}
+
+static void tls_key_init(void)
+{
+	/* If this fails, rings of exited threads stay until close: a leak, not a loss. */
+	(void)pthread_key_create(&tls_key, tls_destroy);
+}
+
+static struct ring *ring_register(struct dut_trace_writer *w)
+{
+	struct ring *b;
+	unsigned slot;
+
+	b = aligned_alloc(64, sizeof(*b) + w->cap * sizeof(b->slots[0]));
+	if (!b)
+		return NULL;
+	memset(b, 0, sizeof(*b));
+	atomic_init(&b->refs, 2);
+	b->cap = w->cap;
+	b->mask = w->cap - 1;
+
+	pthread_once(&tls_once, tls_key_init);
+	slot = tls.next++ % TLS_SLOTS;
+	if (tls.ring[slot])
+		ring_release_from_thread(tls.ring[slot]);
+	tls.ring[slot] = b;
+	tls.wid[slot] = w->id;
+	(void)pthread_setspecific(tls_key, &tls);
+
+	pthread_mutex_lock(&w->bufs_lock);
+	b->next = w->bufs;
+	w->bufs = b;
+	pthread_mutex_unlock(&w->bufs_lock);
+	return b;
+}
+
+static inline struct ring *ring_of_thread(struct dut_trace_writer *w)
+{
+	for (unsigned i = 0; i < TLS_SLOTS; i++)
+		if (tls.wid[i] == w->id)
+			return tls.ring[i];
+	return NULL;
+}
+
+static void nudge(struct dut_trace_writer *w)
+{
+	uint64_t one = 1;
+
+	/* Never blocks: the counter would need 2^64 nudges to saturate. */
+	(void)!write(w->efd, &one, sizeof(one));
+}
+
+void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
+{
+	struct ring *b = ring_of_thread(w);
+	uint64_t head;
+
+	if (__builtin_expect(!b, 0)) {
+		b = ring_register(w);
+		if (!b) {
+			atomic_fetch_add_explicit(&w->dropped_gone, 1, memory_order_relaxed);
+			return;
+		}
+	}
+	head = atomic_load_explicit(&b->head, memory_order_relaxed);
+	if (head - b->cached_tail >= b->cap) {
+		b->cached_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
+		if (head - b->cached_tail >= b->cap) {
+			atomic_store_explicit(&b->dropped,
+					      atomic_load_explicit(&b->dropped, memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			return;
+		}
+	}
+	b->slots[head & b->mask] = *r;
+	atomic_store_explicit(&b->head, head + 1, memory_order_release);
+	/* Every quarter ring, see whether the writer is falling behind. */
+	if (((head + 1) & (b->cap / 4 - 1)) == 0) {
+		b->cached_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
+		if (head + 1 - b->cached_tail >= b->cap / 2)
+			nudge(w);
+	}
+}
+
+/* ---- writer thread: batching and I/O ---- */
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t k = pwrite(fd, p, n, (off_t)off);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+static void note_error(struct dut_trace_writer *w, int err)
+{
+	if (!w->first_err)
+		w->first_err = err;
+}
+
+/* Write n bytes at the end of the trace; only whole writes advance it. */
+static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
+{
+	int r;
+
+	if (!w->hdr_written) {
+		uint8_t hdr[DUT_TRACE_HEADER_SIZE];
+
+		dut_trace_header_encode(&w->hdr, hdr);
+		r = pwrite_all(w->fd, hdr, sizeof(hdr), 0);
+		if (r < 0) {
+			note_error(w, r);
+			return r;
+		}
+		w->hdr_written = true;
+		w->off = DUT_TRACE_HEADER_SIZE;
+	}
+	r = pwrite_all(w->fd, p, n, w->off);
+	if (r < 0) {
+		note_error(w, r);
+		return r;
+	}
+	w->off += n;
+	return 0;
+}
+
+static void batch_flush(struct dut_trace_writer *w)
+{
+	if (w->batch_len == 0)
+		return;
+	if (append(w, w->batch, w->batch_len) == 0)
+		atomic_fetch_add_explicit(&w->written, w->batch_recs, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&w->dropped_io, w->batch_recs, memory_order_relaxed);
+	w->batch_len = 0;
+	w->batch_recs = 0;
+}
+
+/* Copy everything published in ring b into RECORDS frames in the batch. */
+static void ring_drain(struct dut_trace_writer *w, struct ring *b)
+{
+	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+
+	while (tail != head) {
+		size_t room = (BATCH_BYTES - w->batch_len);
+		uint64_t n = head - tail;
+		uint8_t *frame, *p;
+
+		if (room < DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_REC_SIZE) {
+			batch_flush(w);
+			continue;
+		}
+		room = (room - DUT_TRACE_FRAME_HDR_SIZE) / DUT_TRACE_REC_SIZE;
+		if (n > room)
+			n = room;
+		frame = w->batch + w->batch_len;
+		dut_trace_frame_hdr(frame, DUT_TRACE_FRAME_RECORDS, (uint32_t)(n * DUT_TRACE_REC_SIZE));
+		p = frame + DUT_TRACE_FRAME_HDR_SIZE;
+		for (uint64_t i = 0; i < n; i++, p += DUT_TRACE_REC_SIZE)
+			dut_trace_rec_encode(&b->slots[(tail + i) & b->mask], p);
+		w->batch_len += DUT_TRACE_FRAME_HDR_SIZE + n * DUT_TRACE_REC_SIZE;
+		w->batch_recs += n;
+		tail += n;
+		/* The slots are copied: hand them back to the producer. */
+		atomic_store_explicit(&b->tail, tail, memory_order_release);
+	}
+}
+
+static void ring_unlink(struct dut_trace_writer *w, struct ring *b)
+{
+	pthread_mutex_lock(&w->bufs_lock);
+	for (struct ring **pp = &w->bufs; *pp; pp = &(*pp)->next) {
+		if (*pp == b) {
+			*pp = b->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->bufs_lock);
+}
+
+/* Write queued FILE/MARKER/INFO frames, in the order they were queued. */
+static void meta_write(struct dut_trace_writer *w)
+{
+	struct meta *got, **tailp;
+
+	pthread_mutex_lock(&w->meta_lock);
+	got = w->meta_head;
+	w->meta_head = NULL;
+	w->meta_tailp = &w->meta_head;
+	pthread_mutex_unlock(&w->meta_lock);
+
+	tailp = &w->pending;
+	while (*tailp)
+		tailp = &(*tailp)->next;
+	*tailp = got;
+
+	while (w->pending) {
+		struct meta *m = w->pending;
+
+		if (append(w, m->frame, m->len) < 0)
+			return; /* keep it (and the rest) for the next round */
+		w->pending = m->next;
+		free(m);
+	}
+}
+
+static void writer_round(struct dut_trace_writer *w)
+{
+	struct ring *b, *next;
+
+	meta_write(w);
+	pthread_mutex_lock(&w->bufs_lock);
+	b = w->bufs;
+	pthread_mutex_unlock(&w->bufs_lock);
+	/* Only this thread unlinks, so the chain after the head we saw is stable. */
+	for (; b; b = next) {
+		bool orphaned = atomic_load_explicit(&b->orphaned, memory_order_acquire);
+
+		next = b->next;
+		ring_drain(w, b);
+		if (orphaned) {
+			/* Its producer is gone and its last record was drained above. */
+			ring_unlink(w, b);
+			atomic_fetch_add_explicit(&w->dropped_gone,
+						  atomic_load_explicit(&b->dropped, memory_order_relaxed),
+						  memory_order_relaxed);
+			ring_unref(b);
+		}
+	}
+	batch_flush(w);
+}
+
+static void *writer_main(void *arg)
+{
+	struct dut_trace_writer *w = arg;
+	struct pollfd pfd = { .fd = w->efd, .events = POLLIN };
+	int timeout_ms = (int)(w->flush_interval_ns / 1000000);
+
+	if (timeout_ms < 1)
+		timeout_ms = 1;
+	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+		if (poll(&pfd, 1, timeout_ms) > 0) {
+			uint64_t v;
+
+			(void)!read(w->efd, &v, sizeof(v));
+		}
+		writer_round(w);
+	}
+	writer_round(w);
+	return NULL;
+}
+
+/* ---- public API ---- */
+
+int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *opts,
+			  struct dut_trace_writer **ret)
+{
+	struct dut_trace_writer *w;
+	sigset_t all, old;
+	struct stat st;
+	uint64_t cap = DEFAULT_THREAD_BUF_RECS;
+	int r;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (opts && opts->thread_buf_recs) {
+		if (opts->thread_buf_recs < 8 || opts->thread_buf_recs > (1u << 24))
+			return -EINVAL;
+		cap = 8;
+		while (cap < opts->thread_buf_recs)
+			cap <<= 1;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->id = atomic_fetch_add(&next_writer_id, 1);
+	w->cap = cap;
+	w->flush_interval_ns = opts && opts->flush_interval_ns ? opts->flush_interval_ns
+							     : DEFAULT_FLUSH_INTERVAL_NS;
+	w->hdr.version_major = DUT_TRACE_VERSION_MAJOR;
+	w->hdr.version_minor = DUT_TRACE_VERSION_MINOR;
+	w->hdr.flags = opts ? opts->flags : 0;
+	w->hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	w->hdr.start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	pthread_mutex_init(&w->bufs_lock, NULL);
+	pthread_mutex_init(&w->meta_lock, NULL);
+	w->meta_tailp = &w->meta_head;
+	w->efd = -1;
+
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		r = -errno;
+		goto out_free;
+	}
+	w->regular = fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode);
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->efd < 0) {
+		r = -errno;
+		goto out_close_fd;
+	}
+	w->batch = malloc(BATCH_BYTES);
+	if (!w->batch) {
+		r = -ENOMEM;
+		goto out_close_efd;
+	}
+	/* Write the header now so that a trace file is valid from the start. */
+	(void)append(w, NULL, 0);
+
+	/* Signals belong to the program's threads, not to the writer. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		goto out_free_batch;
+	*ret = w;
+	return 0;
+
+out_free_batch:
+	free(w->batch);
+out_close_efd:
+	close(w->efd);
+out_close_fd:
+	close(w->fd);
+out_free:
+	pthread_mutex_destroy(&w->bufs_lock);
+	pthread_mutex_destroy(&w->meta_lock);
+	free(w);
+	return r;
+}
+
+static int meta_enqueue(struct dut_trace_writer *w, uint8_t *frame, size_t len)
+{
+	struct meta *m = malloc(sizeof(*m) + len);
+
+	if (!m) {
+		free(frame);
+		return -ENOMEM;
+	}
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->frame, frame, len);
+	free(frame);
+	pthread_mutex_lock(&w->meta_lock);
+	*w->meta_tailp = m;
+	w->meta_tailp = &m->next;
+	pthread_mutex_unlock(&w->meta_lock);
+	nudge(w);
+	return 0;
+}
+
+int dut_trace_writer_add_file(struct dut_trace_writer *w, uint32_t id, const char *path,
+			      const struct dut_pg_file *pg)
+{
+	uint8_t *f;
+	size_t len;
+	int r = dut_trace_frame_file(id, path, pg, &f, &len);
+
+	return r < 0 ? r : meta_enqueue(w, f, len);
+}
+
+int dut_trace_writer_mark(struct dut_trace_writer *w, uint64_t ts_ns, const char *label)
+{
+	uint8_t *f;
+	size_t len;
+	int r = dut_trace_frame_marker(ts_ns, label, &f, &len);
+
+	return r < 0 ? r : meta_enqueue(w, f, len);
+}
+
+int dut_trace_writer_info(struct dut_trace_writer *w, const char *key, const char *value)
+{
+	uint8_t *f;
+	size_t len;
+	int r = dut_trace_frame_info(key, value, &f, &len);
+
+	return r < 0 ? r : meta_enqueue(w, f, len);
+}
+
+static uint64_t ring_drops(struct dut_trace_writer *w)
+{
+	uint64_t n = atomic_load_explicit(&w->dropped_gone, memory_order_relaxed);
+
+	pthread_mutex_lock(&w->bufs_lock);
+	for (struct ring *b = w->bufs; b; b = b->next)
+		n += atomic_load_explicit(&b->dropped, memory_order_relaxed);
+	pthread_mutex_unlock(&w->bufs_lock);
+	return n;
+}
+
+void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
+			     uint64_t *ret_dropped)
+{
+	uint64_t dropped = ring_drops(w) + atomic_load_explicit(&w->dropped_io, memory_order_relaxed);
+
+	if (ret_written)
+		*ret_written = atomic_load_explicit(&w->written, memory_order_relaxed);
+	if (ret_dropped)
+		*ret_dropped = dropped;
+}
+
+int dut_trace_writer_close(struct dut_trace_writer *w)
+{
+	uint8_t footer[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE];
+	struct dut_trace_footer ft;
+	int r;
+
+	if (!w)
+		return 0;
+	atomic_store_explicit(&w->stop, true, memory_order_release);
+	nudge(w);
+	pthread_join(w->thread, NULL);
+
+	/* Meta frames that could not be written even in the last round are lost. */
+	while (w->pending) {
+		struct meta *m = w->pending;
+
+		w->pending = m->next;
+		free(m);
+	}
+	dut_trace_writer_counts(w, &ft.records_written, &ft.records_dropped);
+	ft.end_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	dut_trace_frame_footer(&ft, footer);
+	(void)append(w, footer, sizeof(footer));
+	/* Cut off whatever a failed partial write left behind the last whole frame. */
+	if (w->regular && ftruncate(w->fd, (off_t)w->off) < 0)
+		note_error(w, -errno);
+	if (fsync(w->fd) < 0 && w->regular)
+		note_error(w, -errno);
+	if (close(w->fd) < 0)
+		note_error(w, -errno);
+	r = w->first_err;
+
+	while (w->bufs) {
+		struct ring *b = w->bufs;
+
+		w->bufs = b->next;
+		ring_unref(b);
+	}
+	close(w->efd);
+	free(w->batch);
+	pthread_mutex_destroy(&w->bufs_lock);
+	pthread_mutex_destroy(&w->meta_lock);
+	free(w);
+	return r;
+}

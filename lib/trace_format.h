@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Private to lib/trace_*.c and their tests: the byte layout of the header
+ * and of the non-record frames (docs/trace-format.md).  Everything is
+ * little-endian; frames start at multiples of 8 from the start of the file.
+ */
+#ifndef DUT_TRACE_FORMAT_H
+#define DUT_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/trace.h"
+
+#define DUT_TRACE_FRAME_HDR_SIZE 8u
+/* FILE payload: u32 id, u32 path_len, pg (10 x u32 slots, see below), path bytes */
+#define DUT_TRACE_FILE_FIXED 48u
+/* MARKER payload: u64 ts_ns, u32 label_len, u32 reserved, label bytes */
+#define DUT_TRACE_MARKER_FIXED 16u
+/* FOOTER payload: u64 written, u64 dropped, u64 end_monotonic_ns */
+#define DUT_TRACE_FOOTER_SIZE 24u
+/* No valid frame is larger; a bigger length field means corruption. */
+#define DUT_TRACE_MAX_PAYLOAD (64u << 20)
+#define DUT_TRACE_MAX_PATH 4096u
+#define DUT_TRACE_MAX_LABEL 1024u
+#define DUT_TRACE_MAX_INFO 65536u
+
+static inline void dut_le16_put(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void dut_le32_put(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void dut_le64_put(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t dut_le16_get(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t dut_le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t dut_le64_get(const uint8_t *p)
+{
+	return (uint64_t)dut_le32_get(p) | (uint64_t)dut_le32_get(p + 4) << 32;
+}
+
+static inline size_t dut_trace_pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* The 64-byte file header. */
+void dut_trace_header_encode(const struct dut_trace_header *h, uint8_t out[DUT_TRACE_HEADER_SIZE]);
+
+/*
+ * Whole frames (frame header + payload + zero padding), malloc'ed into *ret
+ * with the total length in *ret_len.  -EINVAL for a path, label or text that
+ * is empty, too long or (info) malformed; -ENOMEM.
+ */
+int dut_trace_frame_file(uint32_t id, const char *path, const struct dut_pg_file *pg,
+			 uint8_t **ret, size_t *ret_len);
+int dut_trace_frame_marker(uint64_t ts_ns, const char *label, uint8_t **ret, size_t *ret_len);
+int dut_trace_frame_info(const char *key, const char *value, uint8_t **ret, size_t *ret_len);
+/* Footer frame: always 8 + 24 bytes. */
+void dut_trace_frame_footer(const struct dut_trace_footer *f,
+			    uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE]);
+void dut_trace_frame_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE], uint32_t type, uint32_t payload_len);
+
+/* Decode a FILE payload; path is returned malloc'ed.  -EBADMSG when malformed. */
+int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *ret);
+
+#endif

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/trace.h"
+#include "lib/trace_format.h"
+#include "tests/cu_main.h"
+
+DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+
+static char tmpdir[256];
+
+static int suite_init(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/dut-test-trace.XXXXXX", base && *base ? base : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int suite_cleanup(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+static uint8_t *slurp(const char *path, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY);
+	struct stat st;
+	uint8_t *b;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return NULL;
+	b = malloc((size_t)st.st_size + 1);
+	if (!b || read(fd, b, (size_t)st.st_size) != st.st_size) {
+		free(b);
+		return NULL;
+	}
+	*ret_len = (size_t)st.st_size;
+	return b;
+}
+
+/* ---- encoding ---- */
+
+static void test_rec_encode_decode_round_trip(void)
+{
+	static const struct dut_trace_rec rows[] = {
+		{ 0 },
+		{ 1, 8192, 150000, 8192, 8192, 7, 4242, DUT_OP_READ, DUT_TRACE_F_DIRECT, 0 },
+		{ UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 2, UINT32_MAX, -ENOSPC, UINT32_MAX,
+		  UINT32_MAX, UINT16_MAX, UINT16_MAX, UINT32_MAX },
+		{ 123456789012345ull, 1ull << 40, 3, 1, -EIO, 0, 1, DUT_OP_FAULT, DUT_TRACE_F_FAULT, 0 },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		uint8_t buf[DUT_TRACE_REC_SIZE];
+		struct dut_trace_rec back;
+
+		memset(buf, 0xa5, sizeof(buf));
+		dut_trace_rec_encode(&rows[i], buf);
+		memset(&back, 0x5a, sizeof(back));
+		dut_trace_rec_decode(buf, &back);
+		CU_CHECK(memcmp(&back, &rows[i], sizeof(back)) == 0, "row %zu: round trip differs", i);
+	}
+}
+
+static void test_rec_layout_is_little_endian_in_order(void)
+{
+	struct dut_trace_rec r = { .ts_ns = 0x0102030405060708ull, .offset = 0x1112131415161718ull,
+				   .lat_ns = 0x21, .len = 0x31323334, .result = -2, .file_id = 0x41,
+				   .pid = 0x51, .op = 0x6162, .flags = 0x7172, .reserved = 0 };
+	uint8_t b[DUT_TRACE_REC_SIZE];
+
+	dut_trace_rec_encode(&r, b);
+	CU_ASSERT_EQUAL(b[0], 0x08);
+	CU_ASSERT_EQUAL(b[7], 0x01);
+	CU_ASSERT_EQUAL(b[8], 0x18);
+	CU_ASSERT_EQUAL(b[16], 0x21);
+	CU_ASSERT_EQUAL(b[24], 0x34);
+	CU_ASSERT_EQUAL(b[28], 0xfe);
+	CU_ASSERT_EQUAL(b[31], 0xff);
+	CU_ASSERT_EQUAL(b[32], 0x41);
+	CU_ASSERT_EQUAL(b[36], 0x51);
+	CU_ASSERT_EQUAL(b[40], 0x62);
+	CU_ASSERT_EQUAL(b[42], 0x72);
+}
+
+static void test_op_names_round_trip(void)
+{
+	for (unsigned op = DUT_OP_READ; op < DUT_OP_COUNT; op++) {
+		enum dut_trace_op back = 0;
+		const char *n = dut_trace_op_name(op);
+
+		CU_CHECK(strcmp(n, "unknown") != 0, "op %u has no name", op);
+		CU_CHECK(dut_trace_op_from_name(n, &back) == 0 && back == op, "op %u \"%s\"", op, n);
+	}
+	CU_ASSERT_STRING_EQUAL(dut_trace_op_name(0), "unknown");
+	CU_ASSERT_STRING_EQUAL(dut_trace_op_name(DUT_OP_COUNT), "unknown");
+	enum dut_trace_op o = 0;
+	CU_ASSERT_EQUAL(dut_trace_op_from_name("unknown", &o), -EINVAL);
+	CU_ASSERT_EQUAL(dut_trace_op_from_name("READ", &o), -EINVAL);
+	CU_ASSERT_EQUAL(dut_trace_op_from_name(NULL, &o), -EINVAL);
+}
+
+/* ---- writer -> reader ---- */
+
+#define NTHREADS 4
+#define PER_THREAD 5000
+
+struct emitter {
+	struct dut_trace_writer *w;
+	uint32_t tid;
+	unsigned n;
+};
+
+static void *emit_thread(void *arg)
+{
+	struct emitter *e = arg;
+
+	for (unsigned i = 0; i < e->n; i++) {
+		struct dut_trace_rec r = {
+			.ts_ns = 1000 + (uint64_t)i * NTHREADS + e->tid,
+			.offset = (uint64_t)i * 8192, .lat_ns = i, .len = 8192, .result = 8192,
+			.file_id = e->tid, .pid = 100 + e->tid,
+			.op = i % 2 ? DUT_OP_WRITE : DUT_OP_READ,
+		};
+
+		dut_trace_emit(e->w, &r);
+	}
+	return NULL;
+}
+
+/* Check every (pid, offset) appears exactly once and nothing else does. */
+static void check_all_once(const struct dut_trace *t, unsigned nthreads, unsigned per)
+{
+	_cleanup_free_ uint8_t *seen = calloc((size_t)nthreads * per, 1);
+	size_t bad = 0;
+
+	CU_ASSERT_FATAL(seen != NULL);
+	CU_CHECK(t->nrecs == (size_t)nthreads * per, "%zu records, want %u", t->nrecs, nthreads * per);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct dut_trace_rec *r = &t->recs[i];
+		uint32_t tid = r->pid - 100;
+		uint64_t k = r->offset / 8192;
+
+		if (tid >= nthreads || k >= per || r->file_id != tid || seen[tid * per + k]++) {
+			bad++;
+			continue;
+		}
+		if (i > 0 && t->recs[i - 1].ts_ns > r->ts_ns)
+			bad++;
+	}
+	CU_CHECK(bad == 0, "%zu records duplicated, unknown or out of ts order", bad);
+}
+
+static void test_writer_threads_round_trip(void)
+{
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+	struct emitter e[NTHREADS];
+	pthread_t th[NTHREADS];
+
+	tmp_path(path, sizeof(path), "threads.dtr");
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+		.flags = DUT_TRACE_HDR_SYSCALL_VIEW, .flush_interval_ns = 2000000 }, &w), 0);
+	for (uint32_t i = 0; i < NTHREADS; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "base/5/%u", 16384 + i);
+		CU_ASSERT_EQUAL(dut_trace_writer_add_file(w, i, p, &(struct dut_pg_file){
+			.cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5,
+			.tablespace_oid = 1663, .relfilenode = 16384 + i }), 0);
+	}
+	CU_ASSERT_EQUAL(dut_trace_writer_add_file(w, 0, "base/5/99999", NULL), 0); /* id 0 again: last wins */
+	CU_ASSERT_EQUAL(dut_trace_writer_mark(w, 500, "load"), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_info(w, "view", "syscall"), 0);
+	for (uint32_t i = 0; i < NTHREADS; i++) {
+		e[i] = (struct emitter){ w, i, PER_THREAD };
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, emit_thread, &e[i]), 0);
+	}
+	CU_ASSERT_EQUAL(dut_trace_writer_mark(w, 100, "early"), 0);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT_EQUAL(dut_trace_writer_mark(w, 500, "run"), 0); /* same ts as "load": keeps order */
+	CU_ASSERT_EQUAL(dut_trace_writer_info(w, "backing", "/srv/x"), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), 0);
+
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	CU_ASSERT_EQUAL(t->hdr.version_major, DUT_TRACE_VERSION_MAJOR);
+	CU_ASSERT_EQUAL(t->hdr.flags, DUT_TRACE_HDR_SYSCALL_VIEW);
+	CU_ASSERT(t->hdr.start_realtime_ns > 0);
+	CU_ASSERT(t->has_footer);
+	CU_ASSERT(!t->truncated);
+	CU_ASSERT_EQUAL(t->footer.records_written, NTHREADS * PER_THREAD);
+	CU_ASSERT_EQUAL(t->footer.records_dropped, 0);
+	check_all_once(t, NTHREADS, PER_THREAD);
+
+	CU_ASSERT_EQUAL_FATAL(t->nfiles, NTHREADS);
+	for (uint32_t i = 0; i < NTHREADS; i++)
+		CU_CHECK(t->files[i].id == i, "files[%u].id = %u", i, t->files[i].id);
+	CU_ASSERT_STRING_EQUAL(dut_trace_file_by_id(t, 0)->path, "base/5/99999");
+	CU_ASSERT_EQUAL(dut_trace_file_by_id(t, 0)->pg.cls, DUT_PG_OTHER);
+	CU_ASSERT_STRING_EQUAL(dut_trace_file_by_id(t, 2)->path, "base/5/16386");
+	CU_ASSERT_EQUAL(dut_trace_file_by_id(t, 2)->pg.relfilenode, 16386);
+	CU_ASSERT_EQUAL(dut_trace_file_by_id(t, 2)->pg.tablespace_oid, 1663);
+	CU_ASSERT_EQUAL(dut_trace_file_by_id(t, 2)->pg.fork, DUT_PG_FORK_MAIN);
+	CU_ASSERT_PTR_NULL(dut_trace_file_by_id(t, NTHREADS));
+
+	CU_ASSERT_EQUAL_FATAL(t->nmarkers, 3);
+	CU_ASSERT_STRING_EQUAL(t->markers[0].label, "early");
+	CU_ASSERT_STRING_EQUAL(t->markers[1].label, "load");
+	CU_ASSERT_STRING_EQUAL(t->markers[2].label, "run");
+	CU_ASSERT_STRING_EQUAL(t->info, "view=syscall\nbacking=/srv/x\n");
+}
+
+/* Threads that come and go (FUSE idle workers): their buffers are still drained. */
+static void test_writer_drains_exited_threads(void)
+{
+	enum { WAVES = 12, PER = 700 };
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+	struct emitter e[WAVES];
+
+	tmp_path(path, sizeof(path), "waves.dtr");
+	/* A long flush interval: the exited threads' rings are drained by close at the latest. */
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+		.thread_buf_recs = 1024, .flush_interval_ns = 3000000 }, &w), 0);
+	for (uint32_t i = 0; i < WAVES; i++) {
+		pthread_t th;
+
+		e[i] = (struct emitter){ w, i, PER };
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, emit_thread, &e[i]), 0);
+		pthread_join(th, NULL);
+		if (i == WAVES / 2)
+			usleep(20000); /* let the writer free some orphaned rings mid-way */
+	}
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	check_all_once(t, WAVES, PER);
+	CU_ASSERT_EQUAL(t->footer.records_written, WAVES * PER);
+	CU_ASSERT_EQUAL(t->footer.records_dropped, 0);
+}
+
+/* A tiny ring overflows: every record is either in the file or counted as dropped. */
+static void test_writer_full_ring_counts_drops_exactly(void)
+{
+	enum { N = 200000 };
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+
+	tmp_path(path, sizeof(path), "full-ring.dtr");
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+		.thread_buf_recs = 8, .flush_interval_ns = 1000000000 }, &w), 0);
+	for (unsigned i = 0; i < N; i++)
+		dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = i, .op = DUT_OP_WRITE, .len = 1 });
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	CU_CHECK(t->footer.records_written + t->footer.records_dropped == N,
+		 "written %llu + dropped %llu != %u", (unsigned long long)t->footer.records_written,
+		 (unsigned long long)t->footer.records_dropped, N);
+	CU_ASSERT_EQUAL(t->nrecs, t->footer.records_written);
+}
+
+/* /dev/full: every write fails with ENOSPC; nothing is lost silently. */
+static void test_writer_to_full_device_counts_drops(void)
+{
+	struct dut_trace_writer *w = NULL;
+	uint64_t written = 99, dropped = 99;
+
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open("/dev/full", NULL, &w), 0);
+	for (unsigned i = 0; i < 1000; i++)
+		dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = i, .op = DUT_OP_READ });
+	CU_ASSERT_EQUAL(dut_trace_writer_mark(w, 1, "lost"), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), -ENOSPC);
+
+	/* counts() while open, after a flush round */
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open("/dev/full", &(struct dut_trace_writer_opts){
+		.flush_interval_ns = 1000000 }, &w), 0);
+	for (unsigned i = 0; i < 300; i++)
+		dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = i, .op = DUT_OP_READ });
+	for (int i = 0; i < 2000 && dropped != 300; i++) {
+		usleep(1000);
+		dut_trace_writer_counts(w, &written, &dropped);
+	}
+	CU_ASSERT_EQUAL(written, 0);
+	CU_ASSERT_EQUAL(dropped, 300);
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), -ENOSPC);
+}
+
+static void test_writer_open_unwritable_location_fails(void)
+{
+	struct dut_trace_writer *w = NULL;
+	char path[300];
+
+	tmp_path(path, sizeof(path), "no/such/dir/t.dtr");
+	CU_ASSERT_EQUAL(dut_trace_writer_open(path, NULL, &w), -ENOENT);
+	CU_ASSERT_PTR_NULL(w);
+	CU_ASSERT_EQUAL(dut_trace_writer_open("", NULL, &w), -EINVAL);
+	CU_ASSERT_EQUAL(dut_trace_writer_open(tmpdir, NULL, &w), -EISDIR);
+}
+
+/*
+ * The file system fills up mid-trace (RLIMIT_FSIZE stands in for ENOSPC):
+ * the trace keeps whole frames only, and written + dropped is exact.
+ */
+static void test_writer_disk_full_midway_keeps_whole_frames(void)
+{
+	enum { N = 60000 };
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+	struct rlimit old, lim;
+	uint64_t written, dropped;
+	int r;
+
+	tmp_path(path, sizeof(path), "fsize.dtr");
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	lim.rlim_cur = 1 << 20; /* room for ~21000 records */
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+		.thread_buf_recs = 4096, .flush_interval_ns = 1000000 }, &w), 0);
+	for (unsigned i = 0; i < N; i++) {
+		dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = i, .op = DUT_OP_WRITE, .len = i });
+		if (i % 1024 == 0)
+			usleep(200); /* small batches, so some fit and some do not */
+	}
+	dut_trace_writer_counts(w, &written, &dropped);
+	r = dut_trace_writer_close(w);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	CU_ASSERT_EQUAL(r, -EFBIG);
+
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	CU_CHECK(!t->truncated, "partial frame left in the file: %s", err.msg);
+	CU_CHECK(t->nrecs > 0 && t->nrecs < N, "%zu records", t->nrecs);
+	CU_CHECK(t->valid_bytes <= (1u << 20), "valid_bytes %llu", (unsigned long long)t->valid_bytes);
+	/* The footer did not fit either; the file's records are exactly the written ones. */
+	if (t->has_footer)
+		CU_ASSERT_EQUAL(t->footer.records_written + t->footer.records_dropped, N);
+	CU_ASSERT(written <= t->nrecs);
+	CU_ASSERT(dropped > 0);
+}
+
+/* ---- reader: truncation and corruption ---- */
+
+/* A small trace with several frames of each kind, written by the real writer. */
+static uint8_t *small_trace(size_t *ret_len)
+{
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	pthread_t th[2];
+	struct emitter e[2];
+
+	tmp_path(path, sizeof(path), "small.dtr");
+	if (dut_trace_writer_open(path, NULL, &w) < 0)
+		return NULL;
+	dut_trace_writer_info(w, "view", "device");
+	dut_trace_writer_add_file(w, 0, "base/5/16384", NULL);
+	dut_trace_writer_mark(w, 7, "phase one");
+	for (int i = 0; i < 2; i++) {
+		e[i] = (struct emitter){ w, (uint32_t)i, 3 + (unsigned)i };
+		pthread_create(&th[i], NULL, emit_thread, &e[i]);
+		pthread_join(th[i], NULL);
+	}
+	dut_trace_writer_add_file(w, 1, "pg_wal/000000010000000000000001", NULL);
+	dut_trace_writer_mark(w, 9, "phase two");
+	if (dut_trace_writer_close(w) < 0)
+		return NULL;
+	return slurp(path, ret_len);
+}
+
+/* Independent frame walk: boundaries and the records before each. */
+static size_t frame_walk(const uint8_t *b, size_t len, size_t *bounds, size_t *recs_before, size_t max)
+{
+	size_t off = DUT_TRACE_HEADER_SIZE, n = 0, recs = 0;
+
+	while (off < len && n < max) {
+		uint32_t type = dut_le32_get(b + off), plen = dut_le32_get(b + off + 4);
+
+		bounds[n] = off;
+		recs_before[n++] = recs;
+		if (type == DUT_TRACE_FRAME_RECORDS)
+			recs += plen / DUT_TRACE_REC_SIZE;
+		off += 8 + ((plen + 7u) & ~7u);
+	}
+	bounds[n] = off;
+	recs_before[n++] = recs;
+	return n;
+}
+
+static void test_reader_truncated_at_every_offset(void)
+{
+	size_t len = 0, bounds[64], recs_before[64], nb, fails = 0;
+	_cleanup_free_ uint8_t *full = small_trace(&len);
+
+	CU_ASSERT_FATAL(full != NULL);
+	nb = frame_walk(full, len, bounds, recs_before, 63);
+	CU_ASSERT_EQUAL_FATAL(bounds[nb - 1], len);
+	CU_CHECK(nb >= 8, "only %zu frames", nb - 1);
+
+	for (size_t cut = 0; cut <= len; cut++) {
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		_cleanup_free_ uint8_t *copy = malloc(cut ? cut : 1); /* exact size: ASan sees overreads */
+		struct dut_error err = { { 0 } };
+		size_t k = 0;
+		int r;
+
+		memcpy(copy, full, cut);
+		r = dut_trace_parse(copy, cut, &t, &err);
+		if (cut < DUT_TRACE_HEADER_SIZE) {
+			if (r != -EBADMSG || !strstr(err.msg, "header"))
+				fails++, cu_fail("cut %zu: ret %d (%s)", cut, r, err.msg);
+			continue;
+		}
+		while (k + 1 < nb && bounds[k + 1] <= cut)
+			k++;
+		bool at_boundary = bounds[k] == cut || cut == DUT_TRACE_HEADER_SIZE;
+		size_t want_valid = cut == DUT_TRACE_HEADER_SIZE ? cut : bounds[k];
+		size_t want_recs = cut == DUT_TRACE_HEADER_SIZE ? 0 : recs_before[k];
+
+		if (r != 0 || t->truncated == at_boundary || t->valid_bytes != want_valid ||
+		    t->nrecs != want_recs || t->has_footer != (cut == len) ||
+		    (!at_boundary && !strstr(err.msg, "truncated"))) {
+			fails++;
+			cu_fail("cut %zu: ret %d truncated %d valid %llu (want %zu) recs %zu (want %zu) footer %d: %s",
+				cut, r, r ? -1 : t->truncated, r ? 0ull : (unsigned long long)t->valid_bytes,
+				want_valid, r ? 0 : t->nrecs, want_recs, r ? -1 : t->has_footer, err.msg);
+		}
+		if (fails > 5)
+			break;
+	}
+	CU_ASSERT_EQUAL(fails, 0);
+}
+
+static void put32(uint8_t *b, size_t off, uint32_t v)
+{
+	dut_le32_put(b + off, v);
+}
+
+static void test_reader_rejects_corrupt_input(void)
+{
+	size_t len = 0, bounds[64], recs_before[64], nb;
+	_cleanup_free_ uint8_t *full = small_trace(&len);
+	size_t first = DUT_TRACE_HEADER_SIZE; /* first frame (INFO) */
+	struct {
+		const char *name;
+		size_t off;      /* where to patch */
+		int width;       /* 1 = byte, 4 = u32, 0 = cut file at off */
+		uint32_t val;
+		int ret;
+		const char *msg; /* substring of the error */
+	} rows[] = {
+		{ "bad magic", 0, 1, 'X', -EBADMSG, "not a dutfs trace" },
+		{ "major 2", 8, 1, 2, -EBADMSG, "version 2.0" },
+		{ "header size 8", 32, 4, 8, -EBADMSG, "header size 8" },
+		{ "header size odd", 32, 4, 65, -EBADMSG, "header size 65" },
+		{ "header larger than file", 32, 4, 65528, -EBADMSG, "ends inside" },
+		{ "record size 47", 36, 4, 47, -EBADMSG, "record size 47" },
+		{ "record size 0", 36, 4, 0, -EBADMSG, "record size 0" },
+		{ "empty file", 0, 0, 0, -EBADMSG, "header" },
+		{ "5 bytes of magic", 5, 0, 0, -EBADMSG, "ends inside" },
+		{ "frame type 0", first, 4, 0, -EBADMSG, "frame type 0" },
+		{ "absurd length", first + 4, 4, 0x7fffffff, -EBADMSG, "corrupt trace at byte 64" },
+		{ "unknown type is skipped", first, 4, 77, 0, "" },
+	};
+
+	CU_ASSERT_FATAL(full != NULL);
+	nb = frame_walk(full, len, bounds, recs_before, 63);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		_cleanup_free_ uint8_t *b = malloc(len);
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error err = { { 0 } };
+		size_t blen = len;
+		int r;
+
+		memcpy(b, full, len);
+		if (rows[i].width == 1)
+			b[rows[i].off] = (uint8_t)rows[i].val;
+		else if (rows[i].width == 4)
+			put32(b, rows[i].off, rows[i].val);
+		else
+			blen = rows[i].off;
+		r = dut_trace_parse(b, blen, &t, &err);
+		CU_CHECK(r == rows[i].ret, "%s: ret %d want %d (%s)", rows[i].name, r, rows[i].ret, err.msg);
+		CU_CHECK(strstr(err.msg, rows[i].msg) != NULL, "%s: message \"%s\" lacks \"%s\"",
+			 rows[i].name, err.msg, rows[i].msg);
+		if (r == 0)
+			CU_CHECK(t->info == NULL && t->nrecs == recs_before[nb - 1], "%s: info %s, %zu recs",
+				 rows[i].name, t->info ? t->info : "(null)", t->nrecs);
+	}
+
+	/* Frame-level corruption: find frames by type and damage them. */
+	for (size_t k = 0; k + 1 < nb; k++) {
+		_cleanup_free_ uint8_t *b = malloc(len);
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error err = { { 0 } };
+		size_t off = bounds[k];
+		uint32_t type = dut_le32_get(full + off), plen = dut_le32_get(full + off + 4);
+
+		memcpy(b, full, len);
+		if (type == DUT_TRACE_FRAME_RECORDS && plen >= 2 * DUT_TRACE_REC_SIZE)
+			put32(b, off + 4, plen - 8);   /* no longer whole records */
+		else if (type == DUT_TRACE_FRAME_FILE)
+			put32(b, off + 12, plen);     /* inner path length disagrees */
+		else if (type == DUT_TRACE_FRAME_MARKER)
+			put32(b, off + 16, 0);        /* empty label */
+		else
+			continue;
+		CU_CHECK(dut_trace_parse(b, len, &t, &err) == -EBADMSG, "frame %zu type %u: not rejected", k, type);
+		CU_CHECK(strstr(err.msg, "malformed") != NULL, "frame %zu: message %s", k, err.msg);
+	}
+}
+
+static void test_reader_zero_tail_and_frame_after_footer(void)
+{
+	size_t len = 0;
+	_cleanup_free_ uint8_t *full = small_trace(&len);
+	_cleanup_free_ uint8_t *b = NULL;
+	struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_ASSERT_FATAL(full != NULL);
+	b = calloc(1, len + 4096);
+	memcpy(b, full, len);
+	/* A crash left 4 KiB of zeroes after the footer: truncation, not corruption. */
+	CU_ASSERT_EQUAL(dut_trace_parse(b, len + 4096, &t, &err), 0);
+	CU_ASSERT(t && t->truncated && t->valid_bytes == len && t->has_footer);
+	CU_ASSERT(strstr(err.msg, "zeroes") != NULL);
+	dut_trace_free(t);
+	t = NULL;
+	/* A real frame after the footer is corruption. */
+	memcpy(b + len, full + DUT_TRACE_HEADER_SIZE, 64);
+	CU_ASSERT_EQUAL(dut_trace_parse(b, len + 64, &t, &err), -EBADMSG);
+	CU_ASSERT(strstr(err.msg, "after the footer") != NULL);
+	CU_ASSERT_PTR_NULL(t);
+}
+
+static void test_load_reports_missing_file(void)
+{
+	struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL(dut_trace_load("/nonexistent/trace.dtr", &t, &err), -ENOENT);
+	CU_ASSERT(strstr(err.msg, "/nonexistent/trace.dtr") != NULL);
+	CU_ASSERT_EQUAL(dut_trace_load(tmpdir, &t, &err), -EINVAL);
+}
+
+static const struct cu_test tests[] = {
+	{ "rec_encode_decode_round_trip", test_rec_encode_decode_round_trip },
+	{ "rec_layout_is_little_endian_in_order", test_rec_layout_is_little_endian_in_order },
+	{ "op_names_round_trip", test_op_names_round_trip },
+	{ "writer_threads_round_trip", test_writer_threads_round_trip },
+	{ "writer_drains_exited_threads", test_writer_drains_exited_threads },
+	{ "writer_full_ring_counts_drops_exactly", test_writer_full_ring_counts_drops_exactly },
+	{ "writer_to_full_device_counts_drops", test_writer_to_full_device_counts_drops },
+	{ "writer_open_unwritable_location_fails", test_writer_open_unwritable_location_fails },
+	{ "writer_disk_full_midway_keeps_whole_frames", test_writer_disk_full_midway_keeps_whole_frames },
+	{ "reader_truncated_at_every_offset", test_reader_truncated_at_every_offset },
+	{ "reader_rejects_corrupt_input", test_reader_rejects_corrupt_input },
+	{ "reader_zero_tail_and_frame_after_footer", test_reader_zero_tail_and_frame_after_footer },
+	{ "load_reports_missing_file", test_load_reports_missing_file },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = {
+	.name = "trace", .init = suite_init, .cleanup = suite_cleanup, .tests = tests,
+};
