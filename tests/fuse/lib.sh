@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared helpers for the dutfs integration tests (sourced, bash).
+#
+# - Skips: dut_skip REASON exits 77; dut_need_root, dut_need_prog, dut_need_dutfs.
+# - Cleanup: dut_defer CMD... registers a command; they run in reverse order
+#   on EXIT, INT and TERM, so every mount and server a test starts is torn
+#   down even when it fails or is interrupted.
+# - dutfs: dut_mount BACKING MNT [dutfs options], dut_umount MNT, dut_is_mounted MNT.
+# - PostgreSQL: pg_setup DIR (picks a port and a private socket dir),
+#   pg_initdb, pg_start, pg_stop, pg_kill, psql_q SQL.
+# Every wait is bounded (timeout(1) or a counted loop).
+
+set -u
+set -o pipefail
+
+DUT_BUILD_ROOT=${DUT_BUILD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../build" 2>/dev/null && pwd)}
+DUTFS=${DUTFS:-$DUT_BUILD_ROOT/fuse/dutfs}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+DUT_TEST_NAME=${DUT_TEST_NAME:-$(basename "$0" .sh)}
+
+say() { printf '%s: %s\n' "$DUT_TEST_NAME" "$*"; }
+die() { printf '%s: FAIL: %s\n' "$DUT_TEST_NAME" "$*" >&2; exit 1; }
+dut_skip() { printf '%s: SKIP: %s\n' "$DUT_TEST_NAME" "$*"; exit 77; }
+
+dut_need_root() {
+	[ "$(id -u)" -eq 0 ] || dut_skip "needs root (FUSE mounts with allow_other, PostgreSQL as user postgres)"
+	[ -c /dev/fuse ] || dut_skip "no /dev/fuse"
+}
+
+dut_need_prog() { # NAME PATH_OR_COMMAND
+	command -v "$2" >/dev/null 2>&1 || dut_skip "$1 not found ($2); install it (tools/setup)"
+}
+
+dut_need_dutfs() {
+	[ -x "$DUTFS" ] || dut_skip "dutfs is not built at $DUTFS (build it: ninja -C BUILD fuse/dutfs)"
+}
+
+dut_need_pg() {
+	local p
+	for p in initdb pg_ctl pgbench pg_amcheck psql; do
+		[ -x "$PGBIN/$p" ] || dut_skip "PostgreSQL 15 is not installed ($PGBIN/$p missing: apt-get install postgresql-15 postgresql-contrib)"
+	done
+	id postgres >/dev/null 2>&1 || dut_skip "no user postgres (install postgresql-15)"
+}
+
+# ---- cleanup stack ----
+DUT_DEFERRED=()
+dut_defer() { DUT_DEFERRED+=("$*"); }
+dut_run_deferred() {
+	local rc=$? i
+	trap - EXIT INT TERM
+	for ((i = ${#DUT_DEFERRED[@]} - 1; i >= 0; i--)); do
+		eval "${DUT_DEFERRED[$i]}" || true
+	done
+	DUT_DEFERRED=()
+	exit "$rc"
+}
+trap dut_run_deferred EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A fresh directory under /var/tmp (a real file system: FUSE backing dirs and
+# PostgreSQL want one), traversable by postgres, removed at exit.
+dut_tmpdir() {
+	local d
+	d=$(mktemp -d /var/tmp/dutlab-test.XXXXXX) || die "mktemp failed"
+	chmod 755 "$d"
+	dut_defer "rm -rf '$d'"
+	printf '%s\n' "$d"
+}
+
+# ---- mounts ----
+dut_is_mounted() { # MNT
+	awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+}
+
+# Wait (up to $2 seconds, default 30) for a process to exit.
+dut_wait_pid() { # PID [SECONDS]
+	local pid=$1 n=$(( ${2:-30} * 10 ))
+	while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	! kill -0 "$pid" 2>/dev/null
+}
+
+# Unmount and wait for the daemon to finish its trace.  Falls back to a lazy
+# unmount and SIGKILL so that a broken daemon never hangs the test.
+# Returns 1 when anything had to be forced.
+dut_umount() { # MNT
+	local mnt=$1 pidfile="$1.pid" pid="" forced=0
+	[ -s "$pidfile" ] && pid=$(cat "$pidfile")
+	if dut_is_mounted "$mnt"; then
+		if ! timeout 30 umount "$mnt" 2>/dev/null; then
+			say "umount $mnt failed; lazy unmount"
+			timeout 10 umount -l "$mnt" 2>/dev/null || fusermount3 -uz "$mnt" 2>/dev/null
+			forced=1
+		fi
+	fi
+	if [ -n "$pid" ] && ! dut_wait_pid "$pid" 30; then
+		say "dutfs (pid $pid) still running 30 s after unmount; SIGKILL"
+		kill -9 "$pid" 2>/dev/null
+		dut_wait_pid "$pid" 5
+		forced=1
+	fi
+	rm -f "$pidfile"
+	return $forced
+}
+
+# Mount dutfs (daemonised; it returns once the mount is live).  The pid goes
+# to MNT.pid; the unmount is deferred.  Extra arguments go to dutfs.
+dut_mount() { # BACKING MNT [dutfs options...]
+	local backing=$1 mnt=$2
+	shift 2
+	mkdir -p "$backing" "$mnt"
+	dut_defer "dut_umount '$mnt'"
+	timeout 30 "$DUTFS" "$backing" "$mnt" --pidfile "$mnt.pid" "$@" \
+		|| die "dutfs $backing $mnt $* failed (exit $?)"
+	dut_is_mounted "$mnt" || die "dutfs returned 0 but $mnt is not in /proc/self/mountinfo"
+	[ -s "$mnt.pid" ] || die "dutfs did not write its --pidfile $mnt.pid"
+}
+
+# ---- PostgreSQL ----
+dut_free_port() {
+	local p tries=200
+	while [ $tries -gt 0 ]; do
+		p=$(( 20000 + RANDOM % 30000 ))
+		if ! ss -Htan "sport = :$p" 2>/dev/null | grep -q .; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+		tries=$((tries - 1))
+	done
+	die "no free TCP port found"
+}
+
+as_pg() { runuser -u postgres -- "$@"; }
+
+# pg_setup PGDATA: sets PGDATA, PGPORT, PGSOCK (a private socket dir) and
+# PGLOG, and defers a forced stop.
+pg_setup() {
+	PGDATA=$1
+	PGPORT=$(dut_free_port)
+	PGSOCK=$(mktemp -d /tmp/dutlab-pgsock.XXXXXX)
+	chown postgres: "$PGSOCK"
+	PGLOG=${PGLOG:-$(dirname "$PGDATA")/postgres.log}
+	export PGDATA PGPORT PGSOCK PGLOG
+	dut_defer "pg_kill; rm -rf '$PGSOCK'"
+}
+
+pg_initdb() { # [extra initdb args]
+	mkdir -p "$PGDATA" && chown postgres: "$PGDATA" && chmod 700 "$PGDATA" || die "cannot create $PGDATA"
+	as_pg timeout 120 "$PGBIN/initdb" -D "$PGDATA" --data-checksums -A trust -U postgres \
+		--no-instructions "$@" >"$PGDATA.initdb.log" 2>&1 \
+		|| { tail -20 "$PGDATA.initdb.log" >&2; die "initdb on $PGDATA failed"; }
+}
+
+pg_start() { # [extra -c settings as "-c name=value" words]
+	touch "$PGLOG" && chown postgres: "$PGLOG"
+	as_pg timeout 90 "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGLOG" -w -t 60 start \
+		-o "-p $PGPORT -k $PGSOCK -c listen_addresses='' $*" >/dev/null \
+		|| { tail -30 "$PGLOG" >&2; die "PostgreSQL did not start on $PGDATA"; }
+}
+
+pg_stop() { # [mode: fast|immediate]
+	as_pg timeout 90 "$PGBIN/pg_ctl" -D "$PGDATA" -m "${1:-fast}" -w -t 60 stop >/dev/null
+}
+
+# The postmaster's pid, if it is running.
+pg_postmaster_pid() {
+	local pid
+	[ -r "$PGDATA/postmaster.pid" ] || return 1
+	pid=$(timeout 5 head -1 "$PGDATA/postmaster.pid" 2>/dev/null) || return 1
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && printf '%s\n' "$pid"
+}
+
+# Stop the server whatever state it (or its file system) is in: immediate
+# stop, then SIGKILL the postmaster and its children.  Bounded.
+pg_kill() {
+	local pid kids
+	[ -n "${PGDATA:-}" ] || return 0
+	pid=$(pg_postmaster_pid) || pid=${PG_POSTMASTER_PID:-}
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	as_pg timeout 20 "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate -w -t 15 stop >/dev/null 2>&1
+	if kill -0 "$pid" 2>/dev/null; then
+		kids=$(pgrep -P "$pid")
+		kill -9 "$pid" $kids 2>/dev/null
+		dut_wait_pid "$pid" 10
+	fi
+}
+
+psql_q() { # SQL [db]
+	as_pg timeout 120 "$PGBIN/psql" -h "$PGSOCK" -p "$PGPORT" -d "${2:-postgres}" -XAtq -v ON_ERROR_STOP=1 -c "$1"
+}
+
+pg_bench() { # pgbench args...
+	as_pg "$PGBIN/pgbench" -h "$PGSOCK" -p "$PGPORT" "$@"
+}
+
+pg_amcheck_all() { # [db]
+	as_pg timeout 150 "$PGBIN/pg_amcheck" -h "$PGSOCK" -p "$PGPORT" -d "${1:-postgres}" \
+		--heapallindexed --install-missing
+}
