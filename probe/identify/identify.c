@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Target -> struct dp_identity: stat the target, find its block device in
+ * sysfs (through the device number, which works for /dev/disk/by-id links
+ * and for files alike), and for NVMe send identify/SMART commands to the
+ * whole-disk namespace node.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "probe/identify/ident.h"
+#include "probe/identify/identify.h"
+
+void dp_identity_add_note(struct dp_identity *id, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (id->nnotes >= DP_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(id->notes[id->nnotes++], sizeof(id->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int read_text_file(const char *path, char **ret)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 0, len = 0;
+
+	if (!f)
+		return -errno;
+	/* mountinfo is small; bound it anyway */
+	for (;;) {
+		size_t n;
+		if (len + 4096 + 1 > cap) {
+			char *nb;
+			if (cap > (16u << 20))
+				return -EFBIG;
+			cap = cap ? cap * 2 : 16384;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f))
+		return -EIO;
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/* The file system a regular file lives on, and the device number to look up. */
+static int describe_file(const char *target, const struct stat *st, struct dp_identity *id,
+			 dev_t *ret_dev, char *err, size_t errlen)
+{
+	_cleanup_free_ char *mountinfo = NULL, *real = NULL;
+	struct statfs sfs;
+	struct stat sst;
+	const char *name;
+	dev_t dev = st->st_dev;
+
+	id->file_size_bytes = (uint64_t)st->st_size;
+	if (statfs(target, &sfs) == 0 && (name = dp_fs_magic_name((unsigned long)sfs.f_type)))
+		dp_strlcpy(id->fs_type, name, sizeof(id->fs_type));
+	real = realpath(target, NULL);
+	if (real && read_text_file("/proc/self/mountinfo", &mountinfo) == 0)
+		dp_mountinfo_find(mountinfo, major(dev), minor(dev), real, id->mountpoint,
+				  sizeof(id->mountpoint), id->fs_type, sizeof(id->fs_type),
+				  id->fs_source, sizeof(id->fs_source));
+
+	if (major(dev) == 0) {
+		/* btrfs, tmpfs, overlay, NFS, FUSE: an anonymous device number */
+		if (strncmp(id->fs_source, "/dev/", 5) == 0 && stat(id->fs_source, &sst) == 0 &&
+		    S_ISBLK(sst.st_mode)) {
+			dp_identity_add_note(id, "%s reports an anonymous device number (0:%u); "
+					     "using its mount source %s", id->fs_type[0] ? id->fs_type :
+					     "the file system", minor(dev), id->fs_source);
+			*ret_dev = sst.st_rdev;
+			return 0;
+		}
+		snprintf(err, errlen, "%s is on %s (device 0:%u), which has no single block device "
+			 "underneath; give dutprobe a file on a disk-backed file system, or the device",
+			 target, id->fs_type[0] ? id->fs_type : "a virtual file system", minor(dev));
+		return -ENODEV;
+	}
+	*ret_dev = dev;
+	return 0;
+}
+
+static int resolve_target(const char *target, struct dp_identity *id, char *err, size_t errlen)
+{
+	const char *root = dp_sysfs_root();
+	struct stat st;
+	dev_t dev;
+	int r;
+
+	dp_strlcpy(id->target, target, sizeof(id->target));
+	if (stat(target, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot stat %s: %s", target, strerror(errno));
+		return r;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		dev = st.st_rdev;
+	} else if (S_ISREG(st.st_mode)) {
+		id->kind = DP_TARGET_FILE;
+		r = describe_file(target, &st, id, &dev, err, errlen);
+		if (r < 0)
+			return r;
+	} else if (S_ISCHR(st.st_mode)) {
+		snprintf(err, errlen, "%s is a character device%s; give a block device, a partition "
+			 "or a regular file", target, strstr(target, "nvme") ?
+			 " (an NVMe controller node); use a namespace such as /dev/nvme0n1" : "");
+		return -ENOTBLK;
+	} else {
+		snprintf(err, errlen, "%s is neither a block device nor a regular file", target);
+		return -ENOTBLK;
+	}
+
+	r = dp_sysfs_blockdev_by_devnum(root, major(dev), minor(dev), &id->dev);
+	if (r < 0) {
+		snprintf(err, errlen, "no block device %u:%u under %s/dev/block (%s)%s", major(dev),
+			 minor(dev), root, strerror(-r),
+			 strcmp(root, "/sys") ? "; DUTPROBE_SYSFS_ROOT is set" : "");
+		return r;
+	}
+	id->have_dev = true;
+	if (id->kind != DP_TARGET_FILE)
+		id->kind = id->dev.is_partition && !id->dev.stack[0] ? DP_TARGET_PARTITION :
+			   DP_TARGET_DISK;
+	return 0;
+}
+
+static void query_nvme(const char *target, struct dp_identity *id)
+{
+	struct dp_blockdev *bd = &id->dev;
+	_cleanup_close_ int fd = -1;
+	char path[PATH_MAX];
+	struct stat st;
+
+	/*
+	 * Admin commands go to the whole namespace node: partitions and
+	 * device-mapper devices above it do not take NVMe passthrough.
+	 */
+	if (id->kind == DP_TARGET_DISK && !bd->stack[0])
+		dp_strlcpy(path, target, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "/dev/%s", bd->disk);
+	dp_strlcpy(id->nvme.dev_path, path, sizeof(id->nvme.dev_path));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		dp_identity_add_note(id, "could not open %s for NVMe admin commands: %s%s", path,
+				     strerror(errno), errno == EACCES || errno == EPERM ?
+				     " (run as root)" : "");
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	    (bd->disk_major && (major(st.st_rdev) != bd->disk_major ||
+				minor(st.st_rdev) != bd->disk_minor))) {
+		dp_identity_add_note(id, "%s is not the block device %u:%u that sysfs names; "
+				     "NVMe commands not sent", path, bd->disk_major, bd->disk_minor);
+		return;
+	}
+	id->have_nvme = true;
+	dp_nvme_collect(fd, &id->nvme);
+}
+
+static void add_notes(struct dp_identity *id)
+{
+	struct dp_blockdev *bd = &id->dev;
+	char note[sizeof(id->notes[0])];
+
+	if (bd->link.kind == DP_LINK_USB) {
+		dp_usb_bridge_note(&bd->link.usb, bd->disk, note, sizeof(note));
+		dp_identity_add_note(id, "%s", note);
+	}
+	if (bd->is_loop && bd->loop_dio == 0)
+		dp_identity_add_note(id, "loop device without direct I/O (loop/dio = 0): its reads "
+				     "and writes go through the page cache of %s; rates measured "
+				     "here are memory rates until that cache fills",
+				     bd->loop_backing[0] ? bd->loop_backing : "the backing file");
+	if (id->kind == DP_TARGET_FILE)
+		dp_identity_add_note(id, "a file goes through the %s file system and the page "
+				     "cache unless opened with O_DIRECT; the device facts below are "
+				     "those of %s", id->fs_type[0] ? id->fs_type : "its",
+				     bd->name);
+}
+
+int dp_identify(const char *target, struct dp_identity *id, char *err, size_t errlen)
+{
+	int r;
+
+	memset(id, 0, sizeof(*id));
+	r = resolve_target(target, id, err, errlen);
+	if (r < 0)
+		return r;
+	if (id->dev.is_nvme)
+		query_nvme(target, id);
+	add_notes(id);
+	return 0;
+}
+
+int dutprobe_link_ceiling(const char *target_path, double *ret_bytes_per_s, char *desc,
+			  size_t desclen)
+{
+	_cleanup_free_ struct dp_identity *id = calloc(1, sizeof(*id));
+	char err[512];
+	int r;
+
+	if (desc && desclen)
+		desc[0] = '\0';
+	if (!id)
+		return -ENOMEM;
+	r = resolve_target(target_path, id, err, sizeof(err));
+	if (r < 0) {
+		if (desc && desclen)
+			dp_strlcpy(desc, err, desclen);
+		return r;
+	}
+	*ret_bytes_per_s = id->dev.link.ceiling_bytes_per_s;
+	if (desc && desclen)
+		dp_strlcpy(desc, id->dev.link.desc, desclen);
+	return 0;
+}

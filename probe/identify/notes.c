@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Explanations for the reader, built from facts (pure).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/identify/ident.h"
+
+void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *buf, size_t len)
+{
+	const struct dp_usb_bridge_model *m = u->model;
+	char who[192], what[512];
+	const char *inner = m ? m->inner : NULL;
+	bool uas = strcmp(u->driver, "uas") == 0;
+	size_t n;
+
+	if (m)
+		snprintf(who, sizeof(who), "%s (%04x:%04x, a USB-to-%s bridge)", m->chip, u->vid,
+			 u->pid, m->inner);
+	else
+		snprintf(who, sizeof(who), "\"%s%s%s\" (%04x:%04x, bridge chip not in dutprobe's table)",
+			 u->manufacturer, u->manufacturer[0] && u->product[0] ? " " : "",
+			 u->product, u->vid, u->pid);
+
+	if (m)
+		snprintf(what, sizeof(what), "What could work: %s (replace DEV with %s); "
+			 "otherwise put the drive in an internal slot.",
+			 m->passthrough, devname);
+	else
+		snprintf(what, sizeof(what),
+			 "What could work: smartctl -d sat -a /dev/%s (SATA bridges), or the vendor "
+			 "SCSI-to-NVMe passthroughs of ASMedia/JMicron/Realtek NVMe bridges: "
+			 "smartctl -d sntasmedia, -d sntjmicron, -d sntrealtek; otherwise put the "
+			 "drive in an internal slot.", devname);
+
+	n = (size_t)snprintf(buf, len,
+		"/dev/%s sits behind a USB bridge: %s, driven by %s. The host speaks SCSI to the "
+		"bridge, which translates to %s: the vendor, model and serial the kernel shows come "
+		"from the bridge's SCSI INQUIRY answer (the bridge's or enclosure's strings), not "
+		"from the drive inside, and %s are not passed through, so the inner drive's model, "
+		"firmware and health are not visible here. %s",
+		devname, who, uas ? "uas (USB Attached SCSI)" :
+		u->driver[0] ? u->driver : "an unknown driver",
+		inner ? (strcmp(inner, "NVMe") == 0 ? "NVMe commands" : "ATA commands") :
+			"the drive's own protocol",
+		inner && strcmp(inner, "SATA") == 0 ? "ATA IDENTIFY/SMART commands" :
+			"NVMe admin commands (identify, SMART log)",
+		what);
+	if (n < len && strcmp(u->driver, "usb-storage") == 0)
+		snprintf(buf + n, len - n, " The usb-storage driver (Bulk-Only Transport) runs one "
+			 "command at a time: no queueing, so random-I/O rates are far below what "
+			 "the drive can do (UAS would queue).");
+}
