@@ -11,13 +11,27 @@
  * Fractions are allowed ("1.5GiB"); the result must be a whole number of
  * bytes once multiplied, else the value is rejected ("1.3k" is 1331.2 B).
  *
- * Rates are a size followed by "/s" ("200MB/s" = 200e6 B/s, "1GiB/s").
- * Durations: ns us ms s m h, bare number = seconds ("30", "500ms", "1.5s").
- * Percentages: "30%" or a bare fraction-of-100 number ("30") -> 30.0.
+ * Rates are a size followed by "/s" ("200MB/s" = 200e6 B/s, "1GiB/s"); the
+ * "/s" is required and the rate need not be a whole number of bytes.
+ * Durations (units lowercase): ns us (or µs) ms s m h, bare number = seconds
+ * ("30", "500ms", "1.5s"); the result must be a whole number of ns.
+ * Percentages: "30%" or a bare fraction-of-100 number ("30") -> 30.0;
+ * 0 to 100 inclusive, more is -ERANGE.
+ *
+ * Number syntax, for all four: decimal digits with at most one "." ("4",
+ * "1.5", ".5"; at most 19 significant digits after the point), then at most
+ * one space (' ') before the unit ("16 KiB", "500 ms", "30 %").  Rejected:
+ * empty text, leading or trailing white space, a sign ("-1" is -ERANGE,
+ * "+1" -EINVAL), hexadecimal ("0x10"), exponents ("1e9"), "inf"/"nan", a
+ * unit without a number ("k"), and anything after the unit ("4kx", "4 k b").
  *
  * Printing: sizes in IEC units ("1.50 GiB"), rates in SI units as storage
  * vendors quote them ("200.0 MB/s"), durations in the largest unit that
- * keeps the value >= 1 ("1.25 ms").
+ * keeps the value >= 1 ("1.25 ms"; units ns us ms s m h).  Sizes and
+ * durations have two decimals, or none when the value is an exact multiple
+ * of the unit ("4 KiB", "500 ms"); every printed size, duration and rate
+ * parses back (a printed size such as "1.33 KiB" may name a fraction of a
+ * byte, which dut_parse_size rejects, but dut_parse_rate reads).
  *
  * Errors: -EINVAL for malformed text, -ERANGE for overflow or a negative
  * value; err (may be NULL) quotes the offending text, e.g.
