@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse/cli.h"
+
+const char dutfs_cli_usage[] =
+	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
+	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
+	"\n"
+	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
+	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
+	"  --view device    page cache and writeback cache on (default): the trace shows\n"
+	"                   what would reach the device\n"
+	"  --view syscall   direct_io: the trace shows every read and write issued\n"
+	"  -f               stay in the foreground\n"
+	"  --pidfile FILE   write the daemon's pid to FILE\n"
+	"  --threads N      maximum FUSE worker threads (default 16)\n"
+	"  -o OPTS          extra FUSE mount options\n"
+	"  --debug          log every FUSE request (implies -f)\n"
+	"Stop with `umount MOUNTPOINT` or SIGTERM.  Live statistics: MOUNTPOINT/.dutfs/stats.json\n";
+
+const char *dutfs_view_name(enum dutfs_view v)
+{
+	return v == DUTFS_VIEW_SYSCALL ? "syscall" : "device";
+}
+
+static int append_opts(struct dutfs_cli *c, const char *v, struct dut_error *err)
+{
+	size_t old = c->fuse_opts ? strlen(c->fuse_opts) : 0;
+	size_t add = strlen(v);
+	char *n;
+
+	if (add == 0) {
+		dut_error_set(err, "-o needs a non-empty option list (e.g. -o ro)");
+		return -EINVAL;
+	}
+	n = realloc(c->fuse_opts, old + add + 2);
+	if (!n)
+		return -ENOMEM;
+	if (old)
+		n[old++] = ',';
+	memcpy(n + old, v, add + 1);
+	c->fuse_opts = n;
+	return 0;
+}
+
+static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || n < 1 || n > DUTFS_THREADS_MAX) {
+		dut_error_set(err, "--threads: \"%s\" is not a number of threads from 1 to %u", v,
+			      DUTFS_THREADS_MAX);
+		return -EINVAL;
+	}
+	*ret = (unsigned)n;
+	return 0;
+}
+
+/* Options that take a value, long and short forms. */
+enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O };
+static const struct {
+	const char *name;
+	enum opt_id id;
+} value_opts[] = {
+	{ "--trace", OPT_TRACE }, { "--view", OPT_VIEW }, { "--pidfile", OPT_PIDFILE },
+	{ "--threads", OPT_THREADS }, { "-o", OPT_O },
+};
+
+static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, const char *v,
+		       struct dut_error *err)
+{
+	switch (id) {
+	case OPT_TRACE:
+	case OPT_PIDFILE:
+		if (!*v) {
+			dut_error_set(err, "%s needs a file name", name);
+			return -EINVAL;
+		}
+		if (id == OPT_TRACE)
+			c->trace_path = v;
+		else
+			c->pidfile = v;
+		return 0;
+	case OPT_VIEW:
+		if (!strcmp(v, "device")) {
+			c->view = DUTFS_VIEW_DEVICE;
+		} else if (!strcmp(v, "syscall")) {
+			c->view = DUTFS_VIEW_SYSCALL;
+		} else {
+			dut_error_set(err, "--view: \"%s\" is not a view (use device or syscall)", v);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_THREADS:
+		return parse_threads(v, &c->threads, err);
+	case OPT_O:
+		return append_opts(c, v, err);
+	}
+	return -EINVAL;
+}
+
+static int parse_one(struct dutfs_cli *c, int argc, char *const argv[], int *i,
+		     unsigned *npos, struct dut_error *err)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-f") || !strcmp(a, "--foreground")) {
+		c->foreground = true;
+		return 0;
+	}
+	if (!strcmp(a, "--debug") || !strcmp(a, "-d")) {
+		c->debug = true;
+		c->foreground = true;
+		return 0;
+	}
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		c->help = true;
+		return 0;
+	}
+	if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+		c->version = true;
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(value_opts) / sizeof(value_opts[0]); k++) {
+		const char *n = value_opts[k].name;
+		size_t nl = strlen(n);
+
+		if (strncmp(a, n, nl))
+			continue;
+		if (a[nl] == '=' && n[1] == '-')
+			return apply_value(c, value_opts[k].id, n, a + nl + 1, err);
+		if (a[nl] == '\0') {
+			if (*i + 1 >= argc) {
+				dut_error_set(err, "%s needs a value", n);
+				return -EINVAL;
+			}
+			return apply_value(c, value_opts[k].id, n, argv[++*i], err);
+		}
+		if (!strcmp(n, "-o")) /* "-oallow_other" */
+			return apply_value(c, OPT_O, n, a + nl, err);
+	}
+	if (a[0] == '-' && a[1] != '\0') {
+		dut_error_set(err, "unknown option \"%s\" (see dutfs --help)", a);
+		return -EINVAL;
+	}
+	if (*npos == 0)
+		c->backing = a;
+	else if (*npos == 1)
+		c->mountpoint = a;
+	else {
+		dut_error_set(err, "unexpected argument \"%s\": dutfs takes BACKING_DIR and MOUNTPOINT only", a);
+		return -EINVAL;
+	}
+	++*npos;
+	return 0;
+}
+
+int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err)
+{
+	struct dutfs_cli c = { .view = DUTFS_VIEW_DEVICE, .threads = DUTFS_THREADS_DEFAULT };
+	unsigned npos = 0;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		r = parse_one(&c, argc, argv, &i, &npos, err);
+		if (r < 0) {
+			dutfs_cli_free(&c);
+			return r;
+		}
+	}
+	if (!c.help && !c.version && npos < 2) {
+		dut_error_set(err, "missing %s (usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] ...)",
+			      npos == 0 ? "BACKING_DIR and MOUNTPOINT" : "MOUNTPOINT");
+		dutfs_cli_free(&c);
+		return -EINVAL;
+	}
+	*ret = c;
+	return 0;
+}
+
+void dutfs_cli_free(struct dutfs_cli *c)
+{
+	free(c->fuse_opts);
+	c->fuse_opts = NULL;
+}

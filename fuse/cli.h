@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
+ *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
+ *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
+ * Options may come before, between or after the two directories; "--x=v"
+ * and "--x v" are both accepted; several -o are joined with commas.
+ */
+#ifndef DUTFS_CLI_H
+#define DUTFS_CLI_H
+
+#include <stdbool.h>
+
+#include "lib/error.h"
+
+enum dutfs_view {
+	DUTFS_VIEW_DEVICE = 0,  /* page cache + writeback cache: trace = what reaches the device */
+	DUTFS_VIEW_SYSCALL,     /* direct_io on every open: trace = every read/write issued */
+};
+
+#define DUTFS_THREADS_DEFAULT 16u
+#define DUTFS_THREADS_MAX 256u
+
+struct dutfs_cli {
+	const char *backing;     /* as given (argv storage) */
+	const char *mountpoint;
+	const char *trace_path;  /* NULL: tracing off */
+	const char *pidfile;
+	enum dutfs_view view;
+	bool foreground;
+	bool debug;
+	bool help;
+	bool version;
+	unsigned threads;        /* max worker threads */
+	char *fuse_opts;         /* joined -o values, NULL if none; owned */
+};
+
+/* Parse argv[1..argc-1].  On error returns -EINVAL and explains in err. */
+int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err);
+void dutfs_cli_free(struct dutfs_cli *c);
+const char *dutfs_view_name(enum dutfs_view v);
+extern const char dutfs_cli_usage[];
+
+#endif

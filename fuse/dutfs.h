@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutfs internals shared by main.c, fs.c, ops_*.c, tracer.c and ctl.c.
+ *
+ * Inodes: every backing object the kernel knows is a struct dutfs_inode
+ * holding an O_PATH|O_NOFOLLOW fd; its address is the FUSE node id.  All
+ * operations use *at() calls on those fds with single path components, so no
+ * request can name anything outside the backing directory and no symlink is
+ * ever followed by the daemon.  The control directory uses the reserved node
+ * ids 2..4 (no heap address is that small).
+ *
+ * Lock order: fs->itab_lock, then nothing else (path building and inode
+ * lifetime both live under it).
+ */
+#ifndef DUTFS_H
+#define DUTFS_H
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "fuse/cli.h"
+#include "fuse/layer.h"
+#include "fuse/paths.h"
+
+#define DUTFS_INO_CTLDIR  2
+#define DUTFS_INO_STATS   3
+#define DUTFS_INO_CONTROL 4
+#define DUTFS_CTL_NAME ".dutfs"
+
+/* Cache lifetimes: everything changes through this kernel (see README). */
+#define DUTFS_TIMEOUT_S 86400.0
+
+struct dutfs_inode {
+	struct dutfs_pnode pn;     /* protected by fs->itab_lock */
+	int fd;                    /* O_PATH | O_NOFOLLOW */
+	dev_t dev;
+	ino_t ino;
+	mode_t type;               /* S_IFMT bits */
+	uint64_t refs;             /* kernel lookups + children naming it parent; itab_lock */
+	struct dutfs_inode *hnext; /* hash chain; itab_lock */
+	atomic_uint file_id;       /* trace/stats id, 0 until first open */
+};
+
+struct dutfs_tracer;
+struct dutfs_ctl;
+
+#define DUTFS_LAST_MARK_MAX 256
+
+struct dutfs {
+	const struct dutfs_cli *cli;
+	char *backing;             /* realpath */
+	char *mountpoint;          /* realpath */
+	enum dutfs_view view;
+	uid_t owner_uid;           /* may write .dutfs/control */
+	gid_t owner_gid;
+	bool switch_creds;         /* root: create as the caller (setfsuid) */
+	struct fuse_session *se;
+
+	struct dutfs_inode root;
+	pthread_mutex_t itab_lock;
+	struct dutfs_inode **htab; /* itab_lock */
+	size_t hsize, hcount;      /* itab_lock */
+
+	struct dutfs_tracer *tracer;
+	struct dutfs_ctl *ctl;
+	struct dutfs_layer layers[DUTFS_MAX_LAYERS];
+	unsigned nlayers;
+};
+
+static inline struct dutfs *dutfs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static inline uint64_t dutfs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline bool dutfs_is_ctl_ino(fuse_ino_t ino)
+{
+	return ino >= DUTFS_INO_CTLDIR && ino <= DUTFS_INO_CONTROL;
+}
+
+/* fs.c: the lowlevel ops table, setup and teardown */
+extern const struct fuse_lowlevel_ops dutfs_ll_ops;
+int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *backing,
+		  const char *mountpoint);
+void dutfs_fini_fs(struct dutfs *fs);
+
+/* ops_inode.c: inode table and name/attr ops */
+struct dutfs_inode *dutfs_inode(struct dutfs *fs, fuse_ino_t ino);
+int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
+		    struct fuse_entry_param *e);
+void dutfs_inode_unref(struct dutfs *fs, struct dutfs_inode *in, uint64_t n);
+/* path relative to the mount root into buf (itab_lock taken inside) */
+int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size);
+void dutfs_fill_entry_timeouts(struct fuse_entry_param *e);
+void dutfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void dutfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void dutfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets);
+void dutfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		      struct fuse_file_info *fi);
+void dutfs_op_readlink(fuse_req_t req, fuse_ino_t ino);
+void dutfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
+void dutfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
+void dutfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name);
+void dutfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
+void dutfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void dutfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void dutfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		     const char *newname, unsigned int flags);
+void dutfs_op_statfs(fuse_req_t req, fuse_ino_t ino);
+
+/* creds.c-like helpers in ops_inode.c: run as the caller for creations */
+struct dutfs_creds { bool switched; uid_t uid; gid_t gid; };
+void dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c);
+void dutfs_creds_leave(struct dutfs_creds *c);
+
+/* ops_file.c */
+void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		     struct fuse_file_info *fi);
+void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+void dutfs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+void dutfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+			struct fuse_file_info *fi);
+
+/* ops_dir.c */
+void dutfs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi);
+void dutfs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			  struct fuse_file_info *fi);
+void dutfs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+
+/* tracer.c: ids, records, stats; the tracer is layer 0 */
+struct dutfs_tracer_opts {
+	const char *trace_path;    /* NULL: no trace file */
+	enum dutfs_view view;
+};
+int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **ret);
+/* Close the trace (footer); returns the writer's first error.  Counts for the exit message. */
+int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *ret_dropped);
+void dutfs_tracer_free(struct dutfs_tracer *t);
+extern const struct dutfs_layer_ops dutfs_tracer_layer;
+int dutfs_tracer_info(struct dutfs_tracer *t, const char *key, const char *value);
+/* Give in a file id (registering its path) if it has none yet. */
+uint32_t dutfs_tracer_file_id(struct dutfs *fs, struct dutfs_inode *in);
+/* After a rename of in: new id for the new name, DUT_OP_RENAME record. */
+void dutfs_tracer_renamed(struct dutfs *fs, struct dutfs_inode *in, uint32_t pid);
+int dutfs_tracer_set_enabled(struct dutfs_tracer *t, bool on);
+int dutfs_tracer_mark(struct dutfs_tracer *t, const char *label);
+int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len);
+/* Per-thread scratch buffer, 4 KiB aligned, >= size bytes (NULL on ENOMEM). */
+void *dutfs_thread_buf(struct dutfs *fs, size_t size);
+#define DUTFS_BUF_MAX (1u << 20)
+
+/* Layer plumbing (tracer.c). */
+int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16_t op,
+		   struct dutfs_inode *in, uint64_t offset, uint32_t len, uint16_t flags);
+void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result);
+/* dutfs_io_end with the backing call's end time measured by the caller */
+void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint64_t end_ns);
+
+/* ctl.c: the virtual .dutfs directory */
+int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret);
+void dutfs_ctl_free(struct dutfs_ctl *c);
+void dutfs_ctl_attr(struct dutfs *fs, fuse_ino_t ino, struct stat *st);
+fuse_ino_t dutfs_ctl_lookup_name(fuse_ino_t parent, const char *name);
+void dutfs_ctl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void dutfs_ctl_getattr(fuse_req_t req, fuse_ino_t ino);
+void dutfs_ctl_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set);
+void dutfs_ctl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_ctl_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+void dutfs_ctl_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi);
+void dutfs_ctl_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void dutfs_ctl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, bool plus);
+
+#endif

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutfs: arguments, checks, mount, daemon, signals.  The file system itself
+ * is in fs.c and ops_*.c; tracing in tracer.c; the control dir in ctl.c.
+ *
+ * Daemonising: we fork before anything starts a thread (the trace writer
+ * has one), and the parent waits on a pipe until the child has mounted,
+ * opened the trace and written the pid file; then it exits 0.  So when
+ * `dutfs ...` returns, the mount is live and --pidfile names the daemon.
+ * (fuse_daemonize() would fork after the writer thread exists, and its
+ * parent returns before the pid file is written.)  Any error before that
+ * point reaches the caller's stderr and the parent exits 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "fuse/dutfs.h"
+#include "lib/cleanup.h"
+#include "lib/error.h"
+
+static bool use_syslog;
+
+static void say(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (use_syslog) {
+		vsyslog(prio, fmt, ap);
+	} else {
+		fputs("dutfs: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+static int read_file(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap + 65536);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap += 65536;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* Is any ancestor of path (itself included) the directory (dev, ino)? */
+static bool has_ancestor(const char *path, dev_t dev, ino_t ino)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (;;) {
+		char *slash;
+
+		if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+			return true;
+		slash = strrchr(p, '/');
+		if (!slash || (slash == p && p[1] == '\0'))
+			return false;
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+static int check_dir(const char *what, const char *given, char *real)
+{
+	struct stat st;
+
+	if (!realpath(given, real)) {
+		say(LOG_ERR, "%s %s: %s%s", what, given, strerror(errno),
+		    errno == ENOENT ? " (create it first)" : "");
+		return -1;
+	}
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		say(LOG_ERR, "%s %s is not a directory", what, given);
+		return -1;
+	}
+	return 0;
+}
+
+/* A file dutfs will write (trace, pid file): writable, and not inside the mount. */
+static int check_out_file(const char *what, const char *path, const char *mnt)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (realpath(dir, real) && dutfs_path_within(real, mnt)) {
+		say(LOG_ERR, "%s %s lies inside the mountpoint %s; put it outside the mount", what,
+		    path, mnt);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		say(LOG_ERR, "cannot write %s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int check_args(const struct dutfs_cli *cli, char *backing, char *mnt)
+{
+	struct stat mst;
+	char *mi = NULL;
+	size_t milen = 0;
+	int r;
+
+	if (check_dir("backing directory", cli->backing, backing) < 0 ||
+	    check_dir("mountpoint", cli->mountpoint, mnt) < 0)
+		return -1;
+	if (stat(mnt, &mst) < 0) {
+		say(LOG_ERR, "mountpoint %s: %s", mnt, strerror(errno));
+		return -1;
+	}
+	if (dutfs_path_within(backing, mnt) || has_ancestor(backing, mst.st_dev, mst.st_ino)) {
+		say(LOG_ERR, "the backing directory %s is the mountpoint %s or lies inside it; "
+		    "use a backing directory outside the mount", backing, mnt);
+		return -1;
+	}
+	if (dutfs_path_within(mnt, backing)) {
+		say(LOG_ERR, "the mountpoint %s lies inside the backing directory %s; "
+		    "that would make dutfs serve its own mount (use a mountpoint outside it)", mnt, backing);
+		return -1;
+	}
+	r = read_file("/proc/self/mountinfo", &mi, &milen);
+	if (r == 0) {
+		r = dutfs_mountinfo_has(mi, milen, mnt);
+		free(mi);
+		if (r == 1) {
+			say(LOG_ERR, "%s is already a mount point (busy); unmount it first or choose another directory", mnt);
+			return -1;
+		}
+	}
+	if (cli->trace_path && check_out_file("trace file", cli->trace_path, mnt) < 0)
+		return -1;
+	if (cli->pidfile && check_out_file("pid file", cli->pidfile, mnt) < 0)
+		return -1;
+	return 0;
+}
+
+static int write_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%ld\n", (long)getpid());
+	return fclose(f) ? -errno : 0;
+}
+
+/* Fork; the parent waits for the child's "mounted" byte and exits. Returns the write end in the child. */
+static int daemonize_start(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		say(LOG_ERR, "pipe: %s", strerror(errno));
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		say(LOG_ERR, "fork: %s", strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		int st;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1 && c == '0')
+			_exit(0);
+		/* the child printed why; reap it if it has exited */
+		waitpid(pid, &st, 0);
+		_exit(1);
+	}
+	close(p[0]);
+	setsid();
+	return p[1];
+}
+
+static void daemonize_finish(int fd)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (nul >= 0) {
+		dup2(nul, 0);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		close(nul);
+	}
+	openlog("dutfs", LOG_PID, LOG_DAEMON);
+	use_syslog = true;
+	if (chdir("/") < 0) {
+		/* cannot happen for "/"; the backing dir is held by fd anyway */
+	}
+	if (write(fd, "0", 1) != 1) {
+		/* parent gone: nobody to tell */
+	}
+	close(fd);
+}
+
+static int build_args(const struct dutfs_cli *cli, struct fuse_args *args)
+{
+	char opts[4096];
+
+	snprintf(opts, sizeof(opts), "fsname=dutfs,subtype=dutfs,default_permissions%s%s%s",
+		 geteuid() == 0 ? ",allow_other" : "", cli->fuse_opts ? "," : "",
+		 cli->fuse_opts ? cli->fuse_opts : "");
+	if (fuse_opt_add_arg(args, "dutfs") || fuse_opt_add_arg(args, "-o") ||
+	    fuse_opt_add_arg(args, opts) || (cli->debug && fuse_opt_add_arg(args, "-d")))
+		return -ENOMEM;
+	return 0;
+}
+
+static void trace_info(struct dutfs *fs)
+{
+	char v[64];
+
+	dutfs_tracer_info(fs->tracer, "program", "dutfs " DUT_VERSION);
+	dutfs_tracer_info(fs->tracer, "backing_dir", fs->backing);
+	dutfs_tracer_info(fs->tracer, "mountpoint", fs->mountpoint);
+	dutfs_tracer_info(fs->tracer, "view", dutfs_view_name(fs->view));
+	snprintf(v, sizeof(v), "%u", fs->cli->threads);
+	dutfs_tracer_info(fs->tracer, "threads", v);
+	snprintf(v, sizeof(v), "%.0f", DUTFS_TIMEOUT_S);
+	dutfs_tracer_info(fs->tracer, "attr_timeout_s", v);
+	if (fs->cli->fuse_opts)
+		dutfs_tracer_info(fs->tracer, "fuse_opts", fs->cli->fuse_opts);
+}
+
+static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_loop_config *cfg;
+	struct fuse_session *se;
+	uint64_t written = 0, dropped = 0;
+	int r, ret = 1;
+
+	if (build_args(cli, &args) < 0) {
+		say(LOG_ERR, "out of memory");
+		return 1;
+	}
+	se = fuse_session_new(&args, &dutfs_ll_ops, sizeof(dutfs_ll_ops), fs);
+	if (!se) {
+		say(LOG_ERR, "FUSE refused the options \"%s\" (see the message above)",
+		    cli->fuse_opts ? cli->fuse_opts : "");
+		goto out_args;
+	}
+	fs->se = se;
+	if (fuse_set_signal_handlers(se) != 0) {
+		say(LOG_ERR, "cannot install signal handlers");
+		goto out_session;
+	}
+	if (fuse_session_mount(se, fs->mountpoint) != 0) {
+		say(LOG_ERR, "cannot mount on %s (see the message above; is /dev/fuse there and fusermount3 installed?)",
+		    fs->mountpoint);
+		goto out_signals;
+	}
+	if (cli->pidfile && (r = write_pidfile(cli->pidfile)) < 0) {
+		say(LOG_ERR, "cannot write pid file %s: %s", cli->pidfile, strerror(-r));
+		goto out_unmount;
+	}
+	trace_info(fs);
+	if (ready_fd >= 0)
+		daemonize_finish(ready_fd);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		say(LOG_ERR, "out of memory");
+		goto out_unmount;
+	}
+	fuse_loop_cfg_set_clone_fd(cfg, 1);
+	fuse_loop_cfg_set_max_threads(cfg, cli->threads);
+	/* keep the workers: each holds a 1 MiB aligned buffer and a stats block */
+	fuse_loop_cfg_set_idle_threads(cfg, cli->threads);
+	r = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	ret = r < 0 ? 1 : 0;
+	if (r < 0)
+		say(LOG_ERR, "FUSE session ended with an error: %s", strerror(-r));
+out_unmount:
+	fuse_session_unmount(se);
+	r = dutfs_tracer_close(fs->tracer, &written, &dropped);
+	if (r < 0)
+		say(LOG_ERR, "trace file %s: write error: %s", cli->trace_path, strerror(-r));
+	say(LOG_INFO, "unmounted %s; %llu records written, %llu dropped", fs->mountpoint,
+	    (unsigned long long)written, (unsigned long long)dropped);
+	if (cli->pidfile && ret == 0)
+		unlink(cli->pidfile);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out_args:
+	fuse_opt_free_args(&args);
+	return ret;
+}
+
+int main(int argc, char *argv[])
+{
+	struct dutfs_cli cli;
+	struct dut_error err = { .msg = "" };
+	char backing[PATH_MAX], mnt[PATH_MAX];
+	struct dutfs fs;
+	int ready_fd = -1, r, ret;
+
+	if (dutfs_cli_parse(argc, argv, &cli, &err) < 0) {
+		fprintf(stderr, "dutfs: %s\n", err.msg);
+		return 1;
+	}
+	if (cli.help) {
+		fputs(dutfs_cli_usage, stdout);
+		dutfs_cli_free(&cli);
+		return 0;
+	}
+	if (cli.version) {
+		printf("dutfs %s (libfuse %d)\n", DUT_VERSION, fuse_version());
+		dutfs_cli_free(&cli);
+		return 0;
+	}
+	/* absolute paths before anything can change the working directory */
+	if (check_args(&cli, backing, mnt) < 0) {
+		dutfs_cli_free(&cli);
+		return 1;
+	}
+	if (!cli.foreground)
+		ready_fd = daemonize_start();
+	r = dutfs_init_fs(&fs, &cli, backing, mnt);
+	if (r < 0) {
+		say(LOG_ERR, "%s: %s", r == -ENOMEM ? "start-up" : (cli.trace_path ? cli.trace_path : backing),
+		    strerror(-r));
+		dutfs_cli_free(&cli);
+		return 1;
+	}
+	ret = serve(&fs, &cli, ready_fd);
+	dutfs_fini_fs(&fs);
+	dutfs_cli_free(&cli);
+	return ret;
+}

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutfs inode table and the name and attribute operations.
+ *
+ * An inode lives while the kernel holds lookups on it or a child names it as
+ * parent (path tracking): refs counts both, under fs->itab_lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "fuse/dutfs.h"
+#include "lib/trace.h"
+
+struct dutfs_inode *dutfs_inode(struct dutfs *fs, fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return &fs->root;
+	return (struct dutfs_inode *)(uintptr_t)ino;
+}
+
+static fuse_ino_t node_id(struct dutfs *fs, struct dutfs_inode *in)
+{
+	return in == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
+}
+
+void dutfs_fill_entry_timeouts(struct fuse_entry_param *e)
+{
+	e->attr_timeout = DUTFS_TIMEOUT_S;
+	e->entry_timeout = DUTFS_TIMEOUT_S;
+}
+
+/* ---- hash table (itab_lock held) ---- */
+
+static size_t hslot(const struct dutfs *fs, dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev;
+
+	return (size_t)(h >> 17) & (fs->hsize - 1);
+}
+
+static struct dutfs_inode *itab_find(struct dutfs *fs, dev_t dev, ino_t ino)
+{
+	for (struct dutfs_inode *p = fs->htab[hslot(fs, dev, ino)]; p; p = p->hnext)
+		if (p->ino == ino && p->dev == dev)
+			return p;
+	return NULL;
+}
+
+static void itab_grow(struct dutfs *fs)
+{
+	size_t nsize = fs->hsize * 2;
+	struct dutfs_inode **n = calloc(nsize, sizeof(*n));
+	struct dutfs_inode **old = fs->htab;
+	size_t osize = fs->hsize;
+
+	if (!n)
+		return; /* keep the longer chains; still correct */
+	fs->htab = n;
+	fs->hsize = nsize;
+	for (size_t i = 0; i < osize; i++) {
+		for (struct dutfs_inode *p = old[i], *next; p; p = next) {
+			size_t s = hslot(fs, p->dev, p->ino);
+
+			next = p->hnext;
+			p->hnext = n[s];
+			n[s] = p;
+		}
+	}
+	free(old);
+}
+
+static void itab_insert(struct dutfs *fs, struct dutfs_inode *in)
+{
+	size_t s;
+
+	if (fs->hcount >= fs->hsize)
+		itab_grow(fs);
+	s = hslot(fs, in->dev, in->ino);
+	in->hnext = fs->htab[s];
+	fs->htab[s] = in;
+	fs->hcount++;
+}
+
+static void itab_remove(struct dutfs *fs, struct dutfs_inode *in)
+{
+	struct dutfs_inode **pp = &fs->htab[hslot(fs, in->dev, in->ino)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == in) {
+			*pp = in->hnext;
+			fs->hcount--;
+			return;
+		}
+	}
+}
+
+int dutfs_itab_init(struct dutfs *fs);
+int dutfs_itab_init(struct dutfs *fs)
+{
+	fs->hsize = 4096;
+	fs->htab = calloc(fs->hsize, sizeof(*fs->htab));
+	if (!fs->htab)
+		return -ENOMEM;
+	pthread_mutex_init(&fs->itab_lock, NULL);
+	fs->root.refs = 1; /* never forgotten */
+	itab_insert(fs, &fs->root);
+	return 0;
+}
+
+void dutfs_itab_fini(struct dutfs *fs);
+void dutfs_itab_fini(struct dutfs *fs)
+{
+	for (size_t i = 0; fs->htab && i < fs->hsize; i++) {
+		for (struct dutfs_inode *p = fs->htab[i], *next; p; p = next) {
+			next = p->hnext;
+			if (p == &fs->root)
+				continue;
+			close(p->fd);
+			dutfs_pnode_clear(&p->pn);
+			free(p);
+		}
+	}
+	free(fs->htab);
+	fs->htab = NULL;
+	pthread_mutex_destroy(&fs->itab_lock);
+}
+
+/* Drop n references (itab_lock held); frees the inode and unrefs its parent chain. */
+static void unref_locked(struct dutfs *fs, struct dutfs_inode *in, uint64_t n)
+{
+	while (in) {
+		struct dutfs_inode *parent;
+
+		if (in->refs < n) /* kernel bug or ours: never underflow */
+			n = in->refs;
+		in->refs -= n;
+		if (in->refs || in == &fs->root)
+			return;
+		itab_remove(fs, in);
+		parent = (struct dutfs_inode *)in->pn.parent;
+		dutfs_pnode_clear(&in->pn);
+		close(in->fd);
+		free(in);
+		in = parent;
+		n = 1;
+	}
+}
+
+void dutfs_inode_unref(struct dutfs *fs, struct dutfs_inode *in, uint64_t n)
+{
+	pthread_mutex_lock(&fs->itab_lock);
+	unref_locked(fs, in, n);
+	pthread_mutex_unlock(&fs->itab_lock);
+}
+
+int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size)
+{
+	int r;
+
+	pthread_mutex_lock(&fs->itab_lock);
+	r = dutfs_pnode_path(&in->pn, buf, size);
+	pthread_mutex_unlock(&fs->itab_lock);
+	return r;
+}
+
+/* Move in's path node to (parent, name) (itab_lock held). */
+static void repath_locked(struct dutfs *fs, struct dutfs_inode *in, struct dutfs_inode *parent,
+			  const char *name)
+{
+	struct dutfs_inode *old = (struct dutfs_inode *)in->pn.parent;
+
+	if (dutfs_pnode_set(&in->pn, &parent->pn, name) < 0)
+		return; /* ENOMEM: keep the old (stale) name */
+	parent->refs++;
+	if (old)
+		unref_locked(fs, old, 1);
+}
+
+int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
+		    struct fuse_entry_param *e)
+{
+	struct dutfs_inode *in, *found;
+	struct stat st;
+	int fd;
+
+	memset(e, 0, sizeof(*e));
+	fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	pthread_mutex_lock(&fs->itab_lock);
+	found = itab_find(fs, st.st_dev, st.st_ino);
+	if (found) {
+		found->refs++;
+		pthread_mutex_unlock(&fs->itab_lock);
+		close(fd);
+		in = found;
+	} else {
+		in = calloc(1, sizeof(*in));
+		if (!in || dutfs_pnode_set(&in->pn, &dir->pn, name) < 0) {
+			pthread_mutex_unlock(&fs->itab_lock);
+			free(in);
+			close(fd);
+			return -ENOMEM;
+		}
+		in->fd = fd;
+		in->dev = st.st_dev;
+		in->ino = st.st_ino;
+		in->type = st.st_mode & S_IFMT;
+		in->refs = 1;
+		dir->refs++; /* named as parent */
+		itab_insert(fs, in);
+		pthread_mutex_unlock(&fs->itab_lock);
+	}
+	e->ino = node_id(fs, in);
+	e->attr = st;
+	dutfs_fill_entry_timeouts(e);
+	return 0;
+}
+
+static bool is_ctl_name(fuse_ino_t parent, const char *name)
+{
+	return parent == FUSE_ROOT_ID && !strcmp(name, DUTFS_CTL_NAME);
+}
+
+void dutfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct fuse_entry_param e;
+	int r;
+
+	if (dutfs_is_ctl_ino(parent) || is_ctl_name(parent, name)) {
+		dutfs_ctl_lookup(req, parent, name);
+		return;
+	}
+	if (!dutfs_name_ok(name)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	r = dutfs_do_lookup(fs, dutfs_inode(fs, parent), name, &e);
+	if (r == -ENOENT) {
+		/* negative entry: cached by the kernel until a create through it */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = DUTFS_TIMEOUT_S;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void dutfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct dutfs *fs = dutfs_of(req);
+
+	if (!dutfs_is_ctl_ino(ino) && ino != FUSE_ROOT_ID)
+		dutfs_inode_unref(fs, dutfs_inode(fs, ino), nlookup);
+	fuse_reply_none(req);
+}
+
+void dutfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	struct dutfs *fs = dutfs_of(req);
+
+	pthread_mutex_lock(&fs->itab_lock);
+	for (size_t i = 0; i < count; i++) {
+		fuse_ino_t ino = forgets[i].ino;
+
+		if (!dutfs_is_ctl_ino(ino) && ino != FUSE_ROOT_ID)
+			unref_locked(fs, dutfs_inode(fs, ino), forgets[i].nlookup);
+	}
+	pthread_mutex_unlock(&fs->itab_lock);
+	fuse_reply_none(req);
+}
+
+static int inode_stat(struct dutfs_inode *in, struct stat *st)
+{
+	return fstatat(in->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+void dutfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct stat st;
+	int r;
+
+	if (dutfs_is_ctl_ino(ino)) {
+		dutfs_ctl_getattr(req, ino);
+		return;
+	}
+	r = inode_stat(dutfs_inode(fs, ino), &st);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
+}
+
+static void proc_path(char *buf, size_t size, int fd)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
+}
+
+static int set_times(struct dutfs_inode *in, const struct stat *attr, int to_set,
+		     struct fuse_file_info *fi)
+{
+	struct timespec tv[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
+	char pp[64];
+
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+		tv[0].tv_nsec = UTIME_NOW;
+	else if (to_set & FUSE_SET_ATTR_ATIME)
+		tv[0] = attr->st_atim;
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+		tv[1].tv_nsec = UTIME_NOW;
+	else if (to_set & FUSE_SET_ATTR_MTIME)
+		tv[1] = attr->st_mtim;
+	if (fi)
+		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
+	if (utimensat(in->fd, "", tv, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != EINVAL || in->type == S_IFLNK)
+		return -errno;
+	proc_path(pp, sizeof(pp), in->fd); /* kernels without AT_EMPTY_PATH in utimensat */
+	return utimensat(AT_FDCWD, pp, tv, 0) < 0 ? -errno : 0;
+}
+
+static int set_size(struct dutfs *fs, fuse_req_t req, struct dutfs_inode *in, off_t size,
+		    struct fuse_file_info *fi)
+{
+	struct dutfs_io io;
+	char pp[64];
+	int r;
+
+	r = dutfs_io_begin(fs, req, &io, DUT_OP_TRUNCATE, in, (uint64_t)size, 0, 0);
+	if (r == 0) {
+		if (fi) {
+			r = ftruncate((int)fi->fh, size) < 0 ? -errno : 0;
+		} else {
+			proc_path(pp, sizeof(pp), in->fd);
+			r = truncate(pp, size) < 0 ? -errno : 0;
+		}
+	}
+	dutfs_io_end(fs, &io, r);
+	return io.result;
+}
+
+void dutfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		      struct fuse_file_info *fi)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct dutfs_inode *in;
+	struct stat st;
+	char pp[64];
+	int r = 0;
+
+	if (dutfs_is_ctl_ino(ino)) {
+		dutfs_ctl_setattr(req, ino, attr, to_set);
+		return;
+	}
+	in = dutfs_inode(fs, ino);
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		if (fi) {
+			r = fchmod((int)fi->fh, attr->st_mode) < 0 ? -errno : 0;
+		} else {
+			proc_path(pp, sizeof(pp), in->fd);
+			r = chmod(pp, attr->st_mode) < 0 ? -errno : 0;
+		}
+	}
+	if (!r && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+		uid_t u = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+		gid_t g = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+
+		r = fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	}
+	if (!r && (to_set & FUSE_SET_ATTR_SIZE))
+		r = set_size(fs, req, in, attr->st_size, fi);
+	if (!r && (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+			     FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)))
+		r = set_times(in, attr, to_set, fi);
+	if (!r)
+		r = inode_stat(in, &st);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
+}
+
+void dutfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct dutfs *fs = dutfs_of(req);
+	char buf[PATH_MAX + 1];
+	ssize_t n;
+
+	if (dutfs_is_ctl_ino(ino)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	n = readlinkat(dutfs_inode(fs, ino)->fd, "", buf, sizeof(buf));
+	if (n < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	if ((size_t)n >= sizeof(buf)) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	buf[n] = '\0';
+	fuse_reply_readlink(req, buf);
+}
+
+void dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	c->switched = false;
+	if (!fs->switch_creds || (ctx->uid == 0 && ctx->gid == 0))
+		return;
+	/* setfsuid/setfsgid act on the calling thread only (raw syscalls) */
+	c->gid = (gid_t)setfsgid(ctx->gid);
+	c->uid = (uid_t)setfsuid(ctx->uid);
+	c->switched = true;
+}
+
+void dutfs_creds_leave(struct dutfs_creds *c)
+{
+	if (!c->switched)
+		return;
+	setfsuid(c->uid);
+	setfsgid(c->gid);
+}
+
+/* Check a name that a creating op will make; 0 or positive errno. */
+static int creat_name_err(fuse_ino_t parent, const char *name)
+{
+	if (dutfs_is_ctl_ino(parent))
+		return EPERM;
+	if (is_ctl_name(parent, name))
+		return EEXIST;
+	return dutfs_name_ok(name) ? 0 : EINVAL;
+}
+
+enum mk_kind { MK_NOD, MK_DIR, MK_SYMLINK };
+
+static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, enum mk_kind kind,
+		      mode_t mode, dev_t rdev, const char *link)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct dutfs_inode *dir;
+	struct fuse_entry_param e;
+	struct dutfs_creds cr;
+	int r = creat_name_err(parent, name);
+
+	if (r) {
+		fuse_reply_err(req, r);
+		return;
+	}
+	dir = dutfs_inode(fs, parent);
+	dutfs_creds_enter(fs, req, &cr);
+	if (kind == MK_DIR)
+		r = mkdirat(dir->fd, name, mode);
+	else if (kind == MK_SYMLINK)
+		r = symlinkat(link, dir->fd, name);
+	else
+		r = mknodat(dir->fd, name, mode, rdev);
+	r = r < 0 ? -errno : 0;
+	dutfs_creds_leave(&cr);
+	if (!r)
+		r = dutfs_do_lookup(fs, dir, name, &e);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void dutfs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	make_node(req, parent, name, MK_NOD, mode, rdev, NULL);
+}
+
+void dutfs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	make_node(req, parent, name, MK_DIR, mode, 0, NULL);
+}
+
+void dutfs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	make_node(req, parent, name, MK_SYMLINK, 0, 0, link);
+}
+
+void dutfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct dutfs_inode *in, *dir;
+	struct fuse_entry_param e;
+	char pp[64];
+	int r = creat_name_err(newparent, newname);
+
+	if (!r && dutfs_is_ctl_ino(ino))
+		r = EPERM;
+	if (r) {
+		fuse_reply_err(req, r);
+		return;
+	}
+	in = dutfs_inode(fs, ino);
+	dir = dutfs_inode(fs, newparent);
+	r = linkat(in->fd, "", dir->fd, newname, AT_EMPTY_PATH);
+	if (r < 0 && errno == ENOENT) {
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH: go through /proc */
+		proc_path(pp, sizeof(pp), in->fd);
+		r = linkat(AT_FDCWD, pp, dir->fd, newname, AT_SYMLINK_FOLLOW);
+	}
+	r = r < 0 ? -errno : dutfs_do_lookup(fs, dir, newname, &e);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+/* The known inode that (dir, name) names, with a reference, or NULL. */
+static struct dutfs_inode *find_child(struct dutfs *fs, struct dutfs_inode *dir, const char *name)
+{
+	struct dutfs_inode *in;
+	struct stat st;
+
+	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;
+	pthread_mutex_lock(&fs->itab_lock);
+	in = itab_find(fs, st.st_dev, st.st_ino);
+	if (in)
+		in->refs++;
+	pthread_mutex_unlock(&fs->itab_lock);
+	return in;
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int flags)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct dutfs_inode *dir, *victim = NULL;
+	struct dutfs_io io;
+	int r = creat_name_err(parent, name);
+
+	if (r == EEXIST)
+		r = EPERM;
+	if (r) {
+		fuse_reply_err(req, r);
+		return;
+	}
+	dir = dutfs_inode(fs, parent);
+	if (!flags)
+		victim = find_child(fs, dir, name);
+	if (victim && atomic_load_explicit(&victim->file_id, memory_order_relaxed)) {
+		r = dutfs_io_begin(fs, req, &io, DUT_OP_UNLINK, victim, 0, 0, 0);
+		if (!r)
+			r = unlinkat(dir->fd, name, flags) < 0 ? -errno : 0;
+		dutfs_io_end(fs, &io, r);
+		r = io.result;
+	} else {
+		r = unlinkat(dir->fd, name, flags) < 0 ? -errno : 0;
+	}
+	if (victim)
+		dutfs_inode_unref(fs, victim, 1);
+	fuse_reply_err(req, -r);
+}
+
+void dutfs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 0);
+}
+
+void dutfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, AT_REMOVEDIR);
+}
+
+void dutfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		     const char *newname, unsigned int flags)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct dutfs_inode *od, *nd, *moved, *other = NULL;
+	int r = creat_name_err(parent, name);
+
+	if (!r)
+		r = creat_name_err(newparent, newname);
+	if (r) {
+		fuse_reply_err(req, r == EEXIST ? EPERM : r);
+		return;
+	}
+	od = dutfs_inode(fs, parent);
+	nd = dutfs_inode(fs, newparent);
+	moved = find_child(fs, od, name);
+	if (flags & RENAME_EXCHANGE)
+		other = find_child(fs, nd, newname);
+	r = renameat2(od->fd, name, nd->fd, newname, flags) < 0 ? -errno : 0;
+	if (!r) {
+		pthread_mutex_lock(&fs->itab_lock);
+		if (moved)
+			repath_locked(fs, moved, nd, newname);
+		if (other)
+			repath_locked(fs, other, od, name);
+		pthread_mutex_unlock(&fs->itab_lock);
+		if (moved)
+			dutfs_tracer_renamed(fs, moved, fuse_req_ctx(req)->pid);
+		if (other)
+			dutfs_tracer_renamed(fs, other, fuse_req_ctx(req)->pid);
+	}
+	if (moved)
+		dutfs_inode_unref(fs, moved, 1);
+	if (other)
+		dutfs_inode_unref(fs, other, 1);
+	fuse_reply_err(req, -r);
+}
+
+void dutfs_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct dutfs *fs = dutfs_of(req);
+	struct statvfs sv;
+
+	if (fstatvfs(fs->root.fd, &sv) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}

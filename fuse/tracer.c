@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The tracer layer: file ids, trace records and live statistics.
+ *
+ * Per request it costs two clock_gettime (in dutfs_io_begin/end), one copy
+ * into the writer's per-thread ring (dut_trace_emit never waits on disk)
+ * and a few additions into this thread's statistics block.  Nothing on the
+ * read/write path allocates after a thread's first request.
+ *
+ * Lock order: tracer->id_lock, then fs->itab_lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse/dutfs.h"
+#include "fuse/stats.h"
+#include "lib/pgpath.h"
+#include "lib/trace.h"
+
+struct dutfs_tracer {
+	struct dut_trace_writer *w;    /* NULL without --trace */
+	atomic_bool enabled;
+	enum dutfs_view view;
+	struct dutfs_stats *stats;
+	pthread_mutex_t id_lock;       /* serialises id assignment */
+	uint32_t next_id;              /* protected by id_lock */
+	uint64_t ids_exhausted;        /* protected by id_lock */
+	pthread_mutex_t mark_lock;
+	char last_mark[DUTFS_LAST_MARK_MAX]; /* protected by mark_lock; "" = none */
+	pthread_key_t tls_key;
+	char *trace_path;
+};
+
+/* Per worker thread: statistics block and the aligned I/O buffer. */
+struct dutfs_tls {
+	struct dutfs_stats_thread *st;
+	void *buf;
+	size_t bufsize;
+};
+
+static __thread struct dutfs_tls *tls;
+
+static void tls_destroy(void *p)
+{
+	struct dutfs_tls *t = p;
+
+	dutfs_stats_thread_put(t->st);
+	free(t->buf);
+	free(t);
+	tls = NULL;
+}
+
+static struct dutfs_tls *tls_get(struct dutfs *fs)
+{
+	struct dutfs_tls *t = tls;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (dutfs_stats_thread_get(fs->tracer->stats, &t->st) < 0) {
+		free(t);
+		return NULL;
+	}
+	pthread_setspecific(fs->tracer->tls_key, t);
+	tls = t;
+	return t;
+}
+
+void *dutfs_thread_buf(struct dutfs *fs, size_t size)
+{
+	struct dutfs_tls *t = tls_get(fs);
+	size_t want;
+	void *b;
+
+	if (!t)
+		return NULL;
+	if (t->bufsize >= size && t->buf)
+		return t->buf;
+	want = size < 128 * 1024 ? 128 * 1024 : (size + 4095) & ~(size_t)4095;
+	if (want < DUTFS_BUF_MAX && size > 128 * 1024)
+		want = DUTFS_BUF_MAX; /* grow once to the largest request the kernel sends */
+	if (posix_memalign(&b, 4096, want))
+		return NULL;
+	free(t->buf);
+	t->buf = b;
+	t->bufsize = want;
+	return b;
+}
+
+int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **ret)
+{
+	struct dutfs_tracer *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	t->view = o->view;
+	r = dutfs_stats_new(dutfs_now_ns(), &t->stats);
+	if (r < 0) {
+		free(t);
+		return r;
+	}
+	if (o->trace_path) {
+		struct dut_trace_writer_opts wo = {
+			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
+		};
+
+		t->trace_path = strdup(o->trace_path);
+		r = t->trace_path ? dut_trace_writer_open(o->trace_path, &wo, &t->w) : -ENOMEM;
+		if (r < 0) {
+			free(t->trace_path);
+			dutfs_stats_free(t->stats);
+			free(t);
+			return r;
+		}
+		atomic_store(&t->enabled, true);
+	}
+	pthread_mutex_init(&t->id_lock, NULL);
+	pthread_mutex_init(&t->mark_lock, NULL);
+	pthread_key_create(&t->tls_key, tls_destroy);
+	*ret = t;
+	return 0;
+}
+
+/*
+ * The footer's totals, read back from the end of a closed trace (layout in
+ * docs/trace-format.md: frame { u32 type = 5, u32 len = 24 } then u64
+ * written, u64 dropped, u64 end time, little-endian).  The writer counts its
+ * last flush only into the footer.  -ENODATA when the file ends otherwise.
+ */
+static int read_footer(const char *path, uint64_t *ret_written, uint64_t *ret_dropped)
+{
+	uint8_t b[32];
+	uint64_t v[3];
+	off_t end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	end = lseek(fd, 0, SEEK_END);
+	if (end < (off_t)sizeof(b) || pread(fd, b, sizeof(b), end - (off_t)sizeof(b)) != (ssize_t)sizeof(b)) {
+		close(fd);
+		return -ENODATA;
+	}
+	close(fd);
+	for (int k = 0; k < 3; k++) {
+		v[k] = 0;
+		for (int i = 7; i >= 0; i--)
+			v[k] = v[k] << 8 | b[8 + 8 * k + i];
+	}
+	if ((b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24) != DUT_TRACE_FRAME_FOOTER ||
+	    (b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24) != 24)
+		return -ENODATA;
+	*ret_written = v[0];
+	*ret_dropped = v[1];
+	return 0;
+}
+
+int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *ret_dropped)
+{
+	int r;
+
+	*ret_written = *ret_dropped = 0;
+	if (!t->w)
+		return 0;
+	/* the workers have stopped: these are final but for the last flush */
+	dut_trace_writer_counts(t->w, ret_written, ret_dropped);
+	r = dut_trace_writer_close(t->w);
+	t->w = NULL;
+	(void)read_footer(t->trace_path, ret_written, ret_dropped);
+	return r;
+}
+
+void dutfs_tracer_free(struct dutfs_tracer *t)
+{
+	uint64_t w, d;
+
+	if (!t)
+		return;
+	if (t->w)
+		dutfs_tracer_close(t, &w, &d);
+	if (tls) {
+		tls_destroy(tls);
+		pthread_setspecific(t->tls_key, NULL);
+	}
+	pthread_key_delete(t->tls_key);
+	dutfs_stats_free(t->stats);
+	pthread_mutex_destroy(&t->id_lock);
+	pthread_mutex_destroy(&t->mark_lock);
+	free(t->trace_path);
+	free(t);
+}
+
+int dutfs_tracer_info(struct dutfs_tracer *t, const char *key, const char *value)
+{
+	return t->w ? dut_trace_writer_info(t->w, key, value) : 0;
+}
+
+static void register_file(struct dutfs_tracer *t, uint32_t id, const char *path)
+{
+	struct dut_pg_file pg;
+
+	if (dut_pg_classify(path, DUT_PG_ROOT_AUTO, 0, &pg) < 0)
+		memset(&pg, 0, sizeof(pg));
+	(void)dutfs_stats_add_file(t->stats, id, path, &pg);
+	/* files are registered even while tracing is paused: later records name them */
+	if (t->w)
+		(void)dut_trace_writer_add_file(t->w, id, path, &pg);
+}
+
+/* A new id (id_lock held); 0 when the id space is used up. */
+static uint32_t new_id_locked(struct dutfs_tracer *t)
+{
+	if (t->next_id >= DUTFS_STATS_MAX_ID) {
+		t->ids_exhausted++;
+		return 0;
+	}
+	return ++t->next_id;
+}
+
+uint32_t dutfs_tracer_file_id(struct dutfs *fs, struct dutfs_inode *in)
+{
+	struct dutfs_tracer *t = fs->tracer;
+	char path[PATH_MAX];
+	uint32_t id = atomic_load_explicit(&in->file_id, memory_order_acquire);
+
+	if (id)
+		return id;
+	pthread_mutex_lock(&t->id_lock);
+	id = atomic_load_explicit(&in->file_id, memory_order_relaxed);
+	if (!id && dutfs_inode_path(fs, in, path, sizeof(path)) == 0) {
+		id = new_id_locked(t);
+		if (id) {
+			register_file(t, id, path);
+			atomic_store_explicit(&in->file_id, id, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&t->id_lock);
+	return id;
+}
+
+void dutfs_tracer_renamed(struct dutfs *fs, struct dutfs_inode *in, uint32_t pid)
+{
+	struct dutfs_tracer *t = fs->tracer;
+	char path[PATH_MAX];
+	uint32_t old, id = 0;
+
+	pthread_mutex_lock(&t->id_lock);
+	old = atomic_load_explicit(&in->file_id, memory_order_relaxed);
+	/* a file never opened gets its id (with the new path) at its first open */
+	if (old && dutfs_inode_path(fs, in, path, sizeof(path)) == 0) {
+		id = new_id_locked(t);
+		if (id) {
+			register_file(t, id, path);
+			atomic_store_explicit(&in->file_id, id, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&t->id_lock);
+	if (id && t->w && atomic_load_explicit(&t->enabled, memory_order_relaxed)) {
+		struct dut_trace_rec rec = {
+			.ts_ns = dutfs_now_ns(),
+			.offset = id,
+			.file_id = old,
+			.pid = pid,
+			.op = DUT_OP_RENAME,
+		};
+
+		dut_trace_emit(t->w, &rec);
+	}
+}
+
+int dutfs_tracer_set_enabled(struct dutfs_tracer *t, bool on)
+{
+	if (!t->w)
+		return -ENOENT;
+	atomic_store(&t->enabled, on);
+	return 0;
+}
+
+int dutfs_tracer_mark(struct dutfs_tracer *t, const char *label)
+{
+	pthread_mutex_lock(&t->mark_lock);
+	snprintf(t->last_mark, sizeof(t->last_mark), "%s", label);
+	pthread_mutex_unlock(&t->mark_lock);
+	return t->w ? dut_trace_writer_mark(t->w, dutfs_now_ns(), label) : 0;
+}
+
+int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len)
+{
+	struct dutfs_tracer *t = fs->tracer;
+	struct dutfs_stats_info info = {
+		.now_ns = dutfs_now_ns(),
+		.view = dutfs_view_name(t->view),
+		.trace_file = t->w != NULL,
+		.tracing = t->w && atomic_load(&t->enabled),
+	};
+	char mark[DUTFS_LAST_MARK_MAX];
+
+	if (t->w)
+		dut_trace_writer_counts(t->w, &info.trace_written, &info.trace_dropped);
+	pthread_mutex_lock(&t->mark_lock);
+	memcpy(mark, t->last_mark, sizeof(mark));
+	pthread_mutex_unlock(&t->mark_lock);
+	info.last_mark = mark[0] ? mark : NULL;
+	return dutfs_stats_render(t->stats, &info, ret_json, ret_len);
+}
+
+/* ---- layer plumbing ---- */
+
+int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16_t op,
+		   struct dutfs_inode *in, uint64_t offset, uint32_t len, uint16_t flags)
+{
+	io->op = op;
+	io->inode = in;
+	io->offset = offset;
+	io->len = len;
+	io->flags = flags;
+	io->result = 0;
+	io->lat_ns = 0;
+	io->file_id = atomic_load_explicit(&in->file_id, memory_order_relaxed);
+	/* a writeback-cache write is the kernel's, not the process's it carries */
+	io->pid = (flags & DUT_TRACE_F_WRITEBACK) ? 0 : (uint32_t)fuse_req_ctx(req)->pid;
+	for (unsigned i = 0; i < fs->nlayers; i++) {
+		int r = fs->layers[i].ops->submit ? fs->layers[i].ops->submit(fs->layers[i].ctx, io) : 0;
+
+		if (r < 0) {
+			io->ts_ns = dutfs_now_ns();
+			return r;
+		}
+	}
+	io->ts_ns = dutfs_now_ns();
+	return 0;
+}
+
+void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint64_t end_ns)
+{
+	io->result = result;
+	io->lat_ns = end_ns - io->ts_ns;
+	for (unsigned i = fs->nlayers; i-- > 0;)
+		if (fs->layers[i].ops->complete)
+			fs->layers[i].ops->complete(fs->layers[i].ctx, io);
+}
+
+void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result)
+{
+	dutfs_io_end_at(fs, io, result, dutfs_now_ns());
+}
+
+static void tracer_complete(void *ctx, struct dutfs_io *io)
+{
+	struct dutfs *fs = ctx;
+	struct dutfs_tracer *t = fs->tracer;
+	enum dutfs_stat_kind kind;
+	struct dutfs_tls *tl;
+
+	if (!io->file_id)
+		return; /* not a regular file dutfs has opened */
+	switch (io->op) {
+	case DUT_OP_READ:
+		kind = DUTFS_STAT_READ;
+		break;
+	case DUT_OP_WRITE:
+		kind = DUTFS_STAT_WRITE;
+		break;
+	case DUT_OP_FSYNC:
+	case DUT_OP_FDATASYNC:
+		kind = DUTFS_STAT_SYNC;
+		break;
+	default:
+		kind = DUTFS_STAT_KINDS;
+		break;
+	}
+	if (kind != DUTFS_STAT_KINDS && (tl = tls_get(fs)) != NULL)
+		dutfs_stats_record(t->stats, tl->st, io->file_id, kind,
+				   io->result > 0 ? (uint64_t)io->result : 0, io->lat_ns, io->result < 0);
+	if (t->w && atomic_load_explicit(&t->enabled, memory_order_relaxed)) {
+		struct dut_trace_rec rec = {
+			.ts_ns = io->ts_ns,
+			.offset = io->offset,
+			.lat_ns = io->lat_ns,
+			.len = io->len,
+			.result = io->result,
+			.file_id = io->file_id,
+			.pid = io->pid,
+			.op = io->op,
+			.flags = io->flags,
+		};
+
+		dut_trace_emit(t->w, &rec);
+	}
+}
+
+const struct dutfs_layer_ops dutfs_tracer_layer = {
+	.name = "tracer",
+	.complete = tracer_complete,
+};
