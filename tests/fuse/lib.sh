@@ -2,7 +2,8 @@
 # Shared helpers for the dutfs integration tests (sourced, bash).
 #
 # - Skips: dut_skip REASON exits 77; dut_need_root, dut_need_prog, dut_need_dutfs.
-# - Cleanup: dut_defer CMD... registers a command; they run in reverse order
+# - Cleanup: dut_tmpdir sets T to a fresh directory; dut_defer CMD... registers
+#   a command; they run in reverse order
 #   on EXIT, INT and TERM, so every mount and server a test starts is torn
 #   down even when it fails or is interrupted.
 # - dutfs: dut_mount BACKING MNT [dutfs options], dut_umount MNT, dut_is_mounted MNT.
@@ -59,14 +60,13 @@ trap dut_run_deferred EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A fresh directory under /var/tmp (a real file system: FUSE backing dirs and
-# PostgreSQL want one), traversable by postgres, removed at exit.
+# T = a fresh directory under /var/tmp (a real file system: FUSE backing dirs
+# and PostgreSQL want one), traversable by postgres, removed at exit.  (Not
+# a $(...) function: the removal must be deferred in this shell.)
 dut_tmpdir() {
-	local d
-	d=$(mktemp -d /var/tmp/dutlab-test.XXXXXX) || die "mktemp failed"
-	chmod 755 "$d"
-	dut_defer "rm -rf '$d'"
-	printf '%s\n' "$d"
+	T=$(mktemp -d /var/tmp/dutlab-test.XXXXXX) || die "mktemp failed"
+	chmod 755 "$T"
+	dut_defer "rm -rf '$T'"
 }
 
 # ---- mounts ----
@@ -193,8 +193,8 @@ psql_q() { # SQL [db]
 	as_pg timeout 120 "$PGBIN/psql" -h "$PGSOCK" -p "$PGPORT" -d "${2:-postgres}" -XAtq -v ON_ERROR_STOP=1 -c "$1"
 }
 
-pg_bench() { # pgbench args...
-	as_pg "$PGBIN/pgbench" -h "$PGSOCK" -p "$PGPORT" "$@"
+pg_bench() { # pgbench args... (bounded by PGBENCH_TIMEOUT seconds, default 120)
+	as_pg timeout "${PGBENCH_TIMEOUT:-120}" "$PGBIN/pgbench" -h "$PGSOCK" -p "$PGPORT" "$@"
 }
 
 pg_amcheck_all() { # [db]

@@ -20,7 +20,7 @@ SEED=${FSX_SEED:-$(( (RANDOM << 30) ^ (RANDOM << 15) ^ RANDOM ))}
 dut_need_root
 dut_need_dutfs
 
-T=$(dut_tmpdir)
+dut_tmpdir
 mkdir "$T/backing" "$T/mnt" "$T/ref"
 dut_mount "$T/backing" "$T/mnt" --view "$VIEW" --trace "$T/trace.dtr"
 mkdir "$T/mnt/fsx" || die "mkdir on the mount failed"

@@ -14,7 +14,7 @@ DUT_TEST_NAME="trace-exact-$VIEW"
 dut_need_root
 dut_need_dutfs
 
-T=$(dut_tmpdir)
+dut_tmpdir
 dut_mount "$T/backing" "$T/mnt" --view "$VIEW" --trace "$T/trace.dtr"
 
 ls -a "$T/mnt" | grep -qx .dutfs && die "readdir of the mount root lists .dutfs (it must be hidden)"

@@ -5,6 +5,11 @@
  *     trace_exact run MNT                 issue the pattern under MNT/exact/,
  *                                         print our pid
  *     trace_exact check TRACE VIEW PID    after unmount: check the trace
+ *     trace_exact cut TRACE OUT           copy TRACE cut in the middle of the
+ *                                         second record of its first RECORDS
+ *                                         frame with two or more; print
+ *                                         "<cut offset> <frame offset>"
+ *     trace_exact info TRACE              what the lib reader makes of TRACE
  *
  * The pattern, between phase markers written to MNT/.dutfs/control:
  *   "direct"   exact/direct, opened O_DIRECT: 10 writes of known sizes at
@@ -472,12 +477,74 @@ static int check(const char *path, const char *view, uint32_t pid)
 	return failures ? 1 : 0;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Walk the frames (docs/trace-format.md) to find where to cut. */
+static int cut(const char *in, const char *out)
+{
+	static uint8_t buf[64 << 20];
+	FILE *f = fopen(in, "rb");
+	size_t len, off = DUT_TRACE_HEADER_SIZE;
+
+	if (!f) {
+		fprintf(stderr, "trace_exact: open %s: %s\n", in, strerror(errno));
+		return 1;
+	}
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 8 <= len) {
+		uint32_t type = le32(buf + off), plen = le32(buf + off + 4);
+
+		if (type == DUT_TRACE_FRAME_RECORDS && plen >= 2 * DUT_TRACE_REC_SIZE) {
+			size_t at = off + 8 + DUT_TRACE_REC_SIZE + 20;
+
+			f = fopen(out, "wb");
+			if (!f || fwrite(buf, 1, at, f) != at || fclose(f)) {
+				fprintf(stderr, "trace_exact: writing %s failed\n", out);
+				return 1;
+			}
+			printf("%zu %zu\n", at, off);
+			return 0;
+		}
+		off += 8 + ((plen + 7u) & ~7u);
+	}
+	fprintf(stderr, "trace_exact: %s has no RECORDS frame with two records\n", in);
+	return 1;
+}
+
+static int info(const char *path)
+{
+	struct dut_trace *t = NULL;
+	struct dut_error err = { "" };
+	int rc = dut_trace_load(path, &t, &err);
+
+	if (rc < 0) {
+		printf("error: %s (%s)\n", err.msg, strerror(-rc));
+		return 1;
+	}
+	printf("records %zu files %zu markers %zu footer %s truncated %s valid_bytes %" PRIu64 "\n",
+	       t->nrecs, t->nfiles, t->nmarkers, t->has_footer ? "yes" : "no", t->truncated ? "yes" : "no",
+	       t->valid_bytes);
+	if (err.msg[0])
+		printf("message: %s\n", err.msg);
+	dut_trace_free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "cut"))
+		return cut(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "info"))
+		return info(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "run"))
 		return run(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "check"))
 		return check(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 10));
-	fprintf(stderr, "usage: trace_exact run MNT\n       trace_exact check TRACE device|syscall PID\n");
+	fprintf(stderr, "usage: trace_exact run MNT\n       trace_exact check TRACE device|syscall PID\n"
+		"       trace_exact cut TRACE OUT\n       trace_exact info TRACE\n");
 	return 2;
 }
