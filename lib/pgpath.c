@@ -412,7 +412,9 @@ static void classify_datadir(const struct comp *c, size_t n, struct dut_pg_file 
 			f->tablespace_oid = DUT_PG_GLOBALTABLESPACE_OID;
 		}
 	} else if (comp_is(&c[0], "pg_tblspc")) {
-		if (n >= 3 && parse_oid(c[1].s, c[1].n, &oid))
+		/* pg_default and pg_global never have a link here */
+		if (n >= 3 && parse_oid(c[1].s, c[1].n, &oid) &&
+		    oid != DUT_PG_DEFAULTTABLESPACE_OID && oid != DUT_PG_GLOBALTABLESPACE_OID)
 			classify_tablespace_dir(&c[2], n - 2, oid, f);
 	} else if (comp_is(&c[0], "pg_wal")) {
 		if (n == 1)

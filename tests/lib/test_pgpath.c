@@ -106,6 +106,8 @@ static const struct row rows[] = {
 	{ D, 0, TS "/5", ONLY(OTHER) },
 	{ D, 0, "pg_tblspc/0/" VER "/5/16395", ONLY(OTHER) },
 	{ D, 0, "pg_tblspc/016384/" VER "/5/16395", ONLY(OTHER) },
+	{ D, 0, "pg_tblspc/1663/" VER "/5/16395", ONLY(OTHER) },
+	{ D, 0, "pg_tblspc/1664/" VER "/5/16395", ONLY(OTHER) },
 	{ D, 0, "pg_tblspc/16384/PG_15/5/16395", ONLY(OTHER) },
 	{ D, 0, "pg_tblspc/16384/PG_15_/5/16395", ONLY(OTHER) },
 	{ D, 0, "pg_tblspc/16384/PG__1/5/16395", ONLY(OTHER) },
