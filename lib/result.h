@@ -52,8 +52,13 @@ struct dut_host {
 	uint64_t mem_bytes;    /* MemTotal */
 };
 
-/* Fill from uname(2), /proc/cpuinfo and /proc/meminfo (host_linux.c). */
+/*
+ * Fill from uname(2), /proc/cpuinfo and /proc/meminfo (host_linux.c).
+ * DUT_PROC_ROOT, when set, replaces "/proc" (a test seam).
+ */
 int dut_host_probe(struct dut_host *ret);
+/* The current UTC time as "2026-11-30T05:40:00Z" (host_linux.c); -ERANGE if len < 21. */
+int dut_host_utc_now(char *buf, size_t len);
 
 /* --- writing --- */
 struct dut_result *dut_result_new(const char *tool, const char *version);
@@ -74,10 +79,14 @@ int dut_phase_set_latency(struct dut_result_phase *ph, const char *name,
 struct dut_series *dut_phase_add_series(struct dut_result_phase *ph, const char *name,
 					const char *const *columns, const char *const *units,
 					size_t ncols);
+/* Values must be finite: NaN and infinity are not JSON, they give -EINVAL. */
 int dut_series_append(struct dut_series *s, const double *row);
 json_object *dut_phase_extra(struct dut_result_phase *ph);
 
-/* Serialise (pretty, 2-space).  *ret is malloc'ed. */
+/*
+ * Serialise (pretty, 2-space).  *ret is malloc'ed.  -EINVAL when a
+ * free-form member holds a NaN or infinite double (the setters refuse them).
+ */
 int dut_result_to_string(const struct dut_result *r, char **ret);
 /* Write atomically (temp file + rename); "-" writes to stdout. */
 int dut_result_write_file(const struct dut_result *r, const char *path);
@@ -112,6 +121,7 @@ size_t dut_series_ncols(const struct dut_series *s);
 size_t dut_series_nrows(const struct dut_series *s);
 /* Column index by name, or -ENOENT. */
 int dut_series_col(const struct dut_series *s, const char *column);
+/* NaN when row or col is out of range. */
 double dut_series_get(const struct dut_series *s, size_t row, size_t col);
 
 #endif

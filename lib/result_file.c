@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Result documents to and from files.  Writes are atomic: a temporary file
+ * in the same directory, fsync, rename, fsync of the directory, so a
+ * reader never sees half a document and a crash leaves the old one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/result.h"
+
+/* Largest document we read: a day of per-second series is a few MiB. */
+#define MAX_DOC_BYTES (256u << 20)
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_parent_dir(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_close_ int fd = -1;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int dut_result_write_file(const struct dut_result *r, const char *path)
+{
+	_cleanup_free_ char *text = NULL, *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int ret;
+
+	if (!r || !path || !*path)
+		return -EINVAL;
+	ret = dut_result_to_string(r, &text);
+	if (ret < 0)
+		return ret;
+	if (strcmp(path, "-") == 0) {
+		ret = write_all(STDOUT_FILENO, text, strlen(text));
+		return ret;
+	}
+	for (unsigned attempt = 0;; attempt++) {
+		free(tmp);
+		if (asprintf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(), attempt) < 0) {
+			tmp = NULL;
+			return -ENOMEM;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || attempt >= 100)
+			return -errno;
+	}
+	ret = write_all(fd, text, strlen(text));
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (ret == 0) {
+		int fd2 = TAKE_FD(fd);
+
+		if (close(fd2) < 0)
+			ret = -errno;
+	}
+	if (ret == 0 && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		unlink(tmp);
+		return ret;
+	}
+	return fsync_parent_dir(path);
+}
+
+int dut_result_read_file(const char *path, struct dut_result **ret, struct dut_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct dut_error perr = { { 0 } };
+	size_t len = 0, cap = 64 * 1024;
+	int r;
+
+	if (!path || !ret) {
+		dut_error_set(err, "no file name");
+		return -EINVAL;
+	}
+	fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		dut_error_set(err, "%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= MAX_DOC_BYTES) {
+				dut_error_set(err, "%s: larger than %u MiB, not a result document",
+					      path, MAX_DOC_BYTES >> 20);
+				return -EFBIG;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			dut_error_set(err, "%s: cannot read: %s", path, strerror(-r));
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r = dut_result_parse(buf, len, ret, &perr);
+	if (r < 0)
+		dut_error_set(err, "%s: %s", path, perr.msg);
+	return r;
+}
