@@ -7,6 +7,25 @@
 
 #include "probe/identify/ident.h"
 
+/* Copy tmpl to buf with every "/dev/DEV" naming the real device. */
+static void replace_dev(const char *tmpl, const char *devname, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (*tmpl && n + 1 < len) {
+		if (strncmp(tmpl, "/dev/DEV", 8) == 0) {
+			int w = snprintf(buf + n, len - n, "/dev/%s", devname);
+			if (w < 0 || (size_t)w >= len - n)
+				break;
+			n += (size_t)w;
+			tmpl += 8;
+		} else {
+			buf[n++] = *tmpl++;
+		}
+	}
+	buf[n] = '\0';
+}
+
 void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *buf, size_t len)
 {
 	const struct dp_usb_bridge_model *m = u->model;
@@ -23,10 +42,13 @@ void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *
 			 u->manufacturer, u->manufacturer[0] && u->product[0] ? " " : "",
 			 u->product, u->vid, u->pid);
 
-	if (m)
-		snprintf(what, sizeof(what), "What could work: %s (replace DEV with %s); "
-			 "otherwise put the drive in an internal slot.",
-			 m->passthrough, devname);
+	if (m) {
+		char cmds[256];
+
+		replace_dev(m->passthrough, devname, cmds, sizeof(cmds));
+		snprintf(what, sizeof(what), "What could work: %s; otherwise put the drive in an "
+			 "internal slot.", cmds);
+	}
 	else
 		snprintf(what, sizeof(what),
 			 "What could work: smartctl -d sat -a /dev/%s (SATA bridges), or the vendor "

@@ -160,8 +160,10 @@ char *dp_nvme_status_text(uint16_t status, char *buf, size_t len)
 {
 	/* libnvme's table knows the generic and command-specific codes */
 	const char *what = nvme_status_to_string(status, false);
+	/* libnvme appends a sentence after a colon: keep the name only */
+	int n = what ? (int)strcspn(what, ":") : 7;
 
-	snprintf(buf, len, "NVMe status 0x%04x (%s%s)", status, what ? what : "unknown",
+	snprintf(buf, len, "NVMe status 0x%04x (%.*s%s)", status, n, what ? what : "unknown",
 		 (status & NVME_SC_DNR) ? ", do not retry" : "");
 	return buf;
 }
