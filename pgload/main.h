@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PGL_MAIN_H
+#define PGL_MAIN_H
+
+int pgl_main_cluster(int argc, char **argv);
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pgload cluster init|start|stop|status|destroy: argument parsing and messages. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "pgload/cluster.h"
+#include "pgload/main.h"
+
+static const char cluster_usage[] =
+	"usage: pgload cluster init --pgdata DIR [--bindir DIR] [--wal-dir DIR]\n"
+	"                           [--tablespace NAME=DIR]... [--set NAME=VALUE]...\n"
+	"       pgload cluster start|status|destroy --pgdata DIR\n"
+	"       pgload cluster stop --pgdata DIR [--immediate]\n"
+	"init creates the cluster (initdb with data checksums, as user postgres when run\n"
+	"as root), starts it on a private socket directory and a free port, creates the\n"
+	"tablespaces and leaves it running.  stop --immediate simulates a crash.\n"
+	"destroy stops the server and removes the data directory (only clusters made by\n"
+	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n";
+
+static void print_conninfo(const struct pgl_cluster *c)
+{
+	char ci[4200];
+
+	pgl_cluster_conninfo(c, ci, sizeof(ci));
+	printf("pgdata: %s\nconninfo: %s\n", c->pgdata, ci);
+}
+
+int pgl_main_cluster(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pgdata", required_argument, NULL, 'D' },
+		{ "bindir", required_argument, NULL, 'B' },
+		{ "wal-dir", required_argument, NULL, 'W' },
+		{ "tablespace", required_argument, NULL, 'T' },
+		{ "set", required_argument, NULL, 'c' },
+		{ "immediate", no_argument, NULL, 'i' },
+		{ "debug", no_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pgl_cluster_init_opts io = { 0 };
+	struct pgl_cluster c;
+	struct dut_error err = { "" };
+	const char *sub;
+	bool immediate = false;
+	int opt, r;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(cluster_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 1 : 0;
+	}
+	sub = argv[1];
+	optind = 1;
+	while ((opt = getopt_long(argc - 1, argv + 1, "D:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'D': io.pgdata = optarg; break;
+		case 'B': io.bindir = optarg; break;
+		case 'W': io.wal_dir = optarg; break;
+		case 'T':
+			if (io.ntablespaces >= PGL_MAX_TABLESPACES) {
+				dut_err("at most %d --tablespace options", PGL_MAX_TABLESPACES);
+				return 1;
+			}
+			if (pgl_tablespace_parse(optarg, &io.ts[io.ntablespaces++], &err) < 0) {
+				dut_err("%s", err.msg);
+				return 1;
+			}
+			break;
+		case 'c':
+			if (io.nsets >= PGL_MAX_SETS || !strchr(optarg, '=') || optarg[0] == '=') {
+				dut_err("bad --set \"%s\": expected NAME=VALUE (at most %d)", optarg, PGL_MAX_SETS);
+				return 1;
+			}
+			io.sets[io.nsets++] = optarg;
+			break;
+		case 'i': immediate = true; break;
+		case 'g': dut_log_set_level(DUT_LOG_DEBUG); break;
+		case 'h': fputs(cluster_usage, stdout); return 0;
+		default: fputs(cluster_usage, stderr); return 1;
+		}
+	}
+	if (optind < argc - 1) {
+		dut_err("unexpected argument \"%s\"", argv[optind + 1]);
+		return 1;
+	}
+	if (!io.pgdata) {
+		dut_err("cluster %s needs --pgdata DIR", sub);
+		return 1;
+	}
+	if (strcmp(sub, "init") == 0) {
+		r = pgl_cluster_init(&io, &c, &err);
+		if (r < 0) {
+			dut_err("cluster init: %s", err.msg);
+			return 1;
+		}
+		print_conninfo(&c);
+		return 0;
+	}
+	if (strcmp(sub, "destroy") == 0) {
+		if (pgl_cluster_destroy(io.pgdata, &err) < 0) {
+			dut_err("cluster destroy: %s", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (pgl_cluster_load(io.pgdata, &c, &err) < 0) {
+		dut_err("%s", err.msg);
+		return 1;
+	}
+	if (strcmp(sub, "start") == 0) {
+		if (pgl_cluster_start(&c, &err) < 0) {
+			dut_err("cluster start: %s", err.msg);
+			return 1;
+		}
+		print_conninfo(&c);
+		return 0;
+	}
+	if (strcmp(sub, "stop") == 0) {
+		if (pgl_cluster_stop(&c, immediate, &err) < 0) {
+			dut_err("cluster stop: %s", err.msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (strcmp(sub, "status") == 0) {
+		long pid = 0;
+		int running = pgl_cluster_running(&c, &pid);
+
+		if (running)
+			printf("running (pid %ld)\n", pid);
+		else
+			printf("stopped\n");
+		print_conninfo(&c);
+		return running ? 0 : 3; /* as pg_ctl status */
+	}
+	dut_err("unknown cluster command \"%s\" (expected init, start, stop, status or destroy)", sub);
+	return 1;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pgload run: -j threads, each driving its share of the -c clients with the
+ * libpq asynchronous API and one poll() over their sockets (like pgbench).
+ * All connections are made first (timed), then every thread starts at the
+ * same moment, so "excluding connections" is exact and "including
+ * connections" is what a short run (-t 10) really delivers.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "pgload/client.h"
+#include "pgload/pgconn.h"
+#include "pgload/session.h"
+
+struct run_shared {
+	pthread_barrier_t connected, go;
+	unsigned done;                  /* threads finished (atomic) */
+};
+
+struct thread_arg {
+	struct pgl_thread th;
+	struct run_shared *sh;
+	uint64_t *bench_start_ns;       /* written by main between the barriers */
+};
+
+static void thread_loop(struct pgl_thread *th)
+{
+	struct pollfd *pfd = calloc(th->nclients, sizeof(*pfd));
+	unsigned *who = calloc(th->nclients, sizeof(*who));
+
+	if (!pfd || !who) {
+		snprintf(th->res->first_error, sizeof(th->res->first_error), "out of memory");
+		goto out;
+	}
+	for (;;) {
+		uint64_t now = pgl_now_ns(), wait_ns = 100000000ull; /* re-check the stop flag */
+		unsigned n = 0, throttled = 0;
+		struct timespec ts;
+
+		for (unsigned i = 0; i < th->nclients; i++) {
+			struct pgl_client *c = &th->clients[i];
+
+			if (c->state == CS_CHOOSE || c->state == CS_THROTTLE)
+				pgl_client_kick(th, c, now);
+			if (c->state == CS_THROTTLE) {
+				throttled++;
+				if (c->sched_ns - now < wait_ns)
+					wait_ns = c->sched_ns - now;
+			} else if (c->state == CS_BUSY || c->state == CS_ROLLBACK) {
+				pfd[n].fd = c->sock;
+				pfd[n].events = (short)(POLLIN | (c->want_write ? POLLOUT : 0));
+				pfd[n].revents = 0;
+				who[n++] = i;
+			}
+		}
+		if (n == 0 && throttled == 0)
+			break;
+		if (!th->cfg->txns_per_client && th->deadline_ns > now &&
+		    th->deadline_ns - now < wait_ns && throttled)
+			wait_ns = th->deadline_ns - now;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
+		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
+		if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR) {
+			snprintf(th->res->first_error, sizeof(th->res->first_error), "poll: %s",
+				 strerror(errno));
+			break;
+		}
+		for (unsigned k = 0; k < n; k++) {
+			struct pgl_client *c = &th->clients[who[k]];
+
+			if (pfd[k].revents & POLLOUT)
+				pgl_client_output(th, c);
+			if (pfd[k].revents & (POLLIN | POLLERR | POLLHUP))
+				pgl_client_input(th, c);
+		}
+	}
+out:
+	free(pfd);
+	free(who);
+}
+
+static void *thread_main(void *arg)
+{
+	struct thread_arg *ta = arg;
+	struct pgl_thread *th = &ta->th;
+
+	for (unsigned i = 0; i < th->nclients; i++)
+		pgl_client_connect(th, &th->clients[i]);
+	pthread_barrier_wait(&ta->sh->connected);
+	pthread_barrier_wait(&ta->sh->go);
+	th->bench_start_ns = *ta->bench_start_ns;
+	th->deadline_ns = th->bench_start_ns + (uint64_t)(th->cfg->duration_s * 1e9);
+	if (th->cfg->rate > 0)
+		pgl_sched_init(&th->sched, th->cfg->rate / th->cfg->threads, th->bench_start_ns,
+			       &th->rng);
+	thread_loop(th);
+	th->end_ns = pgl_now_ns();
+	for (unsigned i = 0; i < th->nclients; i++)
+		pgl_client_close(&th->clients[i]);
+	__atomic_add_fetch(&ta->sh->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void progress(struct thread_arg *ta, unsigned n, double t_s, uint64_t *prev_c,
+		     uint64_t *prev_lat, uint64_t *prev_f, double interval_s)
+{
+	uint64_t c = 0, lat = 0, f = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		c += __atomic_load_n(&ta[i].th.live_committed, __ATOMIC_RELAXED);
+		lat += __atomic_load_n(&ta[i].th.live_lat_sum_ns, __ATOMIC_RELAXED);
+		f += __atomic_load_n(&ta[i].th.live_failed, __ATOMIC_RELAXED);
+	}
+	fprintf(stderr, "progress: %.1f s, %.1f tps, lat %.3f ms, %llu failed\n", t_s,
+		(double)(c - *prev_c) / interval_s,
+		c > *prev_c ? (double)(lat - *prev_lat) / (double)(c - *prev_c) / 1e6 : 0.0,
+		(unsigned long long)(f - *prev_f));
+	*prev_c = c;
+	*prev_lat = lat;
+	*prev_f = f;
+}
+
+/* Wait for the threads, printing -P progress; the run stops on pgl_stop_requested. */
+static void supervise(struct thread_arg *ta, unsigned n, struct run_shared *sh,
+		      uint64_t start_ns, unsigned progress_s)
+{
+	uint64_t next = start_ns + (uint64_t)progress_s * 1000000000ull;
+	uint64_t pc = 0, pl = 0, pf = 0;
+
+	while (__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE) < n) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		uint64_t now;
+
+		nanosleep(&ts, NULL);
+		now = pgl_now_ns();
+		if (progress_s && now >= next) {
+			progress(ta, n, (double)(now - start_ns) / 1e9, &pc, &pl, &pf, progress_s);
+			next += (uint64_t)progress_s * 1000000000ull;
+		}
+	}
+}
+
+static int setup_threads(struct thread_arg *ta, struct pgl_run_result *res, struct pgl_session *s,
+			 const struct pgl_run_opts *o, struct run_shared *sh, uint64_t *start)
+{
+	const struct pgl_run_config *cfg = &res->cfg;
+	unsigned nt = cfg->threads, nc = cfg->clients;
+
+	for (unsigned t = 0; t < nt; t++) {
+		struct pgl_thread *th = &ta[t].th;
+		unsigned first = nc * t / nt, last = nc * (t + 1) / nt;
+
+		ta[t].sh = sh;
+		ta[t].bench_start_ns = start;
+		th->cfg = cfg;
+		th->conninfo = s->conninfo;
+		th->res = &res->th[t];
+		th->res->id = t;
+		th->res->nclients = last - first;
+		th->res->lat = dut_hist_new();
+		th->res->lagh = dut_hist_new();
+		th->nclients = last - first;
+		th->clients = calloc(th->nclients ? th->nclients : 1, sizeof(*th->clients));
+		if (!th->clients || !th->res->lat || !th->res->lagh)
+			return -ENOMEM;
+		for (unsigned i = 0; i < th->nclients; i++) {
+			th->clients[i].id = first + i;
+			th->clients[i].state = CS_ABORTED; /* until connected */
+		}
+		pgl_rng_seed(&th->rng, cfg->seed * 1000003ull + t);
+	}
+	(void)o;
+	return 0;
+}
+
+int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
+		 struct pgl_run_result *res, struct dut_error *err)
+{
+	unsigned nt = o->cfg.threads;
+	struct run_shared sh = { .done = 0 };
+	struct thread_arg *ta;
+	pthread_t *tids;
+	sigset_t block, old;
+	unsigned started = 0;
+	uint64_t start = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->cfg = o->cfg;
+	res->settings = s->settings;
+	snprintf(res->cfg.target, sizeof(res->cfg.target), "%s", s->target);
+	if (res->cfg.scale <= 0 && (r = pgl_pq_scale(s->admin, &res->cfg.scale, err)) < 0)
+		return r;
+	res->nthreads = nt;
+	res->th = calloc(nt, sizeof(*res->th));
+	ta = calloc(nt, sizeof(*ta));
+	tids = calloc(nt, sizeof(*tids));
+	if (!res->th || !ta || !tids || setup_threads(ta, res, s, o, &sh, &start) < 0) {
+		r = -ENOMEM;
+		dut_error_set(err, "out of memory for %u clients", o->cfg.clients);
+		goto out;
+	}
+	pthread_barrier_init(&sh.connected, NULL, nt + 1);
+	pthread_barrier_init(&sh.go, NULL, nt + 1);
+	/* Signals go to the main thread only: it sets the stop flag. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	res->t0_ns = pgl_now_ns();
+	for (; started < nt; started++) {
+		if (pthread_create(&tids[started], NULL, thread_main, &ta[started]) != 0) {
+			/* The started threads wait at a barrier sized for all: no way back. */
+			dut_err("cannot start thread %u of %u: out of resources", started + 1, nt);
+			exit(1);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_barrier_wait(&sh.connected);
+	pgl_phase_begin(s, "run");
+	start = res->bench_start_ns = pgl_now_ns();
+	pthread_barrier_wait(&sh.go);
+	supervise(ta, nt, &sh, start, o->progress_s);
+	for (unsigned t = 0; t < started; t++) {
+		pthread_join(tids[t], NULL);
+		if (ta[t].th.end_ns > res->end_ns)
+			res->end_ns = ta[t].th.end_ns;
+	}
+	pgl_phase_end(s, "run");
+	pthread_barrier_destroy(&sh.connected);
+	pthread_barrier_destroy(&sh.go);
+	res->interrupted = pgl_stop_requested != 0;
+	if ((r = pgl_run_result_finish(res)) < 0)
+		dut_error_set(err, "out of memory merging the results");
+out:
+	for (unsigned t = 0; ta && t < o->cfg.threads; t++)
+		free(ta[t].th.clients);
+	free(ta);
+	free(tids);
+	return r;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a workload needs around it: the server (conninfo and one admin
+ * connection), the dutfs phase markers, and the relmap that is snapshotted
+ * at the start, after each phase and at the end.  Workloads call
+ * pgl_phase_begin/end around each phase; the session does the rest.
+ */
+#ifndef PGL_SESSION_H
+#define PGL_SESSION_H
+
+#include <stdbool.h>
+
+#include <libpq-fe.h>
+
+#include "lib/error.h"
+#include "pgload/mark.h"
+#include "pgload/relmap.h"
+#include "pgload/result.h"
+
+struct pgl_session {
+	const char *conninfo;
+	char target[512];            /* for reports: pgdata, or the conninfo */
+	PGconn *admin;
+	struct pgl_marker marker;
+	bool relmap_on;              /* --relmap given */
+	struct pgl_relmap relmap;
+	struct pgl_settings settings;
+};
+
+int pgl_session_open(struct pgl_session *s, const char *conninfo, const char *pgdata,
+		     const char *dutfs_control, bool relmap_on, struct dut_error *err);
+void pgl_phase_begin(struct pgl_session *s, const char *phase);
+void pgl_phase_end(struct pgl_session *s, const char *phase);
+/* Final snapshot and the relmap file. */
+int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err);
+void pgl_session_close(struct pgl_session *s);
+
+/* Workloads: an ops table (main picks one by name). */
+struct pgl_init_opts {
+	int64_t scale;
+	unsigned jobs;
+	unsigned fillfactor;
+	const char *tables_on, *indexes_on;
+};
+
+struct pgl_run_opts {
+	struct pgl_run_config cfg;
+	unsigned progress_s;         /* -P, 0 = off */
+};
+
+struct pgl_workload_ops {
+	const char *name;
+	const char *description;
+	int (*init)(struct pgl_session *s, const struct pgl_init_opts *o,
+		    struct pgl_init_result *ret, struct dut_error *err);
+	/* Fills *ret even when the run ends early (partial results). */
+	int (*run)(struct pgl_session *s, const struct pgl_run_opts *o,
+		   struct pgl_run_result *ret, struct dut_error *err);
+};
+
+extern const struct pgl_workload_ops pgl_oltp_workload;
+/* The run half of the oltp workload (run.c; the init half is load.c). */
+int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
+		 struct pgl_run_result *ret, struct dut_error *err);
+
+/* Set by SIGINT/SIGTERM: stop starting transactions, report what was done. */
+extern volatile int pgl_stop_requested;
+
+#endif
