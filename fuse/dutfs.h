@@ -130,6 +130,7 @@ void dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c);
 void dutfs_creds_leave(struct dutfs_creds *c);
 
 /* ops_file.c */
+int dutfs_fh_fd(const struct fuse_file_info *fi); /* backing fd of an open file */
 void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		     struct fuse_file_info *fi);

@@ -39,6 +39,11 @@ static struct dutfs_fh *fh_of(struct fuse_file_info *fi)
 	return (struct dutfs_fh *)(uintptr_t)fi->fh;
 }
 
+int dutfs_fh_fd(const struct fuse_file_info *fi)
+{
+	return ((const struct dutfs_fh *)(uintptr_t)fi->fh)->fd;
+}
+
 static int fh_buffered(struct dutfs_fh *fh)
 {
 	char pp[64];

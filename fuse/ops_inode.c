@@ -330,7 +330,7 @@ static int set_times(struct dutfs_inode *in, const struct stat *attr, int to_set
 	else if (to_set & FUSE_SET_ATTR_MTIME)
 		tv[1] = attr->st_mtim;
 	if (fi)
-		return futimens((int)fi->fh, tv) < 0 ? -errno : 0;
+		return futimens(dutfs_fh_fd(fi), tv) < 0 ? -errno : 0;
 	if (utimensat(in->fd, "", tv, AT_EMPTY_PATH) == 0)
 		return 0;
 	if (errno != EINVAL || in->type == S_IFLNK)
@@ -349,7 +349,7 @@ static int set_size(struct dutfs *fs, fuse_req_t req, struct dutfs_inode *in, of
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_TRUNCATE, in, (uint64_t)size, 0, 0);
 	if (r == 0) {
 		if (fi) {
-			r = ftruncate((int)fi->fh, size) < 0 ? -errno : 0;
+			r = ftruncate(dutfs_fh_fd(fi), size) < 0 ? -errno : 0;
 		} else {
 			proc_path(pp, sizeof(pp), in->fd);
 			r = truncate(pp, size) < 0 ? -errno : 0;
@@ -375,7 +375,7 @@ void dutfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_
 	in = dutfs_inode(fs, ino);
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		if (fi) {
-			r = fchmod((int)fi->fh, attr->st_mode) < 0 ? -errno : 0;
+			r = fchmod(dutfs_fh_fd(fi), attr->st_mode) < 0 ? -errno : 0;
 		} else {
 			proc_path(pp, sizeof(pp), in->fd);
 			r = chmod(pp, attr->st_mode) < 0 ? -errno : 0;
