@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/printbuf.h>
+
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "lib/result_priv.h"
@@ -40,17 +42,46 @@ const char *const dut_res_latency_u64_keys[DUT_RES_LATENCY_U64_KEYS] = {
  */
 static json_object *new_exact_double(double v)
 {
-	char buf[40];
+	char buf[48];
+	const char *e;
+	int prec;
 
-	for (int prec = 1; prec <= 17; prec++) {
+	for (prec = 1; prec < 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	snprintf(buf, sizeof(buf), "%.*g", prec, v);
+	/* 1200 is "1.2e+03" at its shortest: print plain digits below 1e17 */
+	e = strchr(buf, 'e');
+	if (e && atoi(e + 1) >= 0 && atoi(e + 1) < 17)
+		snprintf(buf, sizeof(buf), "%.*g", atoi(e + 1) + 1, v);
 	/* keep it visibly a floating-point number */
 	if (!strpbrk(buf, ".e"))
 		strcat(buf, ".0");
 	return json_object_new_double_s(v, buf);
+}
+
+/* "[1.0, 1200.0]" on one line, so a series row is one line of the document. */
+static int compact_array_to_string(json_object *a, struct printbuf *pb, int level, int flags)
+{
+	printbuf_strappend(pb, "[");
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		const char *s = json_object_to_json_string_ext(json_object_array_get_idx(a, i),
+							       JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (i)
+			printbuf_strappend(pb, ", ");
+		printbuf_memappend(pb, s, (int)strlen(s));
+	}
+	printbuf_strappend(pb, "]");
+	return 0;
+}
+
+void dut_res_make_compact(json_object *array)
+{
+	json_object_set_serializer(array, compact_array_to_string, NULL, NULL);
 }
 
 int dut_res_add_member(json_object *obj, const char *key, json_object *val)
@@ -392,6 +423,7 @@ static json_object *string_array(const char *const *strs, size_t n)
 
 	if (!a)
 		return NULL;
+	dut_res_make_compact(a);
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_new_string(strs ? strs[i] : "");
 
@@ -460,6 +492,7 @@ int dut_series_append(struct dut_series *s, const double *row)
 	a = json_object_new_array_ext((int)s->ncols);
 	if (!a)
 		return -ENOMEM;
+	dut_res_make_compact(a);
 	for (size_t i = 0; i < s->ncols; i++) {
 		json_object *v = new_exact_double(row[i]);
 

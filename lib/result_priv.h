@@ -56,6 +56,8 @@ int dut_res_add_member(json_object *obj, const char *key, json_object *val);
 int dut_res_push_phase(struct dut_result *r, struct dut_result_phase *ph);
 int dut_res_push_series(struct dut_result_phase *ph, struct dut_series *s);
 void dut_res_series_free(struct dut_series *s);
+/* Serialise this array on one line (series rows, columns, units). */
+void dut_res_make_compact(json_object *array);
 /* Every double in the tree is finite; else -EINVAL with the path in err. */
 int dut_res_check_finite(json_object *o, struct dut_res_path *p, struct dut_error *err);
 

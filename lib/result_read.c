@@ -237,6 +237,7 @@ static int read_rows(struct reader *rd, json_object *rows, size_t ncols)
 
 		if (check_kind(rd, row, K_ARRAY) < 0)
 			return -EINVAL;
+		dut_res_make_compact(row);
 		if (json_object_array_length(row) != ncols)
 			return fail(rd, "expected %zu values (one per column), found %zu", ncols,
 				    json_object_array_length(row));
@@ -268,6 +269,8 @@ static int read_series(struct reader *rd, struct dut_result_phase *ph)
 		    (r = read_columns(rd, cols, units)) < 0 ||
 		    (r = read_rows(rd, rows, json_object_array_length(cols))) < 0)
 			return r;
+		dut_res_make_compact(cols);
+		dut_res_make_compact(units);
 		s = calloc(1, sizeof(*s));
 		if (!s || !(s->name = strdup(name)) || dut_res_push_series(ph, s) < 0) {
 			dut_res_series_free(s);
