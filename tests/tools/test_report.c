@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the pure report builder, the relmap parser and the export renderers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "tests/cu_main.h"
+#include "tools/export.h"
+#include "tools/relmap.h"
+#include "tools/report.h"
+
+DUT_DEFINE_FREEP(struct report *, report_free)
+DUT_DEFINE_FREEP(struct relmap *, relmap_free)
+
+/*
+ * A synthetic trace, built in memory (the reader's output struct):
+ *   id 1 base/5/16384        main fork  (table pgbench_accounts in the relmap)
+ *   id 2 base/5/16390        main fork  (index pgbench_accounts_pkey)
+ *   id 3 base/5/16384_fsm    fsm fork of the table
+ *   id 4 pg_wal/0000...01    WAL
+ *   id 5 base/5/16400        toast (relmap) / heap (no relmap)
+ * markers: "load" at 1000, "run" at 2000; one record before "load".
+ */
+static struct dut_trace_file files[] = {
+	{ 1, "base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16384 } },
+	{ 2, "base/5/16390", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16390 } },
+	{ 3, "base/5/16384_fsm", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_FSM, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16384 } },
+	{ 4, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
+	{ 5, "base/5/16400", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16400 } },
+};
+
+static struct dut_trace_marker markers[] = { { 1000, "load" }, { 2000, "run" } };
+
+#define R(TS, OP, ID, OFF, LEN, PID) { .ts_ns = TS, .offset = OFF, .lat_ns = 1000, .len = LEN, \
+	.result = (OP == DUT_OP_READ || OP == DUT_OP_WRITE) ? (int32_t)LEN : 0, .file_id = ID, .pid = PID, .op = OP }
+
+static struct dut_trace_rec recs[] = {
+	R(500, DUT_OP_READ, 1, 0, 8192, 10),          /* before "load"; first on file 1: random */
+	R(1000, DUT_OP_READ, 1, 8192, 8192, 10),      /* seq */
+	R(1100, DUT_OP_READ, 1, 16384, 8192, 10),     /* seq */
+	R(1200, DUT_OP_READ, 1, 81920, 8192, 10),     /* random */
+	R(1300, DUT_OP_WRITE, 1, 90112, 8192, 11),    /* seq: starts where the read ended */
+	R(1400, DUT_OP_READ, 2, 0, 8192, 10),         /* index, random (first) */
+	R(1500, DUT_OP_READ, 2, 8192, 8192, 10),      /* index, seq */
+	R(1600, DUT_OP_WRITE, 3, 0, 8192, 11),        /* fsm, random */
+	R(2000, DUT_OP_WRITE, 4, 0, 16384, 12),       /* wal, random (first) */
+	R(2100, DUT_OP_WRITE, 4, 16384, 16384, 12),   /* wal, seq */
+	R(2200, DUT_OP_WRITE, 4, 32768, 65536, 12),   /* wal, seq, 64 KiB */
+	R(2300, DUT_OP_FDATASYNC, 4, 0, 0, 12),
+	R(2400, DUT_OP_READ, 5, 0, 4096, 13),         /* toast or heap, random */
+	R(2500, DUT_OP_OPEN, 1, 0, 0, 10),            /* other op */
+};
+
+static const struct dut_trace trace = {
+	.files = files, .nfiles = 5, .recs = recs, .nrecs = DUT_ARRAY_SIZE(recs),
+	.markers = markers, .nmarkers = 2, .has_footer = true,
+	.footer = { .records_written = DUT_ARRAY_SIZE(recs) },
+};
+
+static const char relmap_json[] =
+	"{ \"schema\": \"dutlab-relmap\", \"schema_version\": 1, \"block_size\": 8192,\n"
+	"  \"relations\": [\n"
+	"   { \"db_oid\": 5, \"database\": \"postgres\", \"tablespace_oid\": 1663, \"relfilenode\": 16384,\n"
+	"     \"oid\": 16384, \"schema\": \"public\", \"name\": \"pgbench_accounts\", \"kind\": \"table\", \"parent\": null },\n"
+	"   { \"db_oid\": 5, \"database\": \"postgres\", \"tablespace_oid\": 1663, \"relfilenode\": 16390,\n"
+	"     \"oid\": 16390, \"schema\": \"public\", \"name\": \"pgbench_accounts_pkey\", \"kind\": \"index\",\n"
+	"     \"parent\": \"public.pgbench_accounts\" },\n"
+	"   { \"db_oid\": 5, \"database\": \"postgres\", \"tablespace_oid\": 1663, \"relfilenode\": 16400,\n"
+	"     \"oid\": 16399, \"schema\": \"pg_toast\", \"name\": \"pg_toast_16384\", \"kind\": \"toast\" } ],\n"
+	"  \"processes\": [ { \"pid\": 12, \"role\": \"walwriter\" }, { \"pid\": 10, \"role\": \"client backend\" } ] }\n";
+
+static const struct rep_row *row(const struct rep_row *rows, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+static void test_report_without_relmap(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	const struct rep_stats *heap, *tot;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&trace, NULL, &rep), 0);
+	CU_ASSERT_EQUAL_FATAL(rep->nphases, 4); /* whole, before, load, run */
+	tot = &rep->phases[0].total;
+	CU_ASSERT_EQUAL(tot->dir[REP_READ].ops, 7);
+	CU_ASSERT_EQUAL(tot->dir[REP_READ].bytes, 6 * 8192 + 4096);
+	CU_ASSERT_EQUAL(tot->dir[REP_READ].seq_ops, 3);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].ops, 5);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].seq_ops, 3);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].bytes, 2 * 8192 + 2 * 16384 + 65536);
+	CU_ASSERT_EQUAL(tot->fsyncs, 1);
+	CU_ASSERT_EQUAL(tot->other_ops, 1);
+	/* sizes: 4 KiB bin 12, 8 KiB bin 13, 16 KiB bin 14, 64 KiB bin 16 */
+	CU_ASSERT_EQUAL(tot->dir[REP_READ].size_bins[12], 1);
+	CU_ASSERT_EQUAL(tot->dir[REP_READ].size_bins[13], 6);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].size_bins[13], 2);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].size_bins[14], 2);
+	CU_ASSERT_EQUAL(tot->dir[REP_WRITE].size_bins[16], 1);
+
+	/* without relmap: index and toast files are heap */
+	heap = &rep->phases[0].cls[RC_HEAP];
+	CU_ASSERT_EQUAL(heap->dir[REP_READ].ops, 7);
+	CU_ASSERT_EQUAL(heap->dir[REP_READ].seq_ops, 3);
+	CU_ASSERT_EQUAL(heap->dir[REP_WRITE].ops, 1);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_INDEX].dir[REP_READ].ops, 0);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_FSM].dir[REP_WRITE].ops, 1);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_WAL].dir[REP_WRITE].ops, 3);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_WAL].dir[REP_WRITE].seq_ops, 2);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_WAL].fsyncs, 1);
+	CU_ASSERT_DOUBLE_EQUAL(rep_pct(tot->dir[REP_READ].seq_ops, tot->dir[REP_READ].ops), 300.0 / 7, 1e-9);
+
+	/* phases */
+	CU_ASSERT_STRING_EQUAL(rep->phases[1].name, "(before first marker)");
+	CU_ASSERT_EQUAL(rep->phases[1].total.dir[REP_READ].ops, 1);
+	CU_ASSERT_STRING_EQUAL(rep->phases[2].name, "load");
+	CU_ASSERT_EQUAL(rep->phases[2].total.dir[REP_READ].ops, 5);
+	CU_ASSERT_EQUAL(rep->phases[2].total.dir[REP_WRITE].ops, 2);
+	CU_ASSERT_STRING_EQUAL(rep->phases[3].name, "run");
+	CU_ASSERT_EQUAL(rep->phases[3].total.dir[REP_WRITE].ops, 3);
+	CU_ASSERT_EQUAL(rep->phases[3].total.dir[REP_READ].ops, 1);
+	CU_ASSERT_EQUAL(rep->phases[3].total.fsyncs, 1);
+	CU_ASSERT_EQUAL(rep->phases[2].start_ns, 1000);
+	CU_ASSERT_EQUAL(rep->phases[2].end_ns, 2000);
+
+	/* files and relations: relation rows merge the fsm fork into the relation */
+	CU_ASSERT_EQUAL(rep->nfiles, 5);
+	CU_ASSERT_STRING_EQUAL(rep->files[0].name, "pg_wal/000000010000000000000001"); /* most bytes */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row(rep->relations, rep->nrelations, "relfilenode 1663/5/16384"));
+	CU_ASSERT_EQUAL(row(rep->relations, rep->nrelations, "relfilenode 1663/5/16384")->st.dir[REP_WRITE].ops, 2);
+	CU_ASSERT_PTR_NOT_NULL(row(rep->relations, rep->nrelations, "(wal files)"));
+	CU_ASSERT_EQUAL(rep->unmapped_rel_recs, 0);
+	/* processes */
+	CU_ASSERT_EQUAL(rep->nprocesses, 4);
+	CU_ASSERT_STRING_EQUAL(row(rep->processes, rep->nprocesses, "pid 12")->detail, "");
+}
+
+static void test_report_with_relmap(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_(relmap_freep) struct relmap *m = NULL;
+	struct dut_error err = { { 0 } };
+	const struct rep_row *r;
+
+	CU_ASSERT_EQUAL_FATAL(relmap_parse(relmap_json, strlen(relmap_json), &m, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_build(&trace, m, &rep), 0);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_HEAP].dir[REP_READ].ops, 4);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_HEAP].dir[REP_READ].seq_ops, 2);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_INDEX].dir[REP_READ].ops, 2);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_INDEX].dir[REP_READ].seq_ops, 1);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_TOAST].dir[REP_READ].ops, 1);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_FSM].dir[REP_WRITE].ops, 1); /* fsm regardless of kind */
+	r = row(rep->relations, rep->nrelations, "postgres:pgbench_accounts");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_STRING_EQUAL(r->detail, "table");
+	CU_ASSERT_EQUAL(r->st.dir[REP_READ].ops, 4);
+	CU_ASSERT_EQUAL(r->st.dir[REP_WRITE].ops, 2); /* main + fsm */
+	CU_ASSERT_PTR_NOT_NULL(row(rep->relations, rep->nrelations, "postgres:pgbench_accounts_pkey"));
+	CU_ASSERT_PTR_NOT_NULL(row(rep->relations, rep->nrelations, "postgres:pg_toast.pg_toast_16384"));
+	CU_ASSERT_STRING_EQUAL(row(rep->processes, rep->nprocesses, "pid 12")->detail, "walwriter");
+	CU_ASSERT_STRING_EQUAL(row(rep->processes, rep->nprocesses, "pid 10")->detail, "client backend");
+	CU_ASSERT_EQUAL(rep->unmapped_rel_recs, 0);
+}
+
+static void test_relmap_history_window(void)
+{
+	static const char j[] =
+		"{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":["
+		"{\"db_oid\":5,\"tablespace_oid\":1663,\"relfilenode\":7,\"name\":\"old\",\"kind\":\"table\","
+		" \"first_seen_ns\":0,\"last_seen_ns\":100},"
+		"{\"db_oid\":5,\"tablespace_oid\":1663,\"relfilenode\":7,\"name\":\"new\",\"kind\":\"index\","
+		" \"first_seen_ns\":101,\"last_seen_ns\":200}]}";
+	_cleanup_(relmap_freep) struct relmap *m = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL_FATAL(relmap_parse(j, strlen(j), &m, &err), 0);
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 1663, 5, 7, 50)->name, "old");
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 1663, 5, 7, 150)->name, "new");
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 1663, 5, 7, 999)->name, "new"); /* outside: last */
+	CU_ASSERT_PTR_NULL(relmap_lookup(m, 1663, 5, 8, 50));
+	CU_ASSERT_PTR_NULL(relmap_lookup(m, 1664, 5, 7, 50));
+}
+
+static void test_relmap_rejects_bad_input(void)
+{
+	static const struct {
+		const char *json, *msg;
+	} rows[] = {
+		{ "", "not valid JSON" },
+		{ "{", "not valid JSON" },
+		{ "[]", "expected a JSON object" },
+		{ "{\"schema\":\"dutlab-result\",\"schema_version\":1,\"relations\":[]}", "dutlab-relmap" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":2,\"relations\":[]}", "schema_version" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1}", "relations: expected an array" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[1]}", "relations[0]: expected an object" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[{\"db_oid\":\"5\"}]}",
+		  "relations[0].db_oid: expected an integer, found string" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[{\"db_oid\":5,"
+		  "\"tablespace_oid\":1663,\"relfilenode\":-1,\"name\":\"x\",\"kind\":\"table\"}]}",
+		  "relations[0].relfilenode: -1 is out of range" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[{\"db_oid\":5,"
+		  "\"tablespace_oid\":1663,\"relfilenode\":1,\"kind\":\"table\"}]}", "relations[0].name: missing" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[{\"db_oid\":5,"
+		  "\"tablespace_oid\":1663,\"relfilenode\":1,\"name\":\"x\",\"kind\":\"view\"}]}",
+		  "relations[0].kind: \"view\" is not one of" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[],\"processes\":[{\"pid\":1}]}",
+		  "processes[0].role: missing" },
+		{ "{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":[]} x", "not valid JSON" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct relmap *m = NULL;
+		struct dut_error err = { { 0 } };
+		int r = relmap_parse(rows[i].json, strlen(rows[i].json), &m, &err);
+
+		CU_CHECK(r == -EINVAL && m == NULL, "row %zu: ret %d", i, r);
+		CU_CHECK(strstr(err.msg, rows[i].msg) != NULL, "row %zu: \"%s\" lacks \"%s\"", i, err.msg, rows[i].msg);
+		relmap_free(m);
+	}
+}
+
+#define STARTS_WITH(s, lit) (strncmp((s), (lit), sizeof(lit) - 1) == 0)
+
+static char *export_to_string(const struct export_opts *o, int *ret_r, struct dut_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*ret_r = export_write(&trace, o, f, NULL, err);
+	fclose(f);
+	return buf;
+}
+
+static void test_export_fio_and_csv(void)
+{
+	struct dut_error err = { { 0 } };
+	_cleanup_free_ char *fio = NULL, *phase = NULL, *csv = NULL, *bad = NULL;
+	int r;
+
+	fio = export_to_string(&(struct export_opts){ .format = EXPORT_FIO, .prefix = "/d" }, &r, &err);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(STARTS_WITH(fio, "fio version 3 iolog\n0 /d/base/5/16384 add\n0 /d/base/5/16384 open\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fio, "\n0 /d/base/5/16384 read 0 8192\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fio, "/d/pg_wal/000000010000000000000001 datasync 0 0\n"));
+	CU_ASSERT_PTR_NULL(strstr(fio, " open 0")); /* the OPEN record is not replayed */
+
+	phase = export_to_string(&(struct export_opts){ .format = EXPORT_FIO, .phase = "run",
+		.ops_mask = 1u << DUT_OP_WRITE }, &r, &err);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_PTR_NULL(strstr(phase, "base/5/16384"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(phase, "\n0 pg_wal/000000010000000000000001 write 0 16384\n"));
+	CU_ASSERT_PTR_NULL(strstr(phase, "datasync"));
+
+	bad = export_to_string(&(struct export_opts){ .format = EXPORT_FIO, .phase = "nope" }, &r, &err);
+	CU_ASSERT_EQUAL(r, -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "markers: \"load\", \"run\""));
+
+	csv = export_to_string(&(struct export_opts){ .format = EXPORT_CSV }, &r, &err);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT(STARTS_WITH(csv, "ts_ns,rel_ns,op,file_id,path,class,fork,offset,len,result,lat_ns,pid,flags\n"
+			  "500,0,read,1,base/5/16384,rel,main,0,8192,8192,1000,10,0\n"));
+	size_t lines = 0;
+	for (const char *p = csv; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, 1 + DUT_ARRAY_SIZE(recs));
+
+	uint32_t mask = 0;
+	CU_ASSERT_EQUAL(export_ops_parse("read,fdatasync", &mask, &err), 0);
+	CU_ASSERT_EQUAL(mask, (1u << DUT_OP_READ) | (1u << DUT_OP_FDATASYNC));
+	CU_ASSERT_EQUAL(export_ops_parse("read,sync", &mask, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "\"sync\""));
+}
+
+static const struct cu_test tests[] = {
+	{ "report_without_relmap", test_report_without_relmap },
+	{ "report_with_relmap", test_report_with_relmap },
+	{ "relmap_history_window", test_relmap_history_window },
+	{ "relmap_rejects_bad_input", test_relmap_rejects_bad_input },
+	{ "export_fio_and_csv", test_export_fio_and_csv },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "report", .tests = tests };

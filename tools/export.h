@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutlab export: a trace as a fio version 3 iolog (replayable with
+ * fio --read_iolog=FILE) or as CSV.  Pure formatting into a FILE *.
+ */
+#ifndef DUTLAB_EXPORT_H
+#define DUTLAB_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/trace.h"
+
+enum export_format { EXPORT_FIO = 0, EXPORT_CSV };
+
+struct export_opts {
+	enum export_format format;
+	const char *prefix;     /* fio: directory prepended to each path; NULL = paths as traced */
+	uint32_t ops_mask;      /* bit (1 << op); 0 = the format's default */
+	const char *phase;      /* marker label; NULL = whole trace */
+};
+
+int export_format_parse(const char *s, enum export_format *ret);
+/* "read,write,fsync" -> mask; err names the unknown op. */
+int export_ops_parse(const char *s, uint32_t *ret_mask, struct dut_error *err);
+/* Records exported: count in *ret_n (may be NULL). */
+int export_write(const struct dut_trace *t, const struct export_opts *o, FILE *out,
+		 uint64_t *ret_n, struct dut_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Relation maps (docs/relmap-format.md): relfilenode -> relation name and
+ * kind, pid -> PostgreSQL process role.  Parsing is pure (text in, struct
+ * out); relmap_load() reads a file.
+ */
+#ifndef DUTLAB_RELMAP_H
+#define DUTLAB_RELMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+enum relmap_kind {
+	RELMAP_TABLE = 0,
+	RELMAP_INDEX,
+	RELMAP_TOAST,
+	RELMAP_TOAST_INDEX,
+	RELMAP_SEQUENCE,
+	RELMAP_MATVIEW,
+	RELMAP_OTHER,
+	RELMAP_KIND_COUNT
+};
+
+struct relmap_rel {
+	uint32_t db_oid, tablespace_oid, relfilenode, oid;
+	char *database, *schema, *name, *parent; /* never NULL ("" when absent) */
+	enum relmap_kind kind;
+	bool has_window;                         /* first/last_seen_ns given */
+	uint64_t first_seen_ns, last_seen_ns;
+	size_t order;                            /* position in the file */
+};
+
+struct relmap_proc {
+	uint32_t pid;
+	char *role;
+};
+
+struct relmap {
+	uint32_t block_size;
+	struct relmap_rel *rels;   /* sorted by (tablespace, db, relfilenode, order) */
+	size_t nrels;
+	struct relmap_proc *procs; /* sorted by pid */
+	size_t nprocs;
+};
+
+int relmap_parse(const char *text, size_t len, struct relmap **ret, struct dut_error *err);
+int relmap_load(const char *path, struct relmap **ret, struct dut_error *err);
+void relmap_free(struct relmap *m);
+
+/*
+ * The relation that held (tablespace, db, relfilenode) at time ts_ns: among
+ * entries with that key, the one whose [first_seen_ns, last_seen_ns] window
+ * contains ts_ns, else the last one in the file.  NULL if none.
+ */
+const struct relmap_rel *relmap_lookup(const struct relmap *m, uint32_t tablespace_oid,
+				       uint32_t db_oid, uint32_t relfilenode, uint64_t ts_ns);
+const char *relmap_role(const struct relmap *m, uint32_t pid);
+const char *relmap_kind_name(enum relmap_kind k);
+
+#endif

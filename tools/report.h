@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutlab report: a trace (plus an optional relation map) becomes a struct
+ * report (pure: report.c); renderers print it (report_render.c).
+ *
+ * Definitions the output states:
+ *   - read ops: op read; write ops: op write and mmap_write; fsyncs: fsync
+ *     and fdatasync.  Bytes are bytes done (result > 0).
+ *   - a read or write is sequential when its offset equals offset + len of
+ *     the previous read or write on the same file (in timestamp order, any
+ *     direction); the first request on a file is not sequential.
+ *   - request sizes: power-of-two bins of len; bin k holds [2^k, 2^(k+1)),
+ *     bin 0 also holds 0.
+ */
+#ifndef DUTLAB_REPORT_H
+#define DUTLAB_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/hist.h"
+#include "lib/trace.h"
+#include "tools/relmap.h"
+
+enum rep_class {
+	RC_HEAP = 0, RC_INDEX, RC_TOAST, RC_FSM, RC_VM, RC_WAL, RC_SLRU, RC_TEMP, RC_OTHER,
+	RC_COUNT
+};
+
+enum rep_by { REP_BY_CLASS = 0, REP_BY_FILE, REP_BY_RELATION, REP_BY_PHASE, REP_BY_PROCESS };
+
+enum rep_dir { REP_READ = 0, REP_WRITE = 1 };
+
+#define REP_SIZE_BINS 33
+
+struct rep_dirstats {
+	uint64_t ops, bytes, seq_ops, errors;
+	uint64_t size_bins[REP_SIZE_BINS];
+	struct dut_hist *lat;          /* NULL until the first op */
+};
+
+struct rep_stats {
+	struct rep_dirstats dir[2];
+	uint64_t fsyncs;
+	struct dut_hist *fsync_lat;    /* NULL until the first fsync */
+	uint64_t other_ops;            /* open, release, truncate, ... */
+};
+
+/* One row of a breakdown (a file, a relation, a process, a phase). */
+struct rep_row {
+	char *name;
+	char *detail;                  /* class, kind, role; "" when none */
+	struct rep_stats st;
+};
+
+struct rep_phase {
+	char *name;
+	uint64_t start_ns, end_ns;     /* [start, end) in trace time; whole trace: first..last record */
+	struct rep_stats total;
+	struct rep_stats cls[RC_COUNT];
+};
+
+struct report {
+	/* facts about the trace */
+	bool syscall_view;
+	uint64_t nrecs;
+	bool has_footer;
+	struct dut_trace_footer footer;
+	bool truncated;
+	uint64_t valid_bytes;
+	bool have_relmap;
+	uint64_t unmapped_rel_recs;    /* relation-file records the relmap did not name */
+	uint64_t unknown_file_recs;    /* records whose file id has no FILE entry */
+
+	/* phases[0] is the whole trace; then one per marker (and "(before first marker)") */
+	struct rep_phase *phases;
+	size_t nphases;
+	/* whole-trace breakdowns, sorted by bytes (read + write), then name */
+	struct rep_row *files, *relations, *processes;
+	size_t nfiles, nrelations, nprocesses;
+};
+
+const char *rep_class_name(enum rep_class c);
+int rep_by_parse(const char *s, enum rep_by *ret);
+const char *rep_by_name(enum rep_by by);
+
+/* The report class of one file (with relmap when not NULL, at time ts_ns). */
+enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m, uint64_t ts_ns,
+			    const struct relmap_rel **ret_rel);
+
+int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret);
+void report_free(struct report *rep);
+
+/* Percentage of a in b (0 when b is 0). */
+double rep_pct(uint64_t a, uint64_t b);
+
+/* ---- renderers (report_render.c) ---- */
+struct report_opts {
+	const char *trace_path;
+	const char *relmap_path;       /* NULL: no relmap */
+	enum rep_by by;
+	unsigned top;                  /* rows per breakdown table; 0 = all */
+	int argc;
+	char *const *argv;
+};
+
+struct report_renderer {
+	const char *name;
+	/* human: writes to out; json: dest is the file ("-" = stdout) */
+	int (*render)(const struct report *rep, const struct report_opts *o, FILE *out,
+		      const char *dest);
+};
+
+extern const struct report_renderer report_render_human;
+extern const struct report_renderer report_render_json;
+
+#endif
