@@ -84,7 +84,7 @@ int dutprobe_identify_main(int argc, char **argv)
 	int c, r;
 
 	optind = 0;  /* argv[0] is "identify"; reset any earlier getopt state */
-	while ((c = getopt_long(argc, argv, "+hj:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json_path = optarg;
