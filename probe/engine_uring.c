@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * io_uring engine; see engine.h.
+ *
+ * Per thread: one ring of qd entries, qd slots each owning one aligned
+ * buffer of bs bytes.  The loop keeps every slot in flight:
+ *
+ *     stamp the SQEs prepared since the last submit with one clock read
+ *     io_uring_submit_and_wait(1)     -- submits them and waits in one syscall
+ *     peek every available CQE; per CQE: clock read, latency, account,
+ *         prepare the slot's next I/O (no syscall)
+ *     io_uring_cq_advance(n)
+ *
+ * so a batch of k completions costs one io_uring_enter, k + 1 vDSO clock
+ * reads, and no other syscalls.  All SQEs of a batch are submitted by the
+ * same io_uring_enter, which is why one stamp serves them all.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "probe/engine.h"
+
+struct slot {
+	uint64_t submit_ns;
+	uint64_t offset;
+	void *buf;
+};
+
+/* Start gate: workers set up their rings, then wait until every one is ready. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready;                   /* protected by lock */
+	int go;                           /* protected by lock: 0 wait, 1 run, -1 abort */
+};
+
+struct worker {
+	const struct engine_job *job;
+	unsigned idx;
+	uint64_t *issued_bytes;           /* shared byte-limit counter */
+	struct gate *gate;
+	/* range of this worker */
+	uint64_t lo, hi;                  /* absolute offsets */
+	uint64_t next_seq;
+	uint64_t rng;
+	/* results */
+	struct engine_result res;
+	int setup_error;
+	size_t slices_cap, windows_cap;
+};
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* splitmix64: small, fast, good enough for uniform offsets. */
+static inline uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Next offset, or false when this worker has nothing more to issue. */
+static bool next_offset(struct worker *w, uint64_t *ret)
+{
+	const struct engine_job *j = w->job;
+
+	if (j->byte_limit &&
+	    __atomic_fetch_add(w->issued_bytes, j->bs_bytes, __ATOMIC_RELAXED) + j->bs_bytes > j->byte_limit)
+		return false;
+	if (j->pattern == PROBE_RAND) {
+		uint64_t nblocks = (w->hi - w->lo) / j->bs_bytes;
+
+		*ret = w->lo + (uint64_t)(((unsigned __int128)rng_next(&w->rng) * nblocks) >> 64) * j->bs_bytes;
+		return true;
+	}
+	if (w->next_seq + j->bs_bytes > w->hi) {
+		if (!j->wrap)
+			return false;
+		w->next_seq = w->lo;
+	}
+	*ret = w->next_seq;
+	w->next_seq += j->bs_bytes;
+	return true;
+}
+
+static void prep(struct io_uring *ring, const struct engine_job *j, struct slot *s, unsigned idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);  /* never NULL: at most qd in flight */
+	int fd = j->fixed_files ? 0 : j->fd;
+
+	if (j->dir == PROBE_READ) {
+		if (j->fixed_bufs)
+			io_uring_prep_read_fixed(sqe, fd, s->buf, j->bs_bytes, s->offset, (int)idx);
+		else
+			io_uring_prep_read(sqe, fd, s->buf, j->bs_bytes, s->offset);
+	} else {
+		if (j->fixed_bufs)
+			io_uring_prep_write_fixed(sqe, fd, s->buf, j->bs_bytes, s->offset, (int)idx);
+		else
+			io_uring_prep_write(sqe, fd, s->buf, j->bs_bytes, s->offset);
+	}
+	if (j->fixed_files)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, idx);
+}
+
+static int push_sample(struct engine_sample **arr, size_t *n, size_t *cap, uint64_t t, uint64_t b)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct engine_sample *na = realloc(*arr, nc * sizeof(**arr));
+
+		if (!na)
+			return -ENOMEM;
+		*arr = na;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = (struct engine_sample){ .t_ns = t, .bytes = b };
+	return 0;
+}
+
+/* Ring flags, best first: fewer interrupts and task-work IPIs on newer kernels. */
+static int ring_init(struct io_uring *ring, const struct engine_job *j)
+{
+	static const unsigned plain[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	struct io_uring_params p;
+	int ret = -EINVAL;
+
+	if (j->sqpoll) {
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 100;  /* ms */
+		return io_uring_queue_init_params(j->qd, ring, &p);
+	}
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = plain[i];
+		ret = io_uring_queue_init_params(j->qd, ring, &p);
+		if (ret != -EINVAL)
+			return ret;
+	}
+	return ret;
+}
+
+static void rusage_add(struct worker *w, const struct rusage *a, const struct rusage *b)
+{
+	w->res.cpu_user_s += (double)(b->ru_utime.tv_sec - a->ru_utime.tv_sec) +
+			     (double)(b->ru_utime.tv_usec - a->ru_utime.tv_usec) / 1e6;
+	w->res.cpu_sys_s += (double)(b->ru_stime.tv_sec - a->ru_stime.tv_sec) +
+			    (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
+}
+
+static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
+{
+	const struct engine_job *j = w->job;
+	struct engine_result *r = &w->res;
+	struct io_uring_cqe **cqes;
+	unsigned inflight = 0, *pending;
+	unsigned npending = 0;
+	bool stopping = false;
+	uint64_t t0, measure_from, deadline, last = 0, next_slice, next_window;
+	bool series = w->idx == 0;
+	int ret = 0;
+
+	cqes = malloc(j->qd * sizeof(*cqes));
+	pending = malloc(j->qd * sizeof(*pending));
+	if (!cqes || !pending) {
+		free(cqes);
+		free(pending);
+		return -ENOMEM;
+	}
+	t0 = now_ns();
+	measure_from = t0 + j->warmup_ns;
+	deadline = j->time_limit_ns ? measure_from + j->time_limit_ns : UINT64_MAX;
+	next_slice = j->series_slice_ns;
+	next_window = j->series_window_bytes;
+	r->error_offset = 0;
+
+	for (unsigned i = 0; i < j->qd; i++) {
+		if (!next_offset(w, &slots[i].offset))
+			break;
+		prep(ring, j, &slots[i], i);
+		pending[npending++] = i;
+		inflight++;
+	}
+	while (inflight) {
+		unsigned n;
+		uint64_t t = now_ns();
+
+		for (unsigned i = 0; i < npending; i++)
+			slots[pending[i]].submit_ns = t;
+		npending = 0;
+		ret = io_uring_submit_and_wait(ring, 1);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			/* The ring is unusable: nothing more completes. */
+			r->error = ret;
+			break;
+		}
+		ret = 0;
+		n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
+		for (unsigned c = 0; c < n; c++) {
+			unsigned idx = (unsigned)io_uring_cqe_get_data64(cqes[c]);
+			struct slot *s = &slots[idx];
+			int res = cqes[c]->res;
+
+			t = now_ns();
+			inflight--;
+			if (res != (int)j->bs_bytes) {
+				if (!r->error) {
+					r->error = res < 0 ? res : -EIO;
+					r->error_offset = s->offset;
+				}
+				stopping = true;
+				continue;
+			}
+			r->total_bytes += j->bs_bytes;
+			if (t >= measure_from) {
+				r->ios++;
+				r->bytes += j->bs_bytes;
+				dut_hist_add(r->lat, t - s->submit_ns);
+				last = t;
+			}
+			if (series && next_slice && t - t0 >= next_slice) {
+				if (push_sample(&r->slices, &r->nslices, &w->slices_cap, t - t0, r->total_bytes) < 0)
+					ret = -ENOMEM;
+				while (next_slice <= t - t0)
+					next_slice += j->series_slice_ns;
+			}
+			if (series && next_window && r->total_bytes >= next_window) {
+				if (push_sample(&r->windows, &r->nwindows, &w->windows_cap, t - t0, r->total_bytes) < 0)
+					ret = -ENOMEM;
+				while (next_window <= r->total_bytes)
+					next_window += j->series_window_bytes;
+			}
+			if (stopping || t >= deadline || !next_offset(w, &s->offset))
+				continue;
+			prep(ring, j, s, idx);
+			pending[npending++] = idx;
+			inflight++;
+		}
+		io_uring_cq_advance(ring, n);
+		if ((j->stop && *j->stop) || ret < 0) {
+			r->interrupted = j->stop && *j->stop;
+			stopping = true;
+		}
+	}
+	/* A final sample at the end, so the series covers the whole run. */
+	if (series && (j->series_slice_ns || j->series_window_bytes) && r->total_bytes) {
+		uint64_t t = now_ns() - t0;
+
+		if (j->series_slice_ns && (!r->nslices || r->slices[r->nslices - 1].bytes < r->total_bytes))
+			push_sample(&r->slices, &r->nslices, &w->slices_cap, t, r->total_bytes);
+		if (j->series_window_bytes && (!r->nwindows || r->windows[r->nwindows - 1].bytes < r->total_bytes))
+			push_sample(&r->windows, &r->nwindows, &w->windows_cap, t, r->total_bytes);
+	}
+	r->elapsed_ns = last > measure_from ? last - measure_from : 0;
+	r->end_offset = w->next_seq - j->span_offset;
+	free(cqes);
+	free(pending);
+	return ret;
+}
+
+/* Report ready and wait for the start signal; -1 when the run was aborted. */
+static int gate_wait(struct gate *g)
+{
+	int go;
+
+	pthread_mutex_lock(&g->lock);
+	g->ready++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->go)
+		pthread_cond_wait(&g->cond, &g->lock);
+	go = g->go;
+	pthread_mutex_unlock(&g->lock);
+	return go > 0 ? 0 : -1;
+}
+
+static void gate_open(struct gate *g, unsigned nthreads, int go)
+{
+	pthread_mutex_lock(&g->lock);
+	while (go > 0 && g->ready < nthreads)
+		pthread_cond_wait(&g->cond, &g->lock);
+	g->go = go;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct engine_job *j = w->job;
+	struct io_uring ring;
+	struct slot *slots = NULL;
+	struct iovec *iov = NULL;
+	void *mem = NULL;
+	struct rusage ru0, ru1;
+	int ret;
+
+	ret = ring_init(&ring, j);
+	if (ret < 0) {
+		w->setup_error = ret;
+		gate_wait(w->gate);
+		return NULL;
+	}
+	slots = calloc(j->qd, sizeof(*slots));
+	iov = calloc(j->qd, sizeof(*iov));
+	ret = -ENOMEM;
+	if (!slots || !iov || posix_memalign(&mem, 4096, (size_t)j->qd * j->bs_bytes))
+		goto out;
+	/* Incompressible data: a compressing controller must not flatter the figures. */
+	for (size_t i = 0; i < (size_t)j->qd * j->bs_bytes / 8; i++)
+		((uint64_t *)mem)[i] = rng_next(&w->rng);
+	for (unsigned i = 0; i < j->qd; i++) {
+		slots[i].buf = (char *)mem + (size_t)i * j->bs_bytes;
+		iov[i].iov_base = slots[i].buf;
+		iov[i].iov_len = j->bs_bytes;
+	}
+	if (j->fixed_bufs && (ret = io_uring_register_buffers(&ring, iov, j->qd)) < 0)
+		goto out;
+	if (j->fixed_files && (ret = io_uring_register_files(&ring, &j->fd, 1)) < 0)
+		goto out;
+	ret = 0;
+out:
+	w->setup_error = ret;
+	if (gate_wait(w->gate) < 0 && ret == 0)
+		ret = -ECANCELED;
+	if (ret == 0) {
+		getrusage(RUSAGE_THREAD, &ru0);
+		w->setup_error = loop(w, &ring, slots);
+		getrusage(RUSAGE_THREAD, &ru1);
+		rusage_add(w, &ru0, &ru1);
+	}
+	io_uring_queue_exit(&ring);
+	free(mem);
+	free(slots);
+	free(iov);
+	return NULL;
+}
+
+void engine_result_free(struct engine_result *r)
+{
+	dut_hist_free(r->lat);
+	free(r->slices);
+	free(r->windows);
+	memset(r, 0, sizeof(*r));
+}
+
+static void merge(struct engine_result *dst, struct engine_result *src, unsigned idx)
+{
+	dst->ios += src->ios;
+	dst->bytes += src->bytes;
+	dst->total_bytes += src->total_bytes;
+	if (src->elapsed_ns > dst->elapsed_ns)
+		dst->elapsed_ns = src->elapsed_ns;
+	dut_hist_merge(dst->lat, src->lat);
+	if (!dst->error && src->error) {
+		dst->error = src->error;
+		dst->error_offset = src->error_offset;
+	}
+	dst->interrupted |= src->interrupted;
+	dst->cpu_user_s += src->cpu_user_s;
+	dst->cpu_sys_s += src->cpu_sys_s;
+	if (idx == 0) {
+		dst->end_offset = src->end_offset;
+		dst->slices = src->slices;
+		dst->nslices = src->nslices;
+		dst->windows = src->windows;
+		dst->nwindows = src->nwindows;
+		src->slices = src->windows = NULL;
+	}
+}
+
+int engine_run(const struct engine_job *j, struct engine_result *ret)
+{
+	struct engine_result r = { 0 };
+	struct worker *w;
+	pthread_t *tids;
+	struct gate gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	uint64_t issued = 0, chunk;
+	unsigned started = 0;
+	int err = 0;
+
+	if (!j->qd || !j->threads || !j->bs_bytes || j->span_bytes < j->bs_bytes ||
+	    j->span_offset % 512 || j->seq_start % 512)
+		return -EINVAL;
+	chunk = j->pattern == PROBE_SEQ ? j->span_bytes / j->threads / j->bs_bytes * j->bs_bytes
+					: j->span_bytes;
+	if (chunk < j->bs_bytes)
+		return -EINVAL;
+	w = calloc(j->threads, sizeof(*w));
+	tids = calloc(j->threads, sizeof(*tids));
+	r.lat = dut_hist_new();
+	if (!w || !tids || !r.lat) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < j->threads; i++) {
+		w[i].job = j;
+		w[i].idx = i;
+		w[i].issued_bytes = &issued;
+		w[i].gate = &gate;
+		w[i].rng = j->seed + i * 0x632be59bd9b4e019ull + 1;
+		if (j->pattern == PROBE_SEQ) {
+			w[i].lo = j->span_offset + i * chunk;
+			w[i].hi = w[i].lo + chunk;
+		} else {
+			w[i].lo = j->span_offset;
+			w[i].hi = j->span_offset + j->span_bytes / j->bs_bytes * j->bs_bytes;
+		}
+		w[i].next_seq = w[i].lo + (i == 0 ? j->seq_start / j->bs_bytes * j->bs_bytes : 0);
+		w[i].res.lat = dut_hist_new();
+		if (!w[i].res.lat) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (; started < j->threads; started++) {
+		int e = pthread_create(&tids[started], NULL, worker_main, &w[started]);
+
+		if (e) {
+			err = -e;
+			break;
+		}
+	}
+	/* Every thread is created before any starts: the threads run side by side. */
+	gate_open(&gate, started, err ? -1 : 1);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	for (unsigned i = 0; i < started; i++) {
+		if (w[i].setup_error && !err)
+			err = w[i].setup_error;
+		merge(&r, &w[i].res, i);
+	}
+out:
+	for (unsigned i = 0; w && i < j->threads; i++)
+		engine_result_free(&w[i].res);
+	free(w);
+	free(tids);
+	if (err) {
+		engine_result_free(&r);
+		return err;
+	}
+	*ret = r;
+	return 0;
+}

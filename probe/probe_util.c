@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Option parsing and JSON helpers shared by dutprobe's tests. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "probe/probe.h"
+
+int probe_parse_size_opt(const char *opt, const char *arg, uint64_t *ret, struct dut_error *err)
+{
+	struct dut_error e = { { 0 } };
+	int r = dut_parse_size(arg, ret, &e);
+
+	if (r < 0)
+		dut_error_set(err, "%s: %s", opt, e.msg);
+	return r;
+}
+
+int probe_parse_duration_opt(const char *opt, const char *arg, uint64_t *ret_ns, struct dut_error *err)
+{
+	struct dut_error e = { { 0 } };
+	int r = dut_parse_duration(arg, ret_ns, &e);
+
+	if (r < 0)
+		dut_error_set(err, "%s: %s", opt, e.msg);
+	return r;
+}
+
+int probe_parse_uint_opt(const char *opt, const char *arg, unsigned min, unsigned max, unsigned *ret,
+			 struct dut_error *err)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || arg[0] == '-' || errno || v < min || v > max) {
+		dut_error_set(err, "%s \"%s\": expected a whole number from %u to %u", opt, arg, min, max);
+		return -EINVAL;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
+int probe_parse_uint_list(const char *opt, const char *arg, unsigned *vals, size_t max, size_t *ret_n,
+			  unsigned min, unsigned maxval, struct dut_error *err)
+{
+	char buf[256];
+	char *save = NULL, *tok;
+	size_t n = 0;
+
+	if (strlen(arg) >= sizeof(buf) || !*arg) {
+		dut_error_set(err, "%s \"%s\": expected a comma-separated list such as 1,8,32", opt, arg);
+		return -EINVAL;
+	}
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			dut_error_set(err, "%s \"%s\": at most %zu values", opt, arg, max);
+			return -EINVAL;
+		}
+		if (probe_parse_uint_opt(opt, tok, min, maxval, &vals[n], err) < 0)
+			return -EINVAL;
+		n++;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+int probe_json_add(json_object *obj, const char *key, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int probe_json_target(const struct probe_ctx *ctx, struct dut_result *doc)
+{
+	json_object *t = dut_result_target(doc);
+	const struct probe_target *tg = &ctx->target;
+	int r = 0;
+
+	r |= probe_json_add(t, "path", json_object_new_string(tg->path));
+	r |= probe_json_add(t, "kind", json_object_new_string(target_kind_name(tg->kind)));
+	r |= probe_json_add(t, "size_bytes", json_object_new_int64((int64_t)tg->size_bytes));
+	r |= probe_json_add(t, "logical_block_bytes", json_object_new_int64(tg->lbs_bytes));
+	if (tg->pbs_bytes)
+		r |= probe_json_add(t, "physical_block_bytes", json_object_new_int64(tg->pbs_bytes));
+	if (tg->kind == TARGET_FILE)
+		r |= probe_json_add(t, "filesystem", json_object_new_string(tg->fstype));
+	r |= probe_json_add(t, "link", json_object_new_string(ctx->ceiling_desc));
+	r |= probe_json_add(t, "link_ceiling_bytes_per_s", json_object_new_double(ctx->ceiling_bytes_per_s));
+	return r ? -ENOMEM : 0;
+}
+
+bool probe_above_ceiling(const struct probe_ctx *ctx, double bytes_per_s)
+{
+	return ctx->ceiling_bytes_per_s > 0 && bytes_per_s > ctx->ceiling_bytes_per_s;
+}

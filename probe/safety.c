@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Signature detection and mountinfo parsing (pure); see safety.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/safety.h"
+
+struct magic {
+	const char *name;
+	uint64_t offset;
+	const char *bytes;
+	size_t len;
+};
+
+#define M(name, off, str) { name, off, str, sizeof(str) - 1 }
+
+/* Fixed-offset magics. Offsets are from each format's specification. */
+static const struct magic magics[] = {
+	M("LUKS encrypted volume", 0, "LUKS\xba\xbe"),
+	M("XFS filesystem", 0, "XFSB"),
+	M("Linux RAID (md 1.1) member", 0, "\xfc\x4e\x2b\xa9"),
+	M("NTFS filesystem", 3, "NTFS    "),
+	M("FAT filesystem", 54, "FAT12   "),
+	M("FAT filesystem", 54, "FAT16   "),
+	M("FAT32 filesystem", 82, "FAT32   "),
+	M("GPT partition table", 512, "EFI PART"),
+	M("ext2/3/4 filesystem", 1080, "\x53\xef"),
+	M("F2FS filesystem", 1024, "\x10\x20\xf5\xf2"),
+	M("GPT partition table (4 KiB sectors)", 4096, "EFI PART"),
+	M("Linux RAID (md 1.2) member", 4096, "\xfc\x4e\x2b\xa9"),
+	M("swap space", 4086, "SWAPSPACE2"),
+	M("swap space (old format)", 4086, "SWAP-SPACE"),
+	M("swap space (16 KiB pages)", 16374, "SWAPSPACE2"),
+	M("swap space (64 KiB pages)", 65526, "SWAPSPACE2"),
+	M("ISO 9660 filesystem", 32769, "CD001"),
+	M("btrfs filesystem", 65600, "_BHRfS_M"),
+};
+
+static int add_hit(struct sig_hit *hits, size_t max, size_t n, const char *name, uint64_t off)
+{
+	if (n < max) {
+		hits[n].name = name;
+		hits[n].offset = off;
+	}
+	return 1;
+}
+
+/* An MBR: 0x55AA at 510 and at least one plausible partition entry. */
+static bool has_mbr(const uint8_t *buf, size_t len)
+{
+	if (len < 512 || buf[510] != 0x55 || buf[511] != 0xaa)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		const uint8_t *e = buf + 446 + 16 * i;
+		uint32_t nsect = (uint32_t)e[12] | (uint32_t)e[13] << 8 | (uint32_t)e[14] << 16 |
+				 (uint32_t)e[15] << 24;
+
+		/* boot flag 0x00/0x80, a type, a length */
+		if ((e[0] == 0 || e[0] == 0x80) && e[4] != 0 && nsect != 0)
+			return true;
+	}
+	return false;
+}
+
+size_t sig_detect(const uint8_t *buf, size_t len, struct sig_hit *hits, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		const struct magic *m = &magics[i];
+
+		if (m->offset + m->len <= len && !memcmp(buf + m->offset, m->bytes, m->len))
+			n += add_hit(hits, max, n, m->name, m->offset);
+	}
+	/* LVM2 physical volume: "LABELONE" in one of the first four sectors, "LVM2 001" at +24. */
+	for (uint64_t s = 0; s < 4; s++) {
+		uint64_t off = s * 512;
+
+		if (off + 32 <= len && !memcmp(buf + off, "LABELONE", 8) &&
+		    !memcmp(buf + off + 24, "LVM2 001", 8)) {
+			n += add_hit(hits, max, n, "LVM2 physical volume", off);
+			break;
+		}
+	}
+	/* A FAT/NTFS boot sector also ends in 0x55AA: only call it a partition table alone. */
+	if (has_mbr(buf, len) && n == 0)
+		n += add_hit(hits, max, n, "MBR partition table", 510);
+	return n < max ? n : max;
+}
+
+/* Copy a mountinfo field, decoding \ooo octal escapes. */
+static void unescape(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < slen && o + 1 < dlen; i++) {
+		if (src[i] == '\\' && i + 3 < slen && src[i + 1] >= '0' && src[i + 1] <= '3' &&
+		    src[i + 2] >= '0' && src[i + 2] <= '7' && src[i + 3] >= '0' && src[i + 3] <= '7') {
+			dst[o++] = (char)((src[i + 1] - '0') * 64 + (src[i + 2] - '0') * 8 + (src[i + 3] - '0'));
+			i += 3;
+		} else {
+			dst[o++] = src[i];
+		}
+	}
+	dst[o] = '\0';
+}
+
+/* The next space-separated field of [*p, end); false at the end. */
+static bool next_field(const char **p, const char *end, const char **f, size_t *flen)
+{
+	const char *s = *p;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s >= end)
+		return false;
+	*f = s;
+	while (s < end && *s != ' ')
+		s++;
+	*flen = (size_t)(s - *f);
+	*p = s;
+	return true;
+}
+
+static int parse_line_n(const char *line, size_t len, struct mountinfo_entry *ret)
+{
+	const char *p = line, *end = line + len, *f;
+	size_t flen;
+	struct mountinfo_entry e = { 0 };
+	char num[32];
+	unsigned maj, min;
+	char tail;
+
+	/* 1 mount id, 2 parent id, 3 major:minor, 4 root, 5 mount point */
+	for (int i = 1; i <= 5; i++) {
+		if (!next_field(&p, end, &f, &flen))
+			return -EINVAL;
+		if (i == 3) {
+			if (flen >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, f, flen);
+			num[flen] = '\0';
+			if (sscanf(num, "%u:%u%c", &maj, &min, &tail) != 2)
+				return -EINVAL;
+		} else if (i == 5) {
+			unescape(e.mount_point, sizeof(e.mount_point), f, flen);
+		}
+	}
+	/* optional fields up to the "-" separator */
+	for (;;) {
+		if (!next_field(&p, end, &f, &flen))
+			return -EINVAL;
+		if (flen == 1 && *f == '-')
+			break;
+	}
+	if (!next_field(&p, end, &f, &flen))
+		return -EINVAL;
+	unescape(e.fstype, sizeof(e.fstype), f, flen);
+	if (!next_field(&p, end, &f, &flen))
+		return -EINVAL;
+	unescape(e.source, sizeof(e.source), f, flen);
+	e.major = maj;
+	e.minor = min;
+	*ret = e;
+	return 0;
+}
+
+int mountinfo_parse_line(const char *line, struct mountinfo_entry *ret)
+{
+	size_t len = strcspn(line, "\n");
+
+	return parse_line_n(line, len, ret);
+}
+
+int mountinfo_find(const char *text, unsigned major, unsigned minor, struct mountinfo_entry *ret)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		struct mountinfo_entry e;
+
+		if (parse_line_n(p, len, &e) == 0 && e.major == major && e.minor == minor) {
+			*ret = e;
+			return 1;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}

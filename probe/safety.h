@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Write safety for block devices.
+ *
+ * Pure part (safety.c): on-disk signature detection in a buffer holding the
+ * first SIG_SCAN_BYTES of a device, and /proc/self/mountinfo parsing.
+ * Linux part (safety_linux.c): gathers the facts for one device (mounts of
+ * the device and of its partitions, holders, swap, exclusive-open test,
+ * signatures) into a struct safety_report that main turns into a refusal.
+ */
+#ifndef DUTPROBE_SAFETY_H
+#define DUTPROBE_SAFETY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Covers btrfs (65600 + 8), ISO9660 (32769) and GPT on 4 KiB sectors (4096 + 8). */
+#define SIG_SCAN_BYTES (128u * 1024)
+
+struct sig_hit {
+	const char *name;         /* "ext2/3/4 filesystem", "GPT partition table", ... */
+	uint64_t offset;          /* where the magic was found */
+};
+
+#define SIG_MAX_HITS 8
+
+/*
+ * Look for filesystem, partition-table, RAID, LVM, LUKS and swap signatures
+ * in buf[0..len) (the start of a device).  Fills up to max hits in order of
+ * offset; returns how many were found (0 = looks blank or unknown data).
+ */
+size_t sig_detect(const uint8_t *buf, size_t len, struct sig_hit *hits, size_t max);
+
+struct mountinfo_entry {
+	unsigned major, minor;
+	char mount_point[256];    /* octal escapes (\040) decoded */
+	char fstype[64];
+	char source[256];
+};
+
+/*
+ * Parse one mountinfo line ("36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1
+ * - ext3 /dev/root rw,errors=continue").  0 or -EINVAL.
+ */
+int mountinfo_parse_line(const char *line, struct mountinfo_entry *ret);
+/*
+ * First mount of major:minor in the mountinfo text; 1 found, 0 not found.
+ * Malformed lines are skipped.
+ */
+int mountinfo_find(const char *text, unsigned major, unsigned minor, struct mountinfo_entry *ret);
+
+/* What was found on one device; each string empty when nothing was. */
+struct safety_report {
+	char mounted[512];        /* "/dev/loop0 is mounted at /mnt (ext4)" or partition mounts */
+	char in_use[512];         /* holders, swap, exclusive opener */
+	char signature[512];      /* "ext2/3/4 filesystem (magic at byte 1080)" */
+};
+
+/*
+ * Examine a block device by path (the Linux part).  Returns 0 and fills
+ * *ret, or -errno when the device cannot be examined at all.
+ */
+int safety_examine(const char *dev_path, struct safety_report *ret);
+
+static inline bool safety_report_clear(const struct safety_report *r)
+{
+	return !r->mounted[0] && !r->in_use[0] && !r->signature[0];
+}
+
+#endif

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Signature detection on crafted buffers and mountinfo parsing (probe/safety.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "probe/safety.h"
+#include "tests/cu_main.h"
+
+static uint8_t buf[SIG_SCAN_BYTES];
+
+static void put(uint64_t off, const char *bytes, size_t len)
+{
+	memcpy(buf + off, bytes, len);
+}
+
+#define PUT(off, str) put(off, str, sizeof(str) - 1)
+
+static void mbr_entry(int i, uint8_t type, uint32_t nsect)
+{
+	uint8_t *e = buf + 446 + 16 * i;
+
+	e[0] = 0;
+	e[4] = type;
+	e[12] = (uint8_t)nsect;
+	e[13] = (uint8_t)(nsect >> 8);
+	e[14] = (uint8_t)(nsect >> 16);
+	e[15] = (uint8_t)(nsect >> 24);
+	buf[510] = 0x55;
+	buf[511] = 0xaa;
+}
+
+static void test_signatures_found_at_their_offsets(void)
+{
+	static const struct {
+		const char *what;
+		uint64_t off;
+		const char *magic;
+		size_t len;
+		const char *name;
+	} rows[] = {
+		{ "ext4", 1080, "\x53\xef", 2, "ext2/3/4 filesystem" },
+		{ "xfs", 0, "XFSB", 4, "XFS filesystem" },
+		{ "btrfs", 65600, "_BHRfS_M", 8, "btrfs filesystem" },
+		{ "swap", 4086, "SWAPSPACE2", 10, "swap space" },
+		{ "gpt", 512, "EFI PART", 8, "GPT partition table" },
+		{ "gpt 4k", 4096, "EFI PART", 8, "GPT partition table (4 KiB sectors)" },
+		{ "luks", 0, "LUKS\xba\xbe", 6, "LUKS encrypted volume" },
+		{ "md 1.2", 4096, "\xfc\x4e\x2b\xa9", 4, "Linux RAID (md 1.2) member" },
+		{ "iso", 32769, "CD001", 5, "ISO 9660 filesystem" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct sig_hit hits[SIG_MAX_HITS];
+		size_t n;
+
+		memset(buf, 0, sizeof(buf));
+		put(rows[i].off, rows[i].magic, rows[i].len);
+		n = sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS);
+		CU_CHECK(n == 1, "%s: %zu hits", rows[i].what, n);
+		if (n >= 1)
+			CU_CHECK(!strcmp(hits[0].name, rows[i].name) && hits[0].offset == rows[i].off,
+				 "%s: found %s at %llu", rows[i].what, hits[0].name, (unsigned long long)hits[0].offset);
+		/* One byte earlier is not the magic. */
+		memset(buf, 0, sizeof(buf));
+		put(rows[i].off - 1, rows[i].magic, rows[i].len);
+		CU_CHECK(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS) == 0 || rows[i].off == 0,
+			 "%s: found when shifted by one byte", rows[i].what);
+	}
+}
+
+static void test_lvm_label_in_second_sector(void)
+{
+	struct sig_hit hits[SIG_MAX_HITS];
+
+	memset(buf, 0, sizeof(buf));
+	PUT(512, "LABELONE");
+	PUT(512 + 24, "LVM2 001");
+	CU_ASSERT_EQUAL_FATAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 1);
+	CU_ASSERT_STRING_EQUAL(hits[0].name, "LVM2 physical volume");
+	CU_ASSERT_EQUAL(hits[0].offset, 512);
+	/* LABELONE without the LVM2 type is someone else's label: not claimed. */
+	memset(buf + 536, 0, 8);
+	CU_ASSERT_EQUAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 0);
+}
+
+static void test_mbr_needs_a_partition_entry(void)
+{
+	struct sig_hit hits[SIG_MAX_HITS];
+
+	memset(buf, 0, sizeof(buf));
+	buf[510] = 0x55;
+	buf[511] = 0xaa;
+	CU_ASSERT_EQUAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 0);
+	mbr_entry(1, 0x83, 2048);
+	CU_ASSERT_EQUAL_FATAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 1);
+	CU_ASSERT_STRING_EQUAL(hits[0].name, "MBR partition table");
+	/* A GPT disk's protective MBR is reported as GPT only. */
+	memset(buf, 0, sizeof(buf));
+	mbr_entry(0, 0xee, 0xffffffff);
+	PUT(512, "EFI PART");
+	CU_ASSERT_EQUAL_FATAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 1);
+	CU_ASSERT_STRING_EQUAL(hits[0].name, "GPT partition table");
+}
+
+static void test_blank_and_short_buffers(void)
+{
+	struct sig_hit hits[SIG_MAX_HITS];
+
+	memset(buf, 0, sizeof(buf));
+	CU_ASSERT_EQUAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 0);
+	memset(buf, 0xff, sizeof(buf));
+	CU_ASSERT_EQUAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 0);
+	/* A magic past the end of a short read is not looked at. */
+	memset(buf, 0, sizeof(buf));
+	PUT(65600, "_BHRfS_M");
+	CU_ASSERT_EQUAL(sig_detect(buf, 65536, hits, SIG_MAX_HITS), 0);
+	CU_ASSERT_EQUAL(sig_detect(buf, 0, hits, SIG_MAX_HITS), 0);
+	/* Several at once: ext4 and a stale btrfs superblock, both reported in order. */
+	PUT(1080, "\x53\xef");
+	CU_ASSERT_EQUAL_FATAL(sig_detect(buf, sizeof(buf), hits, SIG_MAX_HITS), 2);
+	CU_ASSERT_EQUAL(hits[0].offset, 1080);
+	CU_ASSERT_EQUAL(hits[1].offset, 65600);
+}
+
+static const char fixture[] =
+	"22 28 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
+	"28 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+	"garbage line without fields\n"
+	"41 28 7:0 / /mnt/with\\040space rw,relatime shared:20 master:3 - ext4 /dev/loop0 rw\n"
+	"42 28 7:16 /sub /srv/bind rw - xfs /dev/loop1 rw,attr2\n"
+	"43 28 259:1 / /data rw - btrfs /dev/nvme0n1p1 rw";   /* no newline at the end */
+
+static void test_mountinfo_lines(void)
+{
+	static const struct {
+		unsigned maj, min;
+		int found;
+		const char *mnt, *fstype, *source;
+	} rows[] = {
+		{ 254, 0, 1, "/", "ext4", "/dev/vda" },
+		{ 7, 0, 1, "/mnt/with space", "ext4", "/dev/loop0" },
+		{ 7, 16, 1, "/srv/bind", "xfs", "/dev/loop1" },
+		{ 259, 1, 1, "/data", "btrfs", "/dev/nvme0n1p1" },
+		{ 7, 1, 0, NULL, NULL, NULL },
+		{ 70, 0, 0, NULL, NULL, NULL },   /* 7:0 must not match 70:0 */
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct mountinfo_entry e;
+		int f = mountinfo_find(fixture, rows[i].maj, rows[i].min, &e);
+
+		CU_CHECK(f == rows[i].found, "%u:%u: found %d", rows[i].maj, rows[i].min, f);
+		if (f == 1 && rows[i].found)
+			CU_CHECK(!strcmp(e.mount_point, rows[i].mnt) && !strcmp(e.fstype, rows[i].fstype) &&
+					 !strcmp(e.source, rows[i].source),
+				 "%u:%u: %s %s %s", rows[i].maj, rows[i].min, e.mount_point, e.fstype, e.source);
+	}
+	{
+		struct mountinfo_entry e;
+
+		CU_ASSERT_EQUAL(mountinfo_parse_line("1 2 3:4 / /x rw", &e), -EINVAL);  /* no " - " */
+		CU_ASSERT_EQUAL(mountinfo_parse_line("1 2 x:4 / /x rw - ext4 /dev/a rw", &e), -EINVAL);
+		CU_ASSERT_EQUAL(mountinfo_parse_line("", &e), -EINVAL);
+		CU_ASSERT_EQUAL(mountinfo_find("", 7, 0, &e), 0);
+	}
+}
+
+static const struct cu_test tests[] = {
+	{ "signatures_found_at_their_offsets", test_signatures_found_at_their_offsets },
+	{ "lvm_label_in_second_sector", test_lvm_label_in_second_sector },
+	{ "mbr_needs_a_partition_entry", test_mbr_needs_a_partition_entry },
+	{ "blank_and_short_buffers", test_blank_and_short_buffers },
+	{ "mountinfo_lines", test_mountinfo_lines },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "probe_safety", .tests = tests };
