@@ -36,7 +36,7 @@ struct mock_state {
 	size_t nexp, pos;
 	unsigned calls;
 	char mismatch[512];       /* first mismatch, "" when all matched */
-	uint8_t captured[MOCK_MAX_CAPTURE];  /* data the host sent in the last write-direction command */
+	uint8_t captured[MOCK_MAX_CAPTURE] __attribute__((aligned(8)));  /* data the host sent in the last write-direction command */
 	size_t captured_len;
 };
 
