@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "fuse/cli.h"
+#include "lib/cleanup.h"
+#include "tests/cu_main.h"
+
+#define MAXARGS 12
+
+static void test_accepts_contract_syntax(void)
+{
+	static const struct {
+		const char *argv[MAXARGS];
+		const char *trace, *pidfile, *opts;
+		enum dutfs_view view;
+		unsigned threads;
+		int fg, debug;
+	} rows[] = {
+		{ { "dutfs", "/b", "/m" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, DUTFS_THREADS_DEFAULT, 0, 0 },
+		{ { "dutfs", "/b", "/m", "--trace", "/t.dtr" }, "/t.dtr", NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0 },
+		{ { "dutfs", "--trace=/t", "/b", "--view", "syscall", "/m", "-f" }, "/t", NULL, NULL,
+		  DUTFS_VIEW_SYSCALL, 16, 1, 0 },
+		{ { "dutfs", "/b", "/m", "--view=device", "--pidfile", "/p", "--threads", "4" }, NULL, "/p", NULL,
+		  DUTFS_VIEW_DEVICE, 4, 0, 0 },
+		{ { "dutfs", "/b", "/m", "-o", "ro", "-o", "max_read=4096" }, NULL, NULL, "ro,max_read=4096",
+		  DUTFS_VIEW_DEVICE, 16, 0, 0 },
+		{ { "dutfs", "-oro", "/b", "/m", "--debug" }, NULL, NULL, "ro", DUTFS_VIEW_DEVICE, 16, 1, 1 },
+		{ { "dutfs", "/b", "/m", "--threads=256" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 256, 0, 0 },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dutfs_cli c;
+		struct dut_error err = { .msg = "" };
+		int argc = 0, r;
+
+		while (argc < MAXARGS && rows[i].argv[argc])
+			argc++;
+		r = dutfs_cli_parse(argc, (char *const *)rows[i].argv, &c, &err);
+		CU_CHECK(r == 0, "row %zu: ret %d (%s)", i, r, err.msg);
+		if (r)
+			continue;
+		CU_CHECK(!strcmp(c.backing, "/b") && !strcmp(c.mountpoint, "/m"), "row %zu: dirs", i);
+		CU_CHECK((!c.trace_path && !rows[i].trace) ||
+			 (c.trace_path && rows[i].trace && !strcmp(c.trace_path, rows[i].trace)),
+			 "row %zu: trace %s", i, c.trace_path ? c.trace_path : "(none)");
+		CU_CHECK((!c.pidfile && !rows[i].pidfile) ||
+			 (c.pidfile && rows[i].pidfile && !strcmp(c.pidfile, rows[i].pidfile)), "row %zu: pidfile", i);
+		CU_CHECK((!c.fuse_opts && !rows[i].opts) ||
+			 (c.fuse_opts && rows[i].opts && !strcmp(c.fuse_opts, rows[i].opts)),
+			 "row %zu: opts \"%s\"", i, c.fuse_opts ? c.fuse_opts : "(none)");
+		CU_CHECK(c.view == rows[i].view, "row %zu: view %d", i, c.view);
+		CU_CHECK(c.threads == rows[i].threads, "row %zu: threads %u", i, c.threads);
+		CU_CHECK(c.foreground == rows[i].fg && c.debug == rows[i].debug, "row %zu: -f/--debug", i);
+		dutfs_cli_free(&c);
+	}
+}
+
+static void test_rejects_bad_arguments_with_reason(void)
+{
+	static const struct {
+		const char *argv[MAXARGS];
+		const char *reason; /* substring of the message */
+	} rows[] = {
+		{ { "dutfs" }, "missing BACKING_DIR" },
+		{ { "dutfs", "/b" }, "missing MOUNTPOINT" },
+		{ { "dutfs", "/b", "/m", "/x" }, "unexpected argument \"/x\"" },
+		{ { "dutfs", "/b", "/m", "--view", "fast" }, "\"fast\" is not a view" },
+		{ { "dutfs", "/b", "/m", "--threads", "0" }, "--threads" },
+		{ { "dutfs", "/b", "/m", "--threads", "257" }, "--threads" },
+		{ { "dutfs", "/b", "/m", "--threads", "8x" }, "--threads" },
+		{ { "dutfs", "/b", "/m", "--threads", "-3" }, "--threads" },
+		{ { "dutfs", "/b", "/m", "--trace" }, "--trace needs a value" },
+		{ { "dutfs", "/b", "/m", "--trace=" }, "--trace needs a file name" },
+		{ { "dutfs", "/b", "/m", "-o", "" }, "non-empty" },
+		{ { "dutfs", "/b", "/m", "--tracee", "x" }, "unknown option \"--tracee\"" },
+		{ { "dutfs", "/b", "/m", "-x" }, "unknown option \"-x\"" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dutfs_cli c;
+		struct dut_error err = { .msg = "" };
+		int argc = 0, r;
+
+		while (argc < MAXARGS && rows[i].argv[argc])
+			argc++;
+		r = dutfs_cli_parse(argc, (char *const *)rows[i].argv, &c, &err);
+		CU_CHECK(r == -EINVAL, "row %zu: ret %d, want -EINVAL", i, r);
+		CU_CHECK(strstr(err.msg, rows[i].reason) != NULL, "row %zu: message \"%s\" lacks \"%s\"", i,
+			 err.msg, rows[i].reason);
+	}
+}
+
+static void test_help_needs_no_directories(void)
+{
+	const char *argv[] = { "dutfs", "--help" };
+	struct dutfs_cli c;
+
+	CU_CHECK(dutfs_cli_parse(2, (char *const *)argv, &c, NULL) == 0 && c.help, "--help alone parses");
+}
+
+static const struct cu_test tests[] = {
+	{ "accepts_contract_syntax", test_accepts_contract_syntax },
+	{ "rejects_bad_arguments_with_reason", test_rejects_bad_arguments_with_reason },
+	{ "help_needs_no_directories", test_help_needs_no_directories },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "dutfs-cli", .tests = tests };

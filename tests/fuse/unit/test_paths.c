@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "fuse/paths.h"
+#include "lib/cleanup.h"
+#include "tests/cu_main.h"
+
+static void test_name_ok(void)
+{
+	static char longname[NAME_MAX + 2];
+	static const struct {
+		const char *name;
+		bool ok;
+	} rows[] = {
+		{ "base", true }, { "16384", true }, { ".dutfs", true }, { "...", true },
+		{ "", false }, { ".", false }, { "..", false }, { "a/b", false }, { "/", false },
+		{ NULL, false },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++)
+		CU_CHECK(dutfs_name_ok(rows[i].name) == rows[i].ok, "row %zu \"%s\"", i,
+			 rows[i].name ? rows[i].name : "(null)");
+	memset(longname, 'a', NAME_MAX);
+	CU_CHECK(dutfs_name_ok(longname), "NAME_MAX bytes is fine");
+	longname[NAME_MAX] = 'a';
+	CU_CHECK(!dutfs_name_ok(longname), "NAME_MAX + 1 bytes is refused");
+}
+
+static void test_path_follows_renames(void)
+{
+	struct dutfs_pnode root = { 0 }, base = { 0 }, db = { 0 }, rel = { 0 }, wal = { 0 }, seg = { 0 };
+	char buf[PATH_MAX];
+
+	CU_CHECK(dutfs_pnode_path(&root, buf, sizeof(buf)) == 0 && !strcmp(buf, ""), "root is \"\"");
+	dutfs_pnode_set(&base, &root, "base");
+	dutfs_pnode_set(&db, &base, "5");
+	dutfs_pnode_set(&rel, &db, "16397");
+	dutfs_pnode_set(&wal, &root, "pg_wal");
+	dutfs_pnode_set(&seg, &wal, "xlogtemp.123");
+	CU_CHECK(dutfs_pnode_path(&rel, buf, sizeof(buf)) == 0 && !strcmp(buf, "base/5/16397"),
+		 "nested path, got \"%s\"", buf);
+	/* WAL recycling: rename to the final segment name */
+	dutfs_pnode_set(&seg, &wal, "000000010000000000000002");
+	CU_CHECK(dutfs_pnode_path(&seg, buf, sizeof(buf)) == 0 &&
+		 !strcmp(buf, "pg_wal/000000010000000000000002"), "renamed leaf, got \"%s\"", buf);
+	/* a directory moves: children follow */
+	dutfs_pnode_set(&db, &wal, "moved");
+	CU_CHECK(dutfs_pnode_path(&rel, buf, sizeof(buf)) == 0 && !strcmp(buf, "pg_wal/moved/16397"),
+		 "renamed directory, got \"%s\"", buf);
+	CU_CHECK(dutfs_pnode_path(&rel, buf, strlen("pg_wal/moved/16397") + 1) == 0, "exact fit");
+	CU_CHECK(dutfs_pnode_path(&rel, buf, strlen("pg_wal/moved/16397")) == -ENAMETOOLONG, "one short");
+	CU_CHECK(dutfs_pnode_path(&rel, buf, 0) == -ENAMETOOLONG, "empty buffer");
+	dutfs_pnode_clear(&base);
+	dutfs_pnode_clear(&db);
+	dutfs_pnode_clear(&rel);
+	dutfs_pnode_clear(&wal);
+	dutfs_pnode_clear(&seg);
+}
+
+static void test_cycle_is_reported(void)
+{
+	struct dutfs_pnode a = { 0 }, b = { 0 };
+	char buf[64];
+
+	dutfs_pnode_set(&a, &b, "a");
+	dutfs_pnode_set(&b, &a, "b");
+	CU_CHECK(dutfs_pnode_path(&a, buf, sizeof(buf)) == -ELOOP, "a parent cycle gives -ELOOP");
+	dutfs_pnode_clear(&a);
+	dutfs_pnode_clear(&b);
+}
+
+static void test_path_within(void)
+{
+	static const struct {
+		const char *path, *dir;
+		bool within;
+	} rows[] = {
+		{ "/mnt/x", "/mnt/x", true },
+		{ "/mnt/x/data", "/mnt/x", true },
+		{ "/mnt/x/", "/mnt/x", true },
+		{ "/mnt/xy", "/mnt/x", false },
+		{ "/mnt", "/mnt/x", false },
+		{ "/var/tmp/b", "/", true },
+		{ "/mnt/x/data", "/mnt/x/", true },
+		{ "/other", "/mnt/x", false },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++)
+		CU_CHECK(dutfs_path_within(rows[i].path, rows[i].dir) == rows[i].within,
+			 "row %zu: %s within %s", i, rows[i].path, rows[i].dir);
+}
+
+static void test_mountinfo(void)
+{
+	static const char mi[] =
+		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+		"\n"
+		"40 22 0:35 / /tmp/my\\040mnt rw,nosuid - fuse.dutfs dutfs rw,user_id=0\n"
+		"41 22 0:36 / /var/tmp/a rw - tmpfs tmpfs rw\n";
+	static const struct {
+		const char *path;
+		int ret;
+	} rows[] = {
+		{ "/", 1 }, { "/tmp/my mnt", 1 }, { "/tmp/my\\040mnt", 0 }, { "/var/tmp/a", 1 },
+		{ "/var/tmp", 0 }, { "/var/tmp/a/b", 0 },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		int r = dutfs_mountinfo_has(mi, sizeof(mi) - 1, rows[i].path);
+
+		CU_CHECK(r == rows[i].ret, "row %zu \"%s\": %d, want %d", i, rows[i].path, r, rows[i].ret);
+	}
+	CU_CHECK(dutfs_mountinfo_has("22 1 8:1\n", 9, "/") == -EINVAL, "short line is malformed");
+	CU_CHECK(dutfs_mountinfo_has("", 0, "/") == 0, "empty table");
+}
+
+static const struct cu_test tests[] = {
+	{ "name_ok", test_name_ok },
+	{ "path_follows_renames", test_path_follows_renames },
+	{ "cycle_is_reported", test_cycle_is_reported },
+	{ "path_within", test_path_within },
+	{ "mountinfo", test_mountinfo },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "dutfs-paths", .tests = tests };
