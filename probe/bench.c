@@ -305,7 +305,7 @@ static int bench_run(const void *c, struct probe_ctx *ctx, void **ret, struct du
 	const struct bench_cfg *cfg = c;
 	struct bench_result *res = calloc(1, sizeof(*res));
 	uint64_t span;
-	bool reads = false;
+	bool reads = false, hole = false;
 	int r;
 
 	if (!res)
@@ -320,9 +320,9 @@ static int bench_run(const void *c, struct probe_ctx *ctx, void **ret, struct du
 	res->reps = cfg->reps;
 	for (size_t i = 0; i < cfg->nrows; i++)
 		reads |= !bench_row_writes(&cfg->rows[i]);
-	if (reads && ctx->target.sparse) {
+	if (reads && target_has_hole(&ctx->target, cfg->offset, span, &hole) == 0 && hole) {
 		if (!ctx->target.writable) {
-			dut_error_set(err, "%s is sparse (holes read as zeros without touching the device) and not writable; lay it out first",
+			dut_error_set(err, "%s has holes in the span (they read as zeros without touching the device) and is not writable; write it in full first",
 				      ctx->target.path);
 			bench_free(res);
 			return -EINVAL;
@@ -372,7 +372,7 @@ static void bench_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 		dut_format_size(res->span_bytes, a, sizeof(a)), res->offset, ctx->target.lbs_bytes);
 	fprintf(out, "link: %s\n", ctx->ceiling_desc);
 	if (res->laid_out_bytes)
-		fprintf(out, "the file was sparse: wrote all %s of it first (%s) so reads hit real blocks\n",
+		fprintf(out, "the file had holes: wrote all %s of the span first (%s) so reads hit real blocks\n",
 			dut_format_size(res->laid_out_bytes, a, sizeof(a)),
 			dut_format_duration(res->layout_ns, b, sizeof(b)));
 	fprintf(out, "%u rep%s of %s after %s warm-up; MB/s and IOPS: median (min-max); latency over all reps\n\n",

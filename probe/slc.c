@@ -303,12 +303,12 @@ static uint64_t bytes_before(const struct slc_pass *p, size_t i)
 
 static void human_pass(const struct slc_pass *p, const struct probe_ctx *ctx, FILE *out)
 {
-	char a[DUT_FMT_LEN], b[DUT_FMT_LEN], c[DUT_FMT_LEN];
+	char a[DUT_FMT_LEN], b[DUT_FMT_LEN], c[DUT_FMT_LEN], d[DUT_FMT_LEN];
 
 	fprintf(out, "wrote %s in %s: %zu windows, %zu time slices; write latency p50 %s p99 %s\n",
 		dut_format_size(p->bytes, a, sizeof(a)), dut_format_duration(p->elapsed_ns, b, sizeof(b)),
 		p->nwin, p->nslice, dut_format_duration(p->lat.p50, c, sizeof(c)),
-		dut_format_duration(p->lat.p99, a, sizeof(a)));
+		dut_format_duration(p->lat.p99, d, sizeof(d)));
 	if (!p->knee.nknees) {
 		double med = p->knee.nsegments ? p->knee.segments[0].median : 0;
 

@@ -52,6 +52,8 @@ const char *target_kind_name(enum target_kind k);
  * file.  -EOPNOTSUPP when the device or filesystem cannot.
  */
 int target_discard(struct probe_target *t, uint64_t off, uint64_t len);
+/* Does [off, off+len) of a file hold a hole (reads there never reach the device)? */
+int target_has_hole(const struct probe_target *t, uint64_t off, uint64_t len, bool *ret);
 /* Re-read st_blocks: is the file still sparse? */
 int target_refresh_sparse(struct probe_target *t);
 

@@ -240,6 +240,25 @@ int target_refresh_sparse(struct probe_target *t)
 	return 0;
 }
 
+int target_has_hole(const struct probe_target *t, uint64_t off, uint64_t len, bool *ret)
+{
+	off_t h;
+
+	if (t->kind != TARGET_FILE) {
+		*ret = false;
+		return 0;
+	}
+	h = lseek(t->fd, (off_t)off, SEEK_HOLE);
+	if (h < 0) {
+		if (errno != EINVAL && errno != ENXIO)
+			return -errno;
+		*ret = t->sparse;   /* no SEEK_HOLE here: fall back to the block count */
+		return 0;
+	}
+	*ret = (uint64_t)h < off + len;
+	return 0;
+}
+
 int target_open(const char *path, const struct target_opts *o, struct probe_target *t,
 		struct dut_error *err)
 {
