@@ -21,8 +21,12 @@ static void abort_client(struct pgl_thread *th, struct pgl_client *c, const char
 		size_t n;
 
 		snprintf(msg, sizeof(msg), "%s", why);
+		/* libpq messages span lines ("\n\t..."): make one line of them. */
+		for (char *p = msg; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
 		n = strlen(msg);
-		while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		while (n && msg[n - 1] == ' ')
 			msg[--n] = '\0';
 		snprintf(r->first_error, sizeof(r->first_error), "client %u aborted: %s", c->id, msg);
 	}

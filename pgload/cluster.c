@@ -127,7 +127,7 @@ static int run_checked(char *const argv[], const char *what, struct dut_error *e
 {
 	char path[] = "/tmp/pgload-out-XXXXXX";
 	_cleanup_close_ int fd = mkstemp(path);
-	char tail[2048];
+	char tail[400]; /* the end of the output: err->msg holds 512 bytes */
 	int r;
 
 	if (fd < 0)
@@ -615,6 +615,14 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *
 		if (absolute_path(o->wal_dir, c.wal_dir, sizeof(c.wal_dir)) < 0)
 			return -ENAMETOOLONG;
 		c.wal_dir_created = access(c.wal_dir, F_OK) < 0;
+		/* initdb runs as postgres and may not be allowed to create it: we do. */
+		if (c.wal_dir_created && mkdir(c.wal_dir, 0700) < 0) {
+			dut_error_set(err, "cannot create the WAL directory %s: %s", c.wal_dir,
+				      strerror(errno));
+			return -errno;
+		}
+		if ((r = chown_postgres(c.wal_dir)) < 0)
+			goto fail_chown;
 	}
 	c.ntablespaces = o->ntablespaces;
 	memcpy(c.ts, o->ts, sizeof(c.ts));

@@ -174,6 +174,32 @@ static int create_tables(struct pgl_session *s, const struct pgl_init_opts *o,
 	return r;
 }
 
+/* Check the named tablespaces before anything is dropped. */
+static int check_tablespace(struct pgl_session *s, const char *name, struct dut_error *err)
+{
+	const char *vals[1] = { name };
+	PGresult *res;
+	int found;
+
+	if (!name)
+		return 0;
+	res = PQexecParams(s->admin, "SELECT 1 FROM pg_tablespace WHERE spcname = $1", 1, NULL,
+			   vals, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		dut_error_set(err, "looking up tablespace %s: %s", name, PQresultErrorMessage(res));
+		PQclear(res);
+		return -EIO;
+	}
+	found = PQntuples(res);
+	PQclear(res);
+	if (!found) {
+		dut_error_set(err, "tablespace \"%s\" does not exist (create it, e.g. pgload cluster "
+			      "init --tablespace %s=DIR)", name, name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static void phase_done(struct pgl_init_result *res, const char *name, uint64_t t0)
 {
 	if (res->nphases >= PGL_INIT_MAX_PHASES)
@@ -270,6 +296,9 @@ static int oltp_init(struct pgl_session *s, const struct pgl_init_opts *o,
 	snprintf(res->tables_on, sizeof(res->tables_on), "%s", o->tables_on ? o->tables_on : "");
 	snprintf(res->indexes_on, sizeof(res->indexes_on), "%s", o->indexes_on ? o->indexes_on : "");
 	res->settings = s->settings;
+	if ((r = check_tablespace(s, o->tables_on, err)) < 0 ||
+	    (r = check_tablespace(s, o->indexes_on, err)) < 0)
+		return r;
 
 	static const struct {
 		const char *name;

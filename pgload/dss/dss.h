@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `pgload dss`: the TPC-H-derived decision-support workload.  The results
+ * it prints are TPC-H-derived measurements of a storage stack; they are not
+ * TPC-H results and must never be called so.
+ *
+ *   pgload dss [-d CONNINFO | -h HOST -p PORT -U USER] [-s SF] [-j THREADS]
+ *              [--phases load,keys,analyze,queries,rf] [--queries 1,3-5]
+ *              [--params default|random] [--seed N] [--data-seed N] [--reps N]
+ *              [--timeout DURATION] [--stats-target N] [--dutfs-control FILE]
+ *              [--json FILE] [--quiet]
+ *   pgload dss --gen-only | --to-files DIR  [-s SF] [-j THREADS] [--data-seed N]
+ *
+ * argv[0] is "dss".  Returns the process exit status: 0 when every phase
+ * succeeded (query timeouts count as success: they are a measurement), 1
+ * when a phase failed, 2 for a usage error.
+ */
+#ifndef PGLOAD_DSS_H
+#define PGLOAD_DSS_H
+
+int pgload_dss_main(int argc, char **argv);
+
+#endif
