@@ -133,11 +133,16 @@ static int push_sample(struct engine_sample **arr, size_t *n, size_t *cap, uint6
 	return 0;
 }
 
-/* Ring flags, best first: fewer interrupts and task-work IPIs on newer kernels. */
+/*
+ * Ring flags, best first.  COOP_TASKRUN saves the task-work IPI per
+ * completion.  DEFER_TASKRUN was measured and rejected: completions wait for
+ * our next io_uring_enter, which cost 1 MiB QD8 reads a third of their IOPS
+ * and doubled CPU per I/O against fio (docs/bench-probe.md).
+ */
 static int ring_init(struct io_uring *ring, const struct engine_job *j)
 {
 	static const unsigned plain[] = {
-		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
 		IORING_SETUP_COOP_TASKRUN,
 		0,
 	};
