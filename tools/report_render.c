@@ -58,14 +58,31 @@ static void table_head(FILE *out, const char *first)
 		"rd p50", "rd p99", "rd max", "wr p50", "wr p99", "wr max", "");
 }
 
+#define NAME_WIDTH 34
+
+/*
+ * A name that fits the first column.  Long names lose their head, not their
+ * tail: "pgdata/pg_wal/000000010000000000000A3" and "...A4" differ only at
+ * the end, and so do the segments of one relation ("16384.1", "16384.2").
+ */
+static const char *fit_name(const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name);
+
+	if (len <= NAME_WIDTH)
+		return name;
+	snprintf(buf, n, "...%s", name + len - (NAME_WIDTH - 3));
+	return buf;
+}
+
 static void table_row(FILE *out, const char *name, const char *detail, const struct rep_stats *st)
 {
-	char b[14][24];
+	char b[14][24], nb[NAME_WIDTH + 1];
 	const struct rep_dirstats *rd = &st->dir[REP_READ], *wr = &st->dir[REP_WRITE];
 
-	fprintf(out, "  %-34.34s %9" PRIu64 " %10s %5.1f %9" PRIu64 " %10s %5.1f %7" PRIu64
+	fprintf(out, "  %-34s %9" PRIu64 " %10s %5.1f %9" PRIu64 " %10s %5.1f %7" PRIu64
 		" %8s %8s %8s %8s %8s %8s  %s\n",
-		name, rd->ops, fmt_bytes(rd->bytes, b[0], 24), rep_pct(rd->seq_ops, rd->ops),
+		fit_name(name, nb, sizeof(nb)), rd->ops, fmt_bytes(rd->bytes, b[0], 24), rep_pct(rd->seq_ops, rd->ops),
 		wr->ops, fmt_bytes(wr->bytes, b[1], 24), rep_pct(wr->seq_ops, wr->ops), st->fsyncs,
 		fmt_ns(rd->lat ? dut_hist_percentile(rd->lat, 50) : 0, rd->lat, b[2], 24),
 		fmt_ns(rd->lat ? dut_hist_percentile(rd->lat, 99) : 0, rd->lat, b[3], 24),

@@ -276,12 +276,83 @@ static void test_export_fio_and_csv(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "\"sync\""));
 }
 
+
+/*
+ * A second small trace for the renderers: a WAL segment whose path is longer
+ * than the name column (segments differ only in their last characters), an
+ * fdatasync with a known latency, and writes the kernel wrote back.
+ */
+static struct dut_trace_file wal_files[] = {
+	{ 1, "pgdata/pg_wal/0000000100000000000000A3", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 0xA3 } },
+	{ 2, "pgdata/pg_wal/0000000100000000000000A4", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 0xA4 } },
+	{ 3, "pgdata/base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16384 } },
+};
+
+static struct dut_trace_rec wal_recs[] = {
+	R(100, DUT_OP_WRITE, 1, 0, 8192, 21),
+	R(200, DUT_OP_WRITE, 1, 8192, 8192, 21),
+	{ .ts_ns = 300, .lat_ns = 250000, .file_id = 1, .pid = 21, .op = DUT_OP_FDATASYNC },
+	R(400, DUT_OP_WRITE, 2, 0, 16384, 21),
+	{ .ts_ns = 500, .offset = 0, .lat_ns = 5000, .len = 8192, .result = 8192, .file_id = 3,
+	  .pid = 4711, .op = DUT_OP_WRITE, .flags = DUT_TRACE_F_WRITEBACK },
+	R(600, DUT_OP_WRITE, 3, 8192, 8192, 4711),
+};
+
+static const struct dut_trace wal_trace = {
+	.files = wal_files, .nfiles = DUT_ARRAY_SIZE(wal_files), .recs = wal_recs,
+	.nrecs = DUT_ARRAY_SIZE(wal_recs), .has_footer = true,
+	.footer = { .records_written = DUT_ARRAY_SIZE(wal_recs) },
+};
+
+static char *render_human(const struct report *rep, enum rep_by by)
+{
+	struct report_opts o = { .trace_path = "t.dtr", .by = by };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(report_render_human.render(rep, &o, f, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_writeback_records_are_not_charged_to_their_pid(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	const struct rep_row *wb, *pid;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&wal_trace, NULL, &rep), 0);
+	wb = row(rep->processes, rep->nprocesses, "(kernel writeback)");
+	pid = row(rep->processes, rep->nprocesses, "pid 4711");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wb);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pid);
+	CU_ASSERT_EQUAL(wb->st.dir[REP_WRITE].ops, 1);
+	CU_ASSERT_EQUAL(pid->st.dir[REP_WRITE].ops, 1);
+	/* the writeback write still counts for its file and class */
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_HEAP].dir[REP_WRITE].ops, 2);
+	CU_ASSERT_EQUAL(rep->phases[0].cls[RC_HEAP].dir[REP_WRITE].seq_ops, 1);
+}
+
+static void test_human_file_names_keep_their_distinguishing_tail(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_free_ char *out = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&wal_trace, NULL, &rep), 0);
+	out = render_human(rep, REP_BY_FILE);
+	CU_CHECK(strstr(out, "0000000100000000000000A3 ") != NULL, "segment A3 not named:\n%s", out);
+	CU_CHECK(strstr(out, "0000000100000000000000A4 ") != NULL, "segment A4 not named:\n%s", out);
+}
+
 static const struct cu_test tests[] = {
 	{ "report_without_relmap", test_report_without_relmap },
 	{ "report_with_relmap", test_report_with_relmap },
 	{ "relmap_history_window", test_relmap_history_window },
 	{ "relmap_rejects_bad_input", test_relmap_rejects_bad_input },
 	{ "export_fio_and_csv", test_export_fio_and_csv },
+	{ "writeback_records_are_not_charged_to_their_pid", test_writeback_records_are_not_charged_to_their_pid },
+	{ "human_file_names_keep_their_distinguishing_tail", test_human_file_names_keep_their_distinguishing_tail },
 	{ NULL, NULL },
 };
 
