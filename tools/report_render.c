@@ -111,9 +111,24 @@ static void rows_table(FILE *out, const char *what, const char *col, const struc
 		table_row(out, rows[i].name, rows[i].detail, &rows[i].st);
 }
 
+/* 2^k bytes exactly, in the largest binary unit that divides it: "8 KiB". */
+static const char *fmt_pow2(unsigned k, char *buf, size_t n)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned i = k / 10 < DUT_ARRAY_SIZE(u) ? k / 10 : DUT_ARRAY_SIZE(u) - 1;
+
+	snprintf(buf, n, "%" PRIu64 " %s", UINT64_C(1) << (k - 10 * i), u[i]);
+	return buf;
+}
+
+/*
+ * Bins as half-open ranges of exact powers of two, "[8 KiB, 16 KiB)": an
+ * inclusive upper bound of 16383 bytes rounds to "16.0 KiB" and would put
+ * 16 KiB requests into two rows as far as the reader can tell.
+ */
 static void size_table(FILE *out, const struct rep_stats *st)
 {
-	char lo[24], hi[24];
+	char lo[24], hi[24], range[56];
 
 	fprintf(out, "\nRequest sizes (whole trace; power-of-two bins of the requested length)\n");
 	fprintf(out, "  %-22s %10s %10s\n", "size", "reads", "writes");
@@ -122,9 +137,9 @@ static void size_table(FILE *out, const struct rep_stats *st)
 
 		if (!r && !w)
 			continue;
-		fmt_bytes(b ? 1ull << b : 0, lo, sizeof(lo));
-		fmt_bytes((1ull << (b + 1)) - 1, hi, sizeof(hi));
-		fprintf(out, "  %9s .. %-9s %10" PRIu64 " %10" PRIu64 "\n", lo, hi, r, w);
+		snprintf(range, sizeof(range), "[%s, %s)", b ? fmt_pow2(b, lo, sizeof(lo)) : "0 B",
+			 fmt_pow2(b + 1, hi, sizeof(hi)));
+		fprintf(out, "  %-22s %10" PRIu64 " %10" PRIu64 "\n", range, r, w);
 	}
 }
 

@@ -345,6 +345,18 @@ static void test_human_file_names_keep_their_distinguishing_tail(void)
 	CU_CHECK(strstr(out, "0000000100000000000000A4 ") != NULL, "segment A4 not named:\n%s", out);
 }
 
+static void test_human_size_bins_are_half_open(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_free_ char *out = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&wal_trace, NULL, &rep), 0);
+	out = render_human(rep, REP_BY_CLASS);
+	/* 8 KiB writes are in [8 KiB, 16 KiB), 16 KiB writes in [16 KiB, 32 KiB) */
+	CU_CHECK(strstr(out, "[8 KiB, 16 KiB)") != NULL, "no [8 KiB, 16 KiB) bin:\n%s", out);
+	CU_CHECK(strstr(out, "[16 KiB, 32 KiB)") != NULL, "no [16 KiB, 32 KiB) bin:\n%s", out);
+}
+
 static const struct cu_test tests[] = {
 	{ "report_without_relmap", test_report_without_relmap },
 	{ "report_with_relmap", test_report_with_relmap },
@@ -353,6 +365,7 @@ static const struct cu_test tests[] = {
 	{ "export_fio_and_csv", test_export_fio_and_csv },
 	{ "writeback_records_are_not_charged_to_their_pid", test_writeback_records_are_not_charged_to_their_pid },
 	{ "human_file_names_keep_their_distinguishing_tail", test_human_file_names_keep_their_distinguishing_tail },
+	{ "human_size_bins_are_half_open", test_human_size_bins_are_half_open },
 	{ NULL, NULL },
 };
 
