@@ -53,9 +53,9 @@ static const char *fmt_ns(uint64_t ns, bool have, char *buf, size_t n)
 
 static void table_head(FILE *out, const char *first)
 {
-	fprintf(out, "  %-34s %9s %10s %5s %9s %10s %5s %7s %8s %8s %8s %8s %8s %8s  %s\n", first,
-		"rd ops", "rd bytes", "seq%", "wr ops", "wr bytes", "seq%", "fsyncs",
-		"rd p50", "rd p99", "rd max", "wr p50", "wr p99", "wr max", "");
+	fprintf(out, "  %-34s %9s %10s %5s %9s %10s %5s %7s %8s %8s %8s %8s %8s %8s %8s %8s  %s\n",
+		first, "rd ops", "rd bytes", "seq%", "wr ops", "wr bytes", "seq%", "fsyncs",
+		"rd p50", "rd p99", "rd max", "wr p50", "wr p99", "wr max", "fs p99", "fs max", "");
 }
 
 #define NAME_WIDTH 34
@@ -81,7 +81,7 @@ static void table_row(FILE *out, const char *name, const char *detail, const str
 	const struct rep_dirstats *rd = &st->dir[REP_READ], *wr = &st->dir[REP_WRITE];
 
 	fprintf(out, "  %-34s %9" PRIu64 " %10s %5.1f %9" PRIu64 " %10s %5.1f %7" PRIu64
-		" %8s %8s %8s %8s %8s %8s  %s\n",
+		" %8s %8s %8s %8s %8s %8s %8s %8s  %s\n",
 		fit_name(name, nb, sizeof(nb)), rd->ops, fmt_bytes(rd->bytes, b[0], 24), rep_pct(rd->seq_ops, rd->ops),
 		wr->ops, fmt_bytes(wr->bytes, b[1], 24), rep_pct(wr->seq_ops, wr->ops), st->fsyncs,
 		fmt_ns(rd->lat ? dut_hist_percentile(rd->lat, 50) : 0, rd->lat, b[2], 24),
@@ -89,7 +89,9 @@ static void table_row(FILE *out, const char *name, const char *detail, const str
 		fmt_ns(rd->lat ? rd->lat->max : 0, rd->lat, b[4], 24),
 		fmt_ns(wr->lat ? dut_hist_percentile(wr->lat, 50) : 0, wr->lat, b[5], 24),
 		fmt_ns(wr->lat ? dut_hist_percentile(wr->lat, 99) : 0, wr->lat, b[6], 24),
-		fmt_ns(wr->lat ? wr->lat->max : 0, wr->lat, b[7], 24), detail);
+		fmt_ns(wr->lat ? wr->lat->max : 0, wr->lat, b[7], 24),
+		fmt_ns(st->fsync_lat ? dut_hist_percentile(st->fsync_lat, 99) : 0, st->fsync_lat, b[8], 24),
+		fmt_ns(st->fsync_lat ? st->fsync_lat->max : 0, st->fsync_lat, b[9], 24), detail);
 }
 
 static void class_table(FILE *out, const struct rep_phase *ph)
@@ -216,6 +218,16 @@ static int add_u64(json_object *o, const char *k, uint64_t v)
 	return json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+static json_object *lat_json(const struct dut_hist *h)
+{
+	json_object *l = json_object_new_object();
+
+	add_u64(l, "p50", dut_hist_percentile(h, 50));
+	add_u64(l, "p99", dut_hist_percentile(h, 99));
+	add_u64(l, "max", h->max);
+	return l;
+}
+
 static json_object *dir_json(const struct rep_dirstats *d)
 {
 	json_object *o = json_object_new_object(), *bins = json_object_new_array();
@@ -228,14 +240,8 @@ static json_object *dir_json(const struct rep_dirstats *d)
 	for (unsigned b = 0; b < REP_SIZE_BINS; b++)
 		json_object_array_add(bins, json_object_new_int64((int64_t)d->size_bins[b]));
 	json_object_object_add(o, "size_bins", bins);
-	if (d->lat) {
-		json_object *l = json_object_new_object();
-
-		add_u64(l, "p50", dut_hist_percentile(d->lat, 50));
-		add_u64(l, "p99", dut_hist_percentile(d->lat, 99));
-		add_u64(l, "max", d->lat->max);
-		json_object_object_add(o, "latency_ns", l);
-	}
+	if (d->lat)
+		json_object_object_add(o, "latency_ns", lat_json(d->lat));
 	return o;
 }
 
@@ -246,6 +252,9 @@ static json_object *stats_json(const struct rep_stats *st)
 	json_object_object_add(o, "read", dir_json(&st->dir[REP_READ]));
 	json_object_object_add(o, "write", dir_json(&st->dir[REP_WRITE]));
 	add_u64(o, "fsyncs", st->fsyncs);
+	/* WAL fdatasync latency is what commits wait for: per class, not only per phase */
+	if (st->fsync_lat)
+		json_object_object_add(o, "fsync_latency_ns", lat_json(st->fsync_lat));
 	add_u64(o, "other_ops", st->other_ops);
 	return o;
 }

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/result.h"
 #include "tests/cu_main.h"
 #include "tools/export.h"
 #include "tools/relmap.h"
@@ -357,6 +361,53 @@ static void test_human_size_bins_are_half_open(void)
 	CU_CHECK(strstr(out, "[16 KiB, 32 KiB)") != NULL, "no [16 KiB, 32 KiB) bin:\n%s", out);
 }
 
+static void test_human_shows_fsync_latency(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_free_ char *out = NULL;
+	const char *wal;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&wal_trace, NULL, &rep), 0);
+	out = render_human(rep, REP_BY_CLASS);
+	CU_CHECK(strstr(out, "fs p99") != NULL, "no fsync latency column:\n%s", out);
+	wal = strstr(out, "\n  wal ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wal);
+	CU_CHECK(strstr(wal, "250.0us") != NULL && strstr(wal, "250.0us") < strchr(wal + 1, '\n'),
+		 "wal row lacks the 250 us fdatasync:\n%s", out);
+}
+
+static void test_json_report_reads_back(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	struct report_opts o = { .trace_path = "t.dtr", .by = REP_BY_CLASS };
+	struct dut_result *res = NULL;
+	struct dut_error err = { { 0 } };
+	struct dut_hist_summary s;
+	char dir[] = "/tmp/test_report.XXXXXX", path[64];
+	json_object *extra, *v;
+	double val;
+
+	CU_ASSERT_EQUAL_FATAL(report_build(&wal_trace, NULL, &rep), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	CU_ASSERT_EQUAL_FATAL(report_render_json.render(rep, &o, NULL, path), 0);
+	CU_CHECK(dut_result_read_file(path, &res, &err) == 0, "read back: %s", err.msg);
+	unlink(path);
+	rmdir(dir);
+	if (!res)
+		return;
+	CU_ASSERT_EQUAL(dut_result_phase_count(res), rep->nphases);
+	CU_ASSERT_EQUAL(dut_phase_get_metric(dut_result_phase_at(res, 0), "write_ops", &val, NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(val, 5, 0);
+	CU_ASSERT_EQUAL(dut_phase_get_latency(dut_result_phase_at(res, 0), "fsync", &s), 0);
+	CU_ASSERT_EQUAL(s.count, 1);
+	extra = dut_phase_extra(dut_result_phase_at(res, 0));
+	CU_CHECK(json_pointer_get(extra, "/classes/wal/fsync_latency_ns/p99", &v) == 0 &&
+		 json_object_get_uint64(v) == dut_hist_percentile(rep->phases[0].cls[RC_WAL].fsync_lat, 99),
+		 "classes.wal lacks fsync_latency_ns.p99");
+	dut_result_free(res);
+}
+
 static const struct cu_test tests[] = {
 	{ "report_without_relmap", test_report_without_relmap },
 	{ "report_with_relmap", test_report_with_relmap },
@@ -366,6 +417,8 @@ static const struct cu_test tests[] = {
 	{ "writeback_records_are_not_charged_to_their_pid", test_writeback_records_are_not_charged_to_their_pid },
 	{ "human_file_names_keep_their_distinguishing_tail", test_human_file_names_keep_their_distinguishing_tail },
 	{ "human_size_bins_are_half_open", test_human_size_bins_are_half_open },
+	{ "human_shows_fsync_latency", test_human_shows_fsync_latency },
+	{ "json_report_reads_back", test_json_report_reads_back },
 	{ NULL, NULL },
 };
 
