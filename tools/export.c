@@ -13,6 +13,19 @@
 #define OP_BIT(op) (1u << (op))
 #define FIO_OPS (OP_BIT(DUT_OP_READ) | OP_BIT(DUT_OP_WRITE) | OP_BIT(DUT_OP_MMAP_WRITE) | \
 		 OP_BIT(DUT_OP_FSYNC) | OP_BIT(DUT_OP_FDATASYNC))
+#define ALL_OPS UINT32_MAX
+_Static_assert(DUT_OP_COUNT <= 32, "ops_mask holds one bit per op");
+
+/*
+ * Whether a record's op is selected.  op is a u16 from the file: a newer
+ * writer's op (or a damaged record) can be >= 32, and 1u << op would then be
+ * undefined and on x86 alias op % 32 (op 40 exported as a truncate).  Such
+ * ops are selected only by the "everything" default.
+ */
+static bool op_selected(uint32_t mask, uint16_t op)
+{
+	return op < 32 ? (mask >> op) & 1u : mask == ALL_OPS;
+}
 
 int export_format_parse(const char *s, enum export_format *ret)
 {
@@ -131,7 +144,7 @@ static int export_fio(const struct dut_trace *t, const struct export_opts *o, ui
 		const struct dut_trace_rec *r0 = &t->recs[i];
 		const struct dut_trace_file *f;
 
-		if (r0->ts_ns < start || r0->ts_ns >= end || !(mask & OP_BIT(r0->op)))
+		if (r0->ts_ns < start || r0->ts_ns >= end || !op_selected(mask, r0->op))
 			continue;
 		if ((r = fio_path(t, o, r0->file_id, path, sizeof(path), err)) < 0)
 			return r;
@@ -148,7 +161,7 @@ static int export_fio(const struct dut_trace *t, const struct export_opts *o, ui
 		const struct dut_trace_rec *rec = &t->recs[i];
 		const char *act;
 
-		if (rec->ts_ns < start || rec->ts_ns >= end || !(mask & OP_BIT(rec->op)))
+		if (rec->ts_ns < start || rec->ts_ns >= end || !op_selected(mask, rec->op))
 			continue;
 		switch (rec->op) {
 		case DUT_OP_READ: act = "read"; break;
@@ -189,7 +202,7 @@ static int export_csv(const struct dut_trace *t, uint32_t mask, uint64_t start, 
 		const struct dut_trace_rec *r = &t->recs[i];
 		const struct dut_trace_file *f;
 
-		if (r->ts_ns < start || r->ts_ns >= end || !(mask & OP_BIT(r->op)))
+		if (r->ts_ns < start || r->ts_ns >= end || !op_selected(mask, r->op))
 			continue;
 		f = dut_trace_file_by_id(t, r->file_id);
 		fprintf(out, "%" PRIu64 ",%" PRIu64 ",%s,%" PRIu32 ",", r->ts_ns, r->ts_ns - start,
@@ -217,7 +230,7 @@ int export_write(const struct dut_trace *t, const struct export_opts *o, FILE *o
 	if (o->format == EXPORT_FIO) {
 		r = export_fio(t, o, mask ? mask : FIO_OPS, start, end, out, ret_n, err);
 	} else {
-		r = export_csv(t, mask ? mask : UINT32_MAX, start, end, out, ret_n);
+		r = export_csv(t, mask ? mask : ALL_OPS, start, end, out, ret_n);
 	}
 	if (r == 0 && ferror(out)) {
 		dut_error_set(err, "write error");
