@@ -214,13 +214,14 @@ static const struct unit *find_unit(const struct kind *k, const char *u, size_t 
 static int parse_quantity(const char *s, size_t unit_end, const struct kind *k,
 			  struct decimal *ret_d, uint64_t *ret_mult, struct dut_error *err)
 {
-	const char *p, *u, *end = s + unit_end;
+	const char *p, *u, *end;
 	const struct unit *unit;
 	struct decimal d;
 	int r;
 
-	if (!s)
+	if (!s)   /* before any arithmetic on s: NULL + 0 is undefined */
 		return fail(err, -EINVAL, k, "", NULL, 0, "empty value", k->example);
+	end = s + unit_end;
 	if (!*s)
 		return fail(err, -EINVAL, k, s, NULL, 0, "empty value", k->example);
 	if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[strlen(s) - 1]))
