@@ -23,6 +23,7 @@
 static const char usage[] =
 	"usage: pgload cluster init|start|stop|status|destroy --pgdata DIR ... (pgload cluster --help)\n"
 	"       pgload init [TARGET] [-s SCALE] [--jobs N] [--fillfactor N]\n"
+	"                   (--jobs: parallel COPY connections; default 1 on <= 2 CPUs, else CPUs/2 up to 4)\n"
 	"                   [--tables-on TS] [--indexes-on TS] [COMMON]\n"
 	"       pgload run  [TARGET] [-b SCRIPT[@WEIGHT]]... [-S] [-N] [-c CLIENTS] [-j THREADS]\n"
 	"                   [-T SECONDS | -t TXNS] [-R TPS] [-M simple|extended|prepared]\n"
@@ -199,7 +200,16 @@ static int main_init(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
-	struct pgl_init_opts io = { .scale = 1, .jobs = 2, .fillfactor = 100 };
+	/*
+	 * One loader uses COPY FREEZE (pgbench's way), so VACUUM finds the table
+	 * frozen and all-visible; parallel loaders cannot, and the VACUUM that then
+	 * sets hint bits rewrites the table.  On 2 CPUs that costs more than a
+	 * second loader gains (docs/bench-pgload.md), so parallel loading is the
+	 * default only where there are CPUs to spare.
+	 */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pgl_init_opts io = { .scale = 1, .jobs = ncpu > 2 ? (unsigned)(ncpu / 2 > 4 ? 4 : ncpu / 2) : 1,
+				    .fillfactor = 100 };
 	struct pgl_init_result res;
 	struct pgl_session s;
 	struct dut_error err = { "" };

@@ -32,7 +32,7 @@ static void usage(FILE *out)
 "      --queries LIST      queries to run, e.g. 1,3-5,22 (default all 22)\n"
 "      --params default|random  substitution parameters (default: the validation ones)\n"
 "      --seed N            seed of the random parameters (default 1)\n"
-"      --data-seed N       seed of the generated data (default 1)\n"
+"      --data-seed N       seed of the generated data (default 2)\n"
 "      --reps N            run the query set N times (default 1)\n"
 "      --timeout DURATION  statement_timeout per query, e.g. 300s (default none)\n"
 "      --stats-target N    default_statistics_target for ANALYZE (default 1000)\n"
@@ -136,7 +136,14 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 	uint64_t v;
 	int c;
 
-	*o = (struct dss_opts){ .sf = 1, .data_seed = 1, .param_seed = 1, .threads = 2,
+	/*
+	 * Data seed 2 by default: at SF 0.01 two queries depend on a handful of
+	 * rows (Q18 expects 0.57 orders above 300 units, Q20 about 2 Canadian
+	 * suppliers of "forest" parts that shipped in 1994), so about one seed in
+	 * three leaves one of them empty; with seed 2 all 22 return rows at SF
+	 * 0.01 (and the integration test checks that).  From SF 0.1 on any seed does.
+	 */
+	*o = (struct dss_opts){ .sf = 1, .data_seed = 2, .param_seed = 1, .threads = 2,
 				.reps = 1, .stats_target = 1000 };
 	o->phase[DSS_PH_LOAD] = o->phase[DSS_PH_KEYS] = true;
 	o->phase[DSS_PH_ANALYZE] = o->phase[DSS_PH_QUERIES] = true;

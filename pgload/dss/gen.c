@@ -251,10 +251,68 @@ static int supplier_special(const struct dss_gen *g, uint64_t u)
 	return 0;
 }
 
+/*
+ * A Q16 comment of 25..100 characters: "Customer " and the verdict
+ * inserted at word boundaries of an ordinary comment 20 characters shorter
+ * (verdict + ' ' inside, or ' ' + verdict at the very end), so no double
+ * or trailing space appears.
+ */
+static char *put_planted_comment(const struct dss_gen *g, uint64_t u, const char *verdict,
+				 char *p)
+{
+	struct dss_rng r = dss_rng_at(g->seed, DSS_SUPPLIER, C_COMMENT, u);
+	char base[128];
+	size_t m = (size_t)(dss_text_comment(&g->pool, &r, 5, 80, base) - base);
+	size_t starts[128], n = 0, a, b;
+
+	for (size_t i = 0; i < m; i++)
+		if (i == 0 || base[i - 1] == ' ')
+			starts[n++] = i;
+	r = dss_rng_at(g->seed, DSS_SUPPLIER, C_SPECIAL, g->suppliers + u);
+	size_t ia = (size_t)dss_rng_range(&r, 0, (int64_t)n - 1);
+	a = starts[ia];
+	size_t ib = (size_t)dss_rng_range(&r, (int64_t)ia, (int64_t)n); /* n: the end */
+	b = ib < n ? starts[ib] : m;
+	memcpy(p, base, a);
+	p = put_str(p + a, "Customer ");
+	memcpy(p, base + a, b - a);
+	p += b - a;
+	if (b < m) {
+		p = put_str(p, verdict);
+		*p++ = ' ';
+		memcpy(p, base + b, m - b);
+		return p + (m - b);
+	}
+	*p++ = ' ';
+	return put_str(p, verdict);
+}
+
+/*
+ * s_nationkey: uniform over the 25 nations as the specification asks, but
+ * balanced: each block of 25 consecutive suppliers holds every nation once,
+ * in a random order.  At small scale factors (100 suppliers at SF 0.01)
+ * every nation then has its share of suppliers, so that the per-nation
+ * queries (Q2, Q5, Q7, Q8, Q9, Q11, Q20, Q21) find data.
+ */
+static int64_t supplier_nation(const struct dss_gen *g, uint64_t u)
+{
+	struct dss_rng r = dss_rng_at(g->seed, DSS_SUPPLIER, C_NATION, u / 25);
+	unsigned perm[25];
+
+	for (unsigned i = 0; i < 25; i++)
+		perm[i] = i;
+	for (unsigned i = 24; i > 0; i--) {
+		unsigned j = (unsigned)dss_rng_range(&r, 0, i), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	return perm[u % 25];
+}
+
 static char *row_supplier(const struct dss_gen *g, uint64_t u, char *p)
 {
 	uint64_t key = u + 1;
-	int64_t nation = draw(g, DSS_SUPPLIER, C_NATION, u, 0, 24);
+	int64_t nation = supplier_nation(g, u);
 
 	p = put_u64(p, key);
 	SEP(p);
@@ -268,24 +326,10 @@ static char *row_supplier(const struct dss_gen *g, uint64_t u, char *p)
 	SEP(p);
 	p = put_cents(p, draw(g, DSS_SUPPLIER, C_ACCTBAL, u, -99999, 999999));
 	SEP(p);
-	char *c = p;
-	p = put_comment(g, DSS_SUPPLIER, u, 25, 100, p);
 	int special = supplier_special(g, u);
-	if (special) {
-		/* "Customer " somewhere, then the verdict after it (comment length >= 25). */
-		struct dss_rng r = dss_rng_at(g->seed, DSS_SUPPLIER, C_SPECIAL, g->suppliers + u);
-		int64_t len = p - c;
-		int64_t a = dss_rng_range(&r, 0, len - 20);
-		int64_t b = dss_rng_range(&r, a + 10, len - 10);
-		if (a > 0)
-			c[a - 1] = ' ';
-		memcpy(c + a, "Customer ", 9);
-		c[b - 1] = ' ';
-		memcpy(c + b, special == 1 ? "Complaints" : "Recommends", 10);
-		if (b + 10 < len)
-			c[b + 10] = ' ';
-	}
-	return p;
+	if (special)
+		return put_planted_comment(g, u, special == 1 ? "Complaints" : "Recommends", p);
+	return put_comment(g, DSS_SUPPLIER, u, 25, 100, p);
 }
 
 int64_t dss_part_price_cents(uint64_t partkey)

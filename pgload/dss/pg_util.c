@@ -68,6 +68,9 @@ int dss_pg_connect(const struct dss_opts *o, PGconn **ret, struct dut_error *err
 		PQfinish(c);
 		return -ECONNREFUSED;
 	}
+	/* The load's "drop table if exists" would fill the output with notices. */
+	PGresult *res = PQexec(c, "set client_min_messages = warning");
+	PQclear(res);
 	*ret = c;
 	return 0;
 }
