@@ -64,6 +64,7 @@ struct fill_result {
 	unsigned max_rounds;
 	struct ss_criterion ss;
 	int trim_status;
+	const char *discard_method;
 	size_t nlevels, nqd;
 	struct fill_level_result levels[FILL_MAX_LEVELS];
 	bool interrupted;
@@ -351,6 +352,7 @@ static int fill_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut
 	const struct fill_cfg *cfg = c;
 	struct fill_result *res = calloc(1, sizeof(*res));
 	uint64_t span = fill_span(cfg, &ctx->target), filled = 0;
+	const char *method = NULL;
 	int r = 0;
 
 	if (!res)
@@ -367,7 +369,8 @@ static int fill_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut
 	}
 	qsort(res->levels, cfg->nlevels, sizeof(res->levels[0]), cmp_level);
 	/* Precondition: every block of the span deallocated, as on a fresh drive. */
-	res->trim_status = target_discard(&ctx->target, 0, span);
+	res->trim_status = probe_discard(ctx, 0, span, &method);
+	res->discard_method = method;
 
 	for (size_t i = 0; i < cfg->nlevels && !res->error && !*ctx->stop; i++) {
 		struct fill_level_result *lv = &res->levels[i];
@@ -430,8 +433,8 @@ static void fill_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 
 	fprintf(out, "dutprobe fill %s: random %s writes after filling to each level of %s\n", ctx->target.path,
 		dut_format_size(res->bs_bytes, a, sizeof(a)), dut_format_size(res->span_bytes, b, sizeof(b)));
-	fprintf(out, "precondition: %s; rounds of %s, at most %u; steady state: %s\n\n",
-		res->trim_status == 0 ? "span discarded" : "discard not supported (not preconditioned)",
+	fprintf(out, "precondition: %s (%s); rounds of %s, at most %u; steady state: %s\n\n",
+		res->trim_status == 0 ? "span discarded" : "discard failed, not preconditioned", res->discard_method,
 		dut_format_duration(res->round_ns, a, sizeof(a)), res->max_rounds,
 		ss_describe(&res->ss, ss, sizeof(ss)));
 	fprintf(out, "%-8s %-10s %5s %12s %9s %-16s %10s\n", "level", "filled", "QD", "IOPS", "vs full",

@@ -79,5 +79,11 @@ int probe_json_target(const struct probe_ctx *ctx, struct dut_result *doc);
 /* "(cache, not device)" when bytes_per_s is above the interface ceiling. */
 bool probe_above_ceiling(const struct probe_ctx *ctx, double bytes_per_s);
 int probe_json_add(json_object *obj, const char *key, json_object *val);
+/*
+ * Discard [off, off+len): NVMe deallocate on an NVMe namespace (the identify
+ * part's helper), BLKDISCARD on other devices, a punched hole in a file.
+ * *ret_method names what was used.
+ */
+int probe_discard(struct probe_ctx *ctx, uint64_t off, uint64_t len, const char **ret_method);
 
 #endif

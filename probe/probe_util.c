@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/units.h"
+#include "probe/identify/nvme.h"
 #include "probe/probe.h"
 
 int probe_parse_size_opt(const char *opt, const char *arg, uint64_t *ret, struct dut_error *err)
@@ -101,4 +103,28 @@ int probe_json_target(const struct probe_ctx *ctx, struct dut_result *doc)
 bool probe_above_ceiling(const struct probe_ctx *ctx, double bytes_per_s)
 {
 	return ctx->ceiling_bytes_per_s > 0 && bytes_per_s > ctx->ceiling_bytes_per_s;
+}
+
+/* An NVMe namespace (not a partition of one): /dev/nvme<N>n<M>. */
+static bool is_nvme_namespace(const struct probe_target *t)
+{
+	const char *base = strrchr(t->path, '/');
+	unsigned a, b;
+	char tail;
+
+	base = base ? base + 1 : t->path;
+	return t->kind == TARGET_DISK && sscanf(base, "nvme%un%u%c", &a, &b, &tail) == 2;
+}
+
+int probe_discard(struct probe_ctx *ctx, uint64_t off, uint64_t len, const char **ret_method)
+{
+	struct probe_target *t = &ctx->target;
+	uint32_t nsid;
+
+	if (is_nvme_namespace(t) && dutprobe_nvme_get_nsid(t->fd, &nsid) == 0) {
+		*ret_method = "NVMe Dataset Management deallocate";
+		return dutprobe_nvme_deallocate_bytes(t->fd, nsid, t->lbs_bytes, off, len, NULL);
+	}
+	*ret_method = t->kind == TARGET_FILE ? "punch hole (fallocate)" : "BLKDISCARD";
+	return target_discard(t, off, len);
 }

@@ -44,7 +44,8 @@ struct slc_result {
 	uint64_t span_bytes, offset, window_bytes, slice_ns, idle_ns;
 	uint32_t bs_bytes;
 	unsigned qd;
-	int trim_status;          /* 0 trimmed, -EOPNOTSUPP, 1 = not asked */
+	int trim_status;          /* 0 trimmed, -errno, 1 = not asked */
+	const char *discard_method;
 	struct slc_pass first, again;
 };
 
@@ -267,6 +268,7 @@ static int slc_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut_
 	const struct slc_cfg *cfg = c;
 	struct slc_result *res = calloc(1, sizeof(*res));
 	uint64_t span = slc_span(cfg, &ctx->target);
+	const char *method = "none";
 	int r;
 
 	if (!res)
@@ -279,7 +281,8 @@ static int slc_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut_
 	res->bs_bytes = cfg->bs_bytes;
 	res->qd = cfg->qd;
 	/* Start from discarded blocks: a fresh drive's state, and a fair cache. */
-	res->trim_status = cfg->no_trim ? 1 : target_discard(&ctx->target, cfg->offset, span);
+	res->trim_status = cfg->no_trim ? 1 : probe_discard(ctx, cfg->offset, span, &method);
+	res->discard_method = method;
 	r = write_pass(cfg, ctx, span, 0, &res->first);
 	if (r == 0 && cfg->idle_ns && !res->first.error && !*ctx->stop) {
 		idle_wait(cfg->idle_ns, ctx->stop);
@@ -354,10 +357,11 @@ static void slc_human(const void *v, const struct probe_ctx *ctx, FILE *out)
 	fprintf(out, "dutprobe slc %s: sequential write, %s blocks, QD%u, over %s at offset %" PRIu64 "\n",
 		ctx->target.path, dut_format_size(res->bs_bytes, a, sizeof(a)), res->qd,
 		dut_format_size(res->span_bytes, b, sizeof(b)), res->offset);
-	fprintf(out, "link: %s; windows of %s, slices of %s; %s\n", ctx->ceiling_desc,
+	fprintf(out, "link: %s; windows of %s, slices of %s; %s (%s)\n", ctx->ceiling_desc,
 		dut_format_size(res->window_bytes, a, sizeof(a)), dut_format_duration(res->slice_ns, b, sizeof(b)),
 		res->trim_status == 0 ? "span discarded first" :
-		res->trim_status == 1 ? "not discarded first (--no-trim)" : "discard not supported: not discarded first");
+		res->trim_status == 1 ? "not discarded first (--no-trim)" : "discard failed: not discarded first",
+		res->discard_method);
 	human_pass(&res->first, ctx, out);
 	if (k1)
 		fprintf(out, "estimated write cache: %s (confidence %s)\n",

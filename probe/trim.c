@@ -88,9 +88,8 @@ static int trim_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut
 		return -ENOMEM;
 	res->offset = cfg->offset;
 	res->length = cfg->length ? cfg->length : ctx->target.size_bytes - cfg->offset;
-	res->method = ctx->target.kind == TARGET_FILE ? "punch hole (fallocate)" : "BLKDISCARD";
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	res->error = target_discard(&ctx->target, res->offset, res->length);
+	res->error = probe_discard(ctx, res->offset, res->length, &res->method);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	res->duration_ns = (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec));
 	*ret = res;
