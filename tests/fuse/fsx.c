@@ -129,7 +129,11 @@ static void fill_pattern(uint8_t *p, size_t len, uint64_t seed, long op)
 	}
 }
 
-/* Offsets and lengths: a mix of tiny, page- and block-aligned, and large. */
+/*
+ * Offsets and lengths: a mix of tiny, page- and block-aligned, and larger
+ * ones.  Kept to tens of KiB on average so that 100,000 ops stay within a
+ * test's time on a busy machine.
+ */
 static void pick_range(struct fsx *f, uint64_t *ret_off, uint64_t *ret_len)
 {
 	uint64_t off, len, maxlen;
@@ -137,7 +141,7 @@ static void pick_range(struct fsx *f, uint64_t *ret_off, uint64_t *ret_len)
 	switch (rnd(f, 4)) {
 	case 0: /* aligned 8 KiB blocks, like PostgreSQL */
 		off = rnd(f, f->max_size / 8192) * 8192;
-		len = (1 + rnd(f, 16)) * 8192;
+		len = (1 + rnd(f, 8)) * 8192;
 		break;
 	case 1: /* small and unaligned */
 		off = rnd(f, f->max_size);
@@ -145,11 +149,11 @@ static void pick_range(struct fsx *f, uint64_t *ret_off, uint64_t *ret_len)
 		break;
 	case 2: /* page aligned */
 		off = rnd(f, f->max_size / 4096) * 4096;
-		len = (1 + rnd(f, 64)) * 4096;
+		len = (1 + rnd(f, 16)) * 4096;
 		break;
-	default: /* anything, up to 256 KiB */
+	default: /* anything, up to 128 KiB (a FUSE request is at most 1 MiB) */
 		off = rnd(f, f->max_size);
-		len = 1 + rnd(f, 256 * 1024);
+		len = 1 + rnd(f, 128 * 1024);
 		break;
 	}
 	maxlen = f->max_size - off;
@@ -790,8 +794,9 @@ static enum op pick_op(struct fsx *f)
 static int run(struct fsx *f)
 {
 	long counts[OP_NOPS] = { 0 };
+	double secs[OP_NOPS] = { 0 }, check_secs = 0;
 	char p[PATH_MAX];
-	struct timespec t0, t1;
+	struct timespec t0, t1, a, b;
 
 	for (unsigned n = 0; n < f->nnames; n++) {
 		f->name_ino[n] = -1;
@@ -808,6 +813,7 @@ static int run(struct fsx *f)
 		enum op o = pick_op(f);
 		int i = -1;
 
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		switch (o) {
 		case OP_WRITE: i = do_write(f); break;
 		case OP_READ: i = do_read(f); break;
@@ -827,8 +833,13 @@ static int run(struct fsx *f)
 		counts[o]++;
 		if (i >= 0 && f->ino[i].live)
 			check_stat(f, i);
-		if (f->check_every > 0 && (f->op + 1) % f->check_every == 0)
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		secs[o] += (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		if (f->check_every > 0 && (f->op + 1) % f->check_every == 0) {
 			check_all(f);
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			check_secs += (double)(a.tv_sec - b.tv_sec) + (double)(a.tv_nsec - b.tv_nsec) / 1e9;
+		}
 	}
 	f->op = f->nops > 0 ? f->nops - 1 : 0;
 	check_all(f);
@@ -841,10 +852,10 @@ static int run(struct fsx *f)
 	printf("fsx: %ld ops, seed %" PRIu64 ", view %s, %u names, max size %" PRIu64 ": no mismatch (%.1f s)\n",
 	       f->nops, f->seed, f->view == VIEW_SYSCALL ? "syscall" : "device", f->nnames, f->max_size,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	printf("fsx: op counts:");
+	printf("fsx: op counts (seconds):");
 	for (int o = 0; o < OP_NOPS; o++)
-		printf(" %s=%ld", op_names[o], counts[o]);
-	printf("\n");
+		printf(" %s=%ld (%.1f)", op_names[o], counts[o], secs[o]);
+	printf("; full checks %.1f s\n", check_secs);
 	return 0;
 }
 
@@ -956,7 +967,7 @@ static void usage(FILE *out)
 		"  -s, --seed S          random seed (default: from the clock; printed)\n"
 		"  -f, --files N         files (names: 2N, up to %d; default 4)\n"
 		"  -m, --max-size BYTES  largest file size (default 2097152)\n"
-		"  -c, --check-every N   full content check every N ops (default 2000; 0 = only at the end)\n"
+		"  -c, --check-every N   full content check every N ops (default 5000; 0 = only at the end)\n"
 		"      --view device|syscall  what the file system under test serves (default device)\n"
 		"      --without OP[,OP] leave ops out of the mix (write, read, truncate, fallocate,\n"
 		"                        fallocate-keep-size, punch-hole, rename, link, unlink,\n"
@@ -980,7 +991,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fsx f = { .nops = 100000, .nnames = 8, .max_size = 2u << 20, .check_every = 2000 };
+	struct fsx f = { .nops = 100000, .nnames = 8, .max_size = 2u << 20, .check_every = 5000 };
 	bool compare = false, seeded = false;
 
 	f.without = "";
