@@ -1,0 +1,664 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Rules file parser.  libinih does the INI syntax; its handler gets no
+ * line numbers (Debian builds it without INI_HANDLER_LINENO), so we feed it
+ * through our own ini_reader, which counts lines and also sees every
+ * section header (inih calls the handler only for keys, so empty or
+ * repeated sections would otherwise be invisible).  Keys are collected per
+ * section with their line; models, faults and then rules are built once
+ * the whole file is read, so a rule may name a model defined below it.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse/shape/rules.h"
+#include "lib/cleanup.h"
+
+enum section_kind { SEC_MODEL, SEC_FAULT, SEC_RULE };
+static const char *const kind_names[] = { "model", "fault", "rule" };
+
+struct kv {
+	char *key, *value;
+	unsigned line;
+};
+
+struct section {
+	enum section_kind kind;
+	char name[SHAPE_NAME_MAX + 1];
+	unsigned line;
+	struct kv *kv;
+	size_t nkv;
+};
+
+struct pctx {
+	const char *source;
+	const char *text;
+	size_t len, pos;
+	unsigned line;             /* of the line last handed to inih */
+	struct section *sec;
+	size_t nsec;
+	int failed;                /* -errno once an error is recorded */
+	unsigned err_line;
+	struct dut_error *err;
+};
+
+static void ctx_error(struct pctx *c, unsigned line, const struct section *s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void ctx_error(struct pctx *c, unsigned line, const struct section *s, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (c->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s)
+		dut_error_set(c->err, "%s:%u: [%s %s]: %s", c->source, line, kind_names[s->kind], s->name, msg);
+	else
+		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
+	c->failed = -EINVAL;
+	c->err_line = line;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > SHAPE_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_' || ch == '-' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* A "[kind name]" line (leading white space already skipped). */
+static void header_line(struct pctx *c, const char *l, size_t n)
+{
+	const char *close = memchr(l, ']', n), *p, *q, *end;
+	struct section *ns, *s;
+	size_t klen;
+	unsigned k;
+
+	if (!close) {
+		ctx_error(c, c->line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
+		return;
+	}
+	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
+		;
+	if (p < l + n && *p != ';' && *p != '#') {
+		ctx_error(c, c->line, NULL, "expected nothing after the section header, found \"%.*s\"",
+			  (int)(l + n - p), p);
+		return;
+	}
+	for (p = l + 1; p < close && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (end = close; end > p && (end[-1] == ' ' || end[-1] == '\t'); end--)
+		;
+	for (q = p; q < end && *q != ' ' && *q != '\t'; q++)
+		;
+	klen = (size_t)(q - p);
+	for (k = 0; k < 3; k++) {
+		if (strlen(kind_names[k]) == klen && memcmp(p, kind_names[k], klen) == 0)
+			break;
+	}
+	if (k == 3) {
+		ctx_error(c, c->line, NULL, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
+			  (int)(end - p), p);
+		return;
+	}
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (!name_ok(q, (size_t)(end - q))) {
+		ctx_error(c, c->line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
+			  kind_names[k], SHAPE_NAME_MAX, (int)(end - q), q);
+		return;
+	}
+	for (size_t i = 0; i < c->nsec; i++) {
+		s = &c->sec[i];
+		if (s->kind == k && strlen(s->name) == (size_t)(end - q) && memcmp(s->name, q, (size_t)(end - q)) == 0) {
+			ctx_error(c, c->line, NULL, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
+			return;
+		}
+	}
+	ns = realloc(c->sec, (c->nsec + 1) * sizeof(*ns));
+	if (!ns) {
+		c->failed = -ENOMEM;
+		return;
+	}
+	c->sec = ns;
+	s = &c->sec[c->nsec++];
+	memset(s, 0, sizeof(*s));
+	s->kind = (enum section_kind)k;
+	memcpy(s->name, q, (size_t)(end - q));
+	s->line = c->line;
+}
+
+/* ini_reader: one line per call, like fgets. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct pctx *c = stream;
+	const char *l = c->text + c->pos, *nl;
+	size_t n, avail = c->len - c->pos, skip = 0;
+
+	if (c->failed || c->pos >= c->len)
+		return NULL;
+	nl = memchr(l, '\n', avail);
+	n = nl ? (size_t)(nl - l) + 1 : avail;
+	c->line++;
+	if (memchr(l, '\0', n)) {
+		ctx_error(c, c->line, NULL, "expected text, found a NUL byte");
+		return NULL;
+	}
+	if (n >= (size_t)num) {
+		ctx_error(c, c->line, NULL, "line too long: expected at most %d characters, found %zu", num - 2, n - (nl != NULL));
+		return NULL;
+	}
+	memcpy(str, l, n);
+	str[n] = '\0';
+	c->pos += n;
+
+	if (c->line == 1 && n >= 3 && memcmp(l, "\xEF\xBB\xBF", 3) == 0)
+		skip = 3;   /* inih skips a UTF-8 byte-order mark */
+	if (skip < n && (l[skip] == ' ' || l[skip] == '\t')) {
+		size_t i = skip;
+
+		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+		if (i < n && l[i] != '\n' && l[i] != '\r' && l[i] != ';' && l[i] != '#') {
+			ctx_error(c, c->line, NULL, "expected a key, a [section] or a comment at the start of the line, found white space "
+				  "(inih would read an indented line as the continuation of the previous value)");
+			return NULL;
+		}
+		return str;
+	}
+	if (skip < n && l[skip] == '[')
+		header_line(c, l + skip, n - skip - (nl != NULL));
+	return c->failed ? NULL : str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct pctx *c = user;
+	struct section *s;
+	struct kv *nkv;
+
+	if (c->failed)
+		return 1;
+	if (!c->nsec) {
+		ctx_error(c, c->line, NULL, "expected a [model NAME], [fault NAME] or [rule NAME] header before the first key, found \"%s\"", name);
+		return 1;
+	}
+	s = &c->sec[c->nsec - 1];
+	nkv = realloc(s->kv, (s->nkv + 1) * sizeof(*nkv));
+	if (!nkv) {
+		c->failed = -ENOMEM;
+		return 1;
+	}
+	s->kv = nkv;
+	nkv = &s->kv[s->nkv];
+	nkv->key = strdup(name);
+	nkv->value = strdup(value);
+	nkv->line = c->line;
+	s->nkv++;
+	if (!nkv->key || !nkv->value)
+		c->failed = -ENOMEM;
+	return 1;
+}
+
+/* ---- building ---- */
+
+static int build_model(struct pctx *c, struct section *s, struct shape_rules *rs)
+{
+	const struct shape_model_ops *ops = NULL;
+	_cleanup_free_ void *params = NULL;
+	struct dut_error e;
+	uint64_t seen = 0;
+	struct shape_model *m, **nm;
+	int r;
+
+	for (size_t i = 0; i < s->nkv; i++) {
+		if (strcmp(s->kv[i].key, "type") != 0)
+			continue;
+		if (ops) {
+			ctx_error(c, s->kv[i].line, s, "type is set twice");
+			return -EINVAL;
+		}
+		ops = shape_model_ops_find(s->kv[i].value);
+		if (!ops) {
+			ctx_error(c, s->kv[i].line, s, "type: expected a model type (%s), found \"%s\"",
+				  shape_model_types(), s->kv[i].value);
+			return -EINVAL;
+		}
+	}
+	if (!ops) {
+		ctx_error(c, s->line, s, "missing key type (%s)", shape_model_types());
+		return -EINVAL;
+	}
+	params = shape_model_params_new(ops);
+	if (!params)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nkv; i++) {
+		if (strcmp(s->kv[i].key, "type") == 0)
+			continue;
+		if (shape_model_param_set(ops, params, &seen, s->kv[i].key, s->kv[i].value, &e) < 0) {
+			ctx_error(c, s->kv[i].line, s, "%s", e.msg);
+			return -EINVAL;
+		}
+	}
+	if (shape_model_params_finish(ops, params, seen, &e) < 0) {
+		ctx_error(c, s->line, s, "%s", e.msg);
+		return -EINVAL;
+	}
+	nm = realloc(rs->models, (rs->nmodels + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	rs->models = nm;
+	r = shape_model_new(s->name, s->line, ops, params, &m);
+	if (r < 0)
+		return r;
+	params = NULL;   /* owned by m */
+	rs->models[rs->nmodels++] = m;
+	return 0;
+}
+
+static int build_fault(struct pctx *c, struct section *s, struct shape_rules *rs)
+{
+	struct shape_fault_params p;
+	struct dut_error e;
+	struct shape_fault *f, **nf;
+	int r;
+
+	shape_fault_params_init(&p);
+	for (size_t i = 0; i < s->nkv; i++) {
+		for (size_t k = 0; k < i; k++) {
+			if (strcmp(s->kv[k].key, s->kv[i].key) == 0) {
+				ctx_error(c, s->kv[i].line, s, "%s is set twice (first at line %u)", s->kv[i].key, s->kv[k].line);
+				return -EINVAL;
+			}
+		}
+		if (shape_fault_param_set(&p, s->kv[i].key, s->kv[i].value, &e) < 0) {
+			ctx_error(c, s->kv[i].line, s, "%s", e.msg);
+			return -EINVAL;
+		}
+	}
+	if (shape_fault_params_check(&p, &e) < 0) {
+		ctx_error(c, s->line, s, "%s", e.msg);
+		return -EINVAL;
+	}
+	nf = realloc(rs->faults, (rs->nfaults + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	rs->faults = nf;
+	r = shape_fault_new(s->name, s->line, &p, &f);
+	if (r < 0)
+		return r;
+	rs->faults[rs->nfaults++] = f;
+	return 0;
+}
+
+/* Split a comma/space list; calls fn per item; stops at the first error. */
+static int each_item(const char *value, int (*fn)(const char *item, void *arg), void *arg)
+{
+	char buf[512], *save = NULL, *tok;
+	int n = 0, r;
+
+	if (strlen(value) >= sizeof(buf))
+		return -E2BIG;
+	strcpy(buf, value);
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		r = fn(tok, arg);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+struct item_ctx {
+	uint32_t mask;
+	const char *bad;
+	char badbuf[80];
+};
+
+static int class_item(const char *item, void *arg)
+{
+	struct item_ctx *ic = arg;
+	enum shape_class cls;
+
+	if (shape_class_from_name(item, &cls) < 0) {
+		snprintf(ic->badbuf, sizeof(ic->badbuf), "%s", item);
+		return -EINVAL;
+	}
+	ic->mask |= 1u << cls;
+	return 0;
+}
+
+static int op_item(const char *item, void *arg)
+{
+	struct item_ctx *ic = arg;
+	enum shape_op op;
+
+	if (strcmp(item, "all") == 0)
+		ic->mask |= SHAPE_OP_ALL;
+	else if (strcmp(item, "data") == 0)
+		ic->mask |= 1u << SHAPE_OP_READ | 1u << SHAPE_OP_WRITE;
+	else if (strcmp(item, "sync") == 0)
+		ic->mask |= 1u << SHAPE_OP_FSYNC | 1u << SHAPE_OP_FDATASYNC;
+	else if (shape_op_from_name(item, &op) == 0)
+		ic->mask |= 1u << op;
+	else {
+		snprintf(ic->badbuf, sizeof(ic->badbuf), "%s", item);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Why a glob can never match a path as dutfs gives it (relative, normalised), or NULL. */
+static const char *glob_never_matches(const char *g)
+{
+	size_t n = strlen(g);
+
+	if (n == 0)
+		return "an empty glob matches no path";
+	if (g[0] == '/')
+		return "paths are relative to the mount root (\"pg_wal/...\"), so a glob starting with '/' matches nothing";
+	if (g[n - 1] == '/')
+		return "a glob ending in '/' names a directory; rules match files (add '*')";
+	if (strstr(g, "//"))
+		return "paths never contain \"//\"";
+	if (strcmp(g, ".") == 0 || strcmp(g, "..") == 0 || strncmp(g, "./", 2) == 0 ||
+	    strncmp(g, "../", 3) == 0 || strstr(g, "/./") || strstr(g, "/../") ||
+	    (n >= 2 && strcmp(g + n - 2, "/.") == 0) || (n >= 3 && strcmp(g + n - 3, "/..") == 0))
+		return "paths are normalised: they never contain \".\" or \"..\" components";
+	return NULL;
+}
+
+struct fault_ctx {
+	struct shape_rules *rs;
+	struct shape_rule *rule;
+	char bad[SHAPE_NAME_MAX + 16];
+	int why;   /* 1 unknown, 2 too many, 3 twice */
+};
+
+static int fault_item(const char *item, void *arg)
+{
+	struct fault_ctx *fc = arg;
+	struct shape_fault *f = shape_rules_fault(fc->rs, item);
+
+	snprintf(fc->bad, sizeof(fc->bad), "%s", item);
+	if (!f) {
+		fc->why = 1;
+		return -EINVAL;
+	}
+	if (fc->rule->nfaults == SHAPE_RULE_FAULTS_MAX) {
+		fc->why = 2;
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < fc->rule->nfaults; i++) {
+		if (fc->rule->faults[i] == f) {
+			fc->why = 3;
+			return -EINVAL;
+		}
+	}
+	fc->rule->faults[fc->rule->nfaults++] = f;
+	return 0;
+}
+
+static void list_names(char *buf, size_t len, struct shape_rules *rs, bool models)
+{
+	size_t used = 0;
+	unsigned n = models ? rs->nmodels : rs->nfaults;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 models ? rs->models[i]->name : rs->faults[i]->name);
+	if (n == 0)
+		snprintf(buf, len, "none");
+}
+
+static int rule_key(struct pctx *c, struct section *s, struct kv *kv, struct shape_rules *rs,
+		    struct shape_rule *rule)
+{
+	struct item_ctx ic = { 0 };
+	char names[200];
+	const char *why;
+	int n;
+
+	if (strcmp(kv->key, "class") == 0 || strcmp(kv->key, "op") == 0) {
+		bool cls = kv->key[0] == 'c';
+
+		n = each_item(kv->value, cls ? class_item : op_item, &ic);
+		if (n <= 0) {
+			ctx_error(c, kv->line, s, "%s: expected %s, found \"%s\"", kv->key,
+				  cls ? "classes from heap, index, toast, fsm, vm, wal, slru, temp, other"
+				      : "operations from read, write, fsync, fdatasync, open, create, release, flush, "
+					"truncate, fallocate, punch, unlink, rename, data, sync, all",
+				  n == 0 ? kv->value : ic.badbuf);
+			return -EINVAL;
+		}
+		if (cls)
+			rule->class_mask = ic.mask;
+		else
+			rule->op_mask = ic.mask;
+		return 0;
+	}
+	if (strcmp(kv->key, "path") == 0) {
+		why = glob_never_matches(kv->value);
+		if (why) {
+			ctx_error(c, kv->line, s, "path: expected a glob that can match a file, found \"%s\": %s", kv->value, why);
+			return -EINVAL;
+		}
+		rule->glob = strdup(kv->value);
+		return rule->glob ? 0 : -ENOMEM;
+	}
+	if (strcmp(kv->key, "model") == 0) {
+		rule->model = shape_rules_model(rs, kv->value);
+		if (!rule->model) {
+			list_names(names, sizeof(names), rs, true);
+			ctx_error(c, kv->line, s, "model: expected the name of a [model] section (defined: %s), found \"%s\"",
+				  names, kv->value);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(kv->key, "fault") == 0) {
+		struct fault_ctx fc = { .rs = rs, .rule = rule };
+
+		n = each_item(kv->value, fault_item, &fc);
+		if (n == 0) {
+			ctx_error(c, kv->line, s, "fault: expected fault names, found \"%s\"", kv->value);
+			return -EINVAL;
+		}
+		if (n < 0) {
+			list_names(names, sizeof(names), rs, false);
+			if (fc.why == 1)
+				ctx_error(c, kv->line, s, "fault: expected the name of a [fault] section (defined: %s), found \"%s\"",
+					  names, fc.bad);
+			else if (fc.why == 2)
+				ctx_error(c, kv->line, s, "fault: expected at most %d faults per rule", SHAPE_RULE_FAULTS_MAX);
+			else
+				ctx_error(c, kv->line, s, "fault: \"%s\" is named twice", fc.bad);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	ctx_error(c, kv->line, s, "unknown key \"%s\" in a rule (expected one of: class, path, op, model, fault)", kv->key);
+	return -EINVAL;
+}
+
+static int build_rule(struct pctx *c, struct section *s, struct shape_rules *rs,
+		      struct shape_rule *rule)
+{
+	int r;
+
+	rule->name = strdup(s->name);
+	if (!rule->name)
+		return -ENOMEM;
+	rule->line = s->line;
+	rule->class_mask = SHAPE_CLASS_ALL;
+	rule->op_mask = SHAPE_OP_ALL;
+	for (size_t i = 0; i < s->nkv; i++) {
+		for (size_t k = 0; k < i; k++) {
+			if (strcmp(s->kv[k].key, s->kv[i].key) == 0) {
+				ctx_error(c, s->kv[i].line, s, "%s is set twice (first at line %u)", s->kv[i].key, s->kv[k].line);
+				return -EINVAL;
+			}
+		}
+		r = rule_key(c, s, &s->kv[i], rs, rule);
+		if (r < 0)
+			return r;
+	}
+	if (!rule->model && !rule->nfaults) {
+		ctx_error(c, s->line, s, "missing key model or fault: a rule must name a model, a fault or both");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int build(struct pctx *c, struct shape_rules *rs)
+{
+	unsigned nrules = 0;
+	int r;
+
+	for (size_t i = 0; i < c->nsec; i++) {
+		struct section *s = &c->sec[i];
+
+		r = s->kind == SEC_MODEL ? build_model(c, s, rs) :
+		    s->kind == SEC_FAULT ? build_fault(c, s, rs) : 0;
+		if (r < 0)
+			return c->failed ? c->failed : r;
+		nrules += s->kind == SEC_RULE;
+	}
+	if (!nrules) {
+		ctx_error(c, c->line, NULL, "expected at least one [rule NAME] section, found none: nothing would be shaped");
+		return -EINVAL;
+	}
+	rs->rules = calloc(nrules, sizeof(*rs->rules));
+	if (!rs->rules)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nsec; i++) {
+		if (c->sec[i].kind != SEC_RULE)
+			continue;
+		r = build_rule(c, &c->sec[i], rs, &rs->rules[rs->nrules++]);
+		if (r < 0)
+			return c->failed ? c->failed : r;
+	}
+	return 0;
+}
+
+static void ctx_free(struct pctx *c)
+{
+	for (size_t i = 0; i < c->nsec; i++) {
+		for (size_t k = 0; k < c->sec[i].nkv; k++) {
+			free(c->sec[i].kv[k].key);
+			free(c->sec[i].kv[k].value);
+		}
+		free(c->sec[i].kv);
+	}
+	free(c->sec);
+}
+
+int shape_rules_parse(const char *text, size_t len, const char *source,
+		      struct shape_rules **ret, struct dut_error *err)
+{
+	struct pctx c = { .source = source ? source : "<rules>", .text = text, .len = len, .err = err };
+	struct shape_rules *rs;
+	int line, r;
+
+	rs = calloc(1, sizeof(*rs));
+	if (!rs || !(rs->source = strdup(c.source))) {
+		free(rs);
+		return -ENOMEM;
+	}
+	line = ini_parse_stream(reader, &c, handler, &c);
+	if (line < 0)
+		r = -ENOMEM;
+	else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
+		c.failed = 0;
+		ctx_error(&c, (unsigned)line, NULL, "expected \"key = value\", a [section] header or a comment");
+		r = -EINVAL;
+	} else if (c.failed) {
+		r = c.failed;
+	} else {
+		r = build(&c, rs);
+	}
+	ctx_free(&c);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			dut_error_set(err, "%s: out of memory while reading the rules", c.source);
+		shape_rules_free(rs);
+		return r;
+	}
+	*ret = rs;
+	return 0;
+}
+
+void shape_rules_free(struct shape_rules *rs)
+{
+	if (!rs)
+		return;
+	for (unsigned i = 0; i < rs->nrules; i++) {
+		free(rs->rules[i].name);
+		free(rs->rules[i].glob);
+	}
+	free(rs->rules);
+	for (unsigned i = 0; i < rs->nmodels; i++)
+		shape_model_free(rs->models[i]);
+	free(rs->models);
+	for (unsigned i = 0; i < rs->nfaults; i++)
+		shape_fault_free(rs->faults[i]);
+	free(rs->faults);
+	free(rs->source);
+	free(rs);
+}
+
+struct shape_model *shape_rules_model(const struct shape_rules *rs, const char *name)
+{
+	for (unsigned i = 0; i < rs->nmodels; i++) {
+		if (strcmp(rs->models[i]->name, name) == 0)
+			return rs->models[i];
+	}
+	return NULL;
+}
+
+struct shape_fault *shape_rules_fault(const struct shape_rules *rs, const char *name)
+{
+	for (unsigned i = 0; i < rs->nfaults; i++) {
+		if (strcmp(rs->faults[i]->name, name) == 0)
+			return rs->faults[i];
+	}
+	return NULL;
+}
+
+bool shape_rule_matches(const struct shape_rule *r, enum shape_class cls, const char *path,
+			enum shape_op op)
+{
+	if ((unsigned)cls >= SHAPE_CLASS_COUNT || (unsigned)op >= SHAPE_OP_COUNT)
+		return false;
+	if (!(r->class_mask & (1u << cls)) || !(r->op_mask & (1u << op)))
+		return false;
+	/* no FNM_PATHNAME: '*' spans directories, so "base/?*" covers base/5/1259 */
+	return !r->glob || (path && fnmatch(r->glob, path, 0) == 0);
+}
+
+struct shape_rule *shape_rules_match(struct shape_rules *rs, enum shape_class cls,
+				     const char *path, enum shape_op op)
+{
+	for (unsigned i = 0; i < rs->nrules; i++) {
+		if (shape_rule_matches(&rs->rules[i], cls, path, op))
+			return &rs->rules[i];
+	}
+	return NULL;
+}
