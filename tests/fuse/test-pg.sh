@@ -105,9 +105,10 @@ kill)
 	n1=$(processed "$T/run1.log")
 	say "first run: $n1 transactions committed"
 	# Second run, logging every completed transaction; dutfs dies under it.
+	# -n: no vacuum and, above all, no TRUNCATE of pgbench_history first.
 	mkdir "$T/pglog" && chown postgres: "$T/pglog"
 	(cd "$T/pglog" && timeout 120 runuser -u postgres -- "$PGBIN/pgbench" -h "$PGSOCK" -p "$PGPORT" \
-		-c $CLIENTS -j 2 -T 60 -l --log-prefix=tx postgres >"$T/run2.log" 2>&1) &
+		-n -c $CLIENTS -j 2 -T 60 -l --log-prefix=tx postgres >"$T/run2.log" 2>&1) &
 	bench=$!
 	sleep 5
 	PG_POSTMASTER_PID=$(pg_postmaster_pid) || die "the postmaster is not running before the kill"
@@ -140,6 +141,7 @@ kill)
 	say "second run: $n2 transactions logged as committed before the failure"
 	# Remount and recover.
 	dut_mount "$T/backing" "$T/mnt" --view "$VIEW" --trace "$T/trace2.dtr"
+	dut_defer pg_kill  # the server must stop before this mount is unmounted
 	pg_start
 	got=$(history_count)
 	[ "$got" -ge $((n1 + n2)) ] || die "after remount and recovery pgbench_history has $got rows; $n1 + $n2 were committed"
