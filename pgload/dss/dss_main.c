@@ -157,11 +157,13 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 		case 'h': o->host = optarg; break;
 		case 'p': o->port = optarg; break;
 		case 'U': o->user = optarg; break;
-		case 's':
-			o->sf = strtod(optarg, NULL);
-			if (!(o->sf > 0 && o->sf <= 100000))
-				bad = "--scale wants a number > 0 and <= 100000, such as 0.01 or 10";
+		case 's': {
+			char *end;
+			o->sf = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->sf >= 0.0004 && o->sf <= 10000))
+				bad = "--scale wants a number from 0.0004 to 10000, such as 0.01 or 10";
 			break;
+		}
 		case 'j':
 			if (parse_u64(optarg, 1, DSS_GEN_MAX_THREADS, &v) < 0)
 				bad = "--jobs wants a thread count from 1 to 256";
@@ -337,7 +339,10 @@ int pgload_dss_main(int argc, char **argv)
 	} else {
 		ret = run_server(&o, &g, &r);
 	}
-	if (!o.quiet)
+	bool ran = false;
+	for (unsigned p = 0; p < DSS_NPHASES; p++)
+		ran |= r.ran[p];
+	if (!o.quiet && ran)
 		dss_report_human(&r, o.json_path && strcmp(o.json_path, "-") == 0 ? stderr : stdout);
 	if (o.json_path && write_json(&o, &r, argc, argv) < 0 && ret == 0)
 		ret = -EIO;

@@ -43,13 +43,15 @@ enum {
 
 static uint64_t scaled(double base, double sf)
 {
-	double v = llround(base * sf);
+	long long v = llround(base * sf);
 	return v < 1 ? 1 : (uint64_t)v;
 }
 
 int dss_gen_init(struct dss_gen *g, uint64_t seed, double sf)
 {
-	if (!(sf > 0 && sf <= 100000))
+	/* Four distinct suppliers per part need 4 suppliers (SF 0.0004); keys
+	 * are integer columns, so part keys (200,000 SF) must fit in 31 bits. */
+	if (!(sf >= 0.0004 && sf <= 10000))
 		return -EINVAL;
 	memset(g, 0, sizeof(*g));
 	g->seed = seed;
@@ -384,11 +386,26 @@ static char *row_part(const struct dss_gen *g, uint64_t u, char *p)
 	return put_comment(g, DSS_PART, u, 5, 22, p);
 }
 
+/*
+ * The specification's formula, (partkey + i * (S/4 + (partkey-1)/S)) mod S
+ * + 1, gives four distinct suppliers for the usual scale factors; for some
+ * supplier counts (S = 120, for one) two of them coincide, and then the
+ * later one moves on to the next supplier not yet taken, so that
+ * (ps_partkey, ps_suppkey) stays a key.
+ */
 uint64_t dss_partsupp_suppkey(const struct dss_gen *g, uint64_t partkey, unsigned i)
 {
-	uint64_t s = g->suppliers;
+	uint64_t s = g->suppliers, k[4];
 
-	return (partkey + i * (s / 4 + (partkey - 1) / s)) % s + 1;
+	for (unsigned j = 0; j <= i && j < 4; j++) {
+		k[j] = (partkey + j * (s / 4 + (partkey - 1) / s)) % s;
+		for (unsigned m = 0; m < j; m++)
+			if (k[m] == k[j]) {
+				k[j] = (k[j] + 1) % s;
+				m = (unsigned)-1; /* check against all again */
+			}
+	}
+	return k[i < 4 ? i : 3] + 1;
 }
 
 /* Four rows per part unit. */

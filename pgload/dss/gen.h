@@ -52,7 +52,7 @@ struct dss_gen {
 	struct dss_text_pool pool;
 };
 
-/* Scale factor sf must be > 0 and <= 100000; -EINVAL, -ENOMEM. */
+/* Scale factor sf from 0.0004 (4 suppliers) to 10000; -EINVAL, -ENOMEM. */
 int dss_gen_init(struct dss_gen *g, uint64_t seed, double sf);
 void dss_gen_free(struct dss_gen *g);
 

@@ -41,6 +41,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void chunk_of(const struct run *r, uint64_t global, struct chunk_ref *c)
 {
 	unsigned j = 0;
@@ -113,14 +121,16 @@ static void *worker_main(void *arg)
 	while (!atomic_load(&r->error)) {
 		uint64_t global = atomic_fetch_add(&r->next, 1);
 		struct chunk_ref c;
-		uint64_t rows, t0, t1;
+		uint64_t rows, t0, t1, c0;
 
 		if (global >= r->nchunks_total)
 			break;
 		chunk_of(r, global, &c);
 		buf.len = 0;
 		t0 = now_ns();
+		c0 = thread_cpu_ns();
 		ret = dss_gen_chunk(r->g, r->jobs[c.job].t, c.lo, c.hi, &buf, &rows);
+		st->gen_cpu_ns += thread_cpu_ns() - c0;
 		t1 = now_ns();
 		st->gen_ns += t1 - t0;
 		if (ret == 0)

@@ -38,7 +38,8 @@ struct dss_gen_table_stats {
 
 struct dss_gen_thread_stats {
 	uint64_t rows, bytes, chunks;
-	uint64_t gen_ns;   /* generating rows */
+	uint64_t gen_ns;   /* generating rows (wall clock) */
+	uint64_t gen_cpu_ns; /* generating rows (this thread's CPU time) */
 	uint64_t sink_ns;  /* in the sink (COPY, write) and waiting for order */
 };
 

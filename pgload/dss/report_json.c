@@ -75,6 +75,7 @@ static int fill_load(const struct dss_report *r, struct dut_result_phase *ph)
 		ret |= add(t, "bytes", json_object_new_uint64(s->bytes));
 		ret |= add(t, "chunks", json_object_new_uint64(s->chunks));
 		ret |= add(t, "generate_ns", json_object_new_uint64(s->gen_ns));
+		ret |= add(t, "generate_cpu_ns", json_object_new_uint64(s->gen_cpu_ns));
 		ret |= add(t, "sink_ns", json_object_new_uint64(s->sink_ns));
 	}
 	ret |= add(extra, "sink", json_object_new_string(r->sink ? r->sink : "copy"));

@@ -6,6 +6,7 @@
  * and date rules by checking every row at SF 0.01, and the comment grammar.
  * Value domains: test_dss_domains.c.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,44 @@ static void test_cardinalities_sf1(void)
 	dss_gen_free(&g);
 }
 
+/*
+ * (ps_partkey, ps_suppkey) is a key at any scale factor, including ones
+ * where the specification's formula alone repeats a supplier (S = 120 at
+ * SF 0.012, S = 4 at SF 0.0004); scale factors outside the range are refused.
+ */
+static void test_partsupp_key_unique_at_any_sf(void)
+{
+	static const double sfs[] = { 0.0004, 0.001, 0.01, 0.012, 0.024, 0.036 };
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(sfs); i++) {
+		struct rows r;
+		char f[MAXF][256];
+		size_t pos = 0;
+		long s[4], row = 0, bad = 0;
+
+		if (gen(sfs[i], 1, DSS_PARTSUPP, &r))
+			continue;
+		while (next_row(&r.buf, &pos, f) && bad < 3) {
+			s[row % 4] = atol(f[1]);
+			if (row++ % 4 == 3 && (s[0] == s[1] || s[0] == s[2] || s[0] == s[3] ||
+					       s[1] == s[2] || s[1] == s[3] || s[2] == s[3])) {
+				cu_fail("SF %g part %s: suppliers %ld %ld %ld %ld", sfs[i], f[0],
+					s[0], s[1], s[2], s[3]);
+				bad++;
+			}
+		}
+		dss_buf_free(&r.buf);
+	}
+	static const double refused[] = { 0, 0.0001, 10001, -1 };
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(refused); i++) {
+		struct dss_gen g;
+		int ret = dss_gen_init(&g, 1, refused[i]);
+		CU_CHECK(ret == -EINVAL, "SF %g accepted (%d)", refused[i], ret);
+		if (ret == 0)
+			dss_gen_free(&g);
+	}
+}
+
 /* ---- determinism ---- */
 
 struct sum_sink {
@@ -197,6 +236,7 @@ static void test_same_bytes_for_any_chunking(void)
 static const struct cu_test tests[] = {
 	{ "cardinalities_small_sf", test_cardinalities_small_sf },
 	{ "cardinalities_sf1", test_cardinalities_sf1 },
+	{ "partsupp_key_unique_at_any_sf", test_partsupp_key_unique_at_any_sf },
 	{ "same_bytes_for_any_chunking", test_same_bytes_for_any_chunking },
 	{ NULL, NULL },
 };
