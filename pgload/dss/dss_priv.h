@@ -45,6 +45,8 @@ int dss_pg_connect(const struct dss_opts *o, PGconn **ret, struct dut_error *err
  * with the server's message in err.  *ret_rows (may be NULL): PQcmdTuples.
  */
 int dss_pg_exec(PGconn *c, const char *sql, uint64_t *ret_rows, struct dut_error *err);
+/* The single value a query returns (*ret malloc'ed); errors as dss_pg_exec. */
+int dss_pg_value(PGconn *c, const char *sql, char **ret, struct dut_error *err);
 /* COPY rows (the generator's text) into table; -EIO with err. */
 int dss_pg_copy(PGconn *c, enum dss_table t, const char *buf, size_t len,
 		struct dut_error *err);

@@ -11,33 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "pgload/dss/dss_priv.h"
 #include "pgload/dss/plan.h"
 
 static int explain(PGconn *c, const char *sql, struct dss_query_run *q, struct dut_error *err)
 {
 	size_t n = strlen(sql) + 32;
-	char *text = malloc(n);
-	PGresult *res;
-	int ret = 0;
+	_cleanup_free_ char *text = malloc(n);
+	int ret;
 
 	if (!text)
 		return -ENOMEM;
 	snprintf(text, n, "explain (format json) %s", sql);
-	res = PQexec(c, text);
-	free(text);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 || PQnfields(res) != 1) {
-		dut_error_set(err, "EXPLAIN: %s", PQresultErrorMessage(res));
-		ret = -EIO;
-	} else {
-		q->plan_json = strdup(PQgetvalue(res, 0, 0));
-		if (!q->plan_json)
-			ret = -ENOMEM;
-		else
-			ret = dss_plan_fingerprint(q->plan_json, &q->fingerprint, &q->shape, err);
-	}
-	PQclear(res);
+	ret = dss_pg_value(c, text, &q->plan_json, err);
+	if (ret == 0)
+		ret = dss_plan_fingerprint(q->plan_json, &q->fingerprint, &q->shape, err);
 	return ret;
+}
+
+/* statement_timeout in ms (0: none) for what follows. */
+static int set_timeout(PGconn *c, uint64_t ms, struct dut_error *err)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "set statement_timeout = %" PRIu64, ms);
+	return dss_pg_exec(c, sql, NULL, err);
 }
 
 static void run_one(const struct dss_opts *o, PGconn *c, struct dss_query_run *q)
@@ -57,12 +56,24 @@ static void run_one(const struct dss_opts *o, PGconn *c, struct dss_query_run *q
 			 strerror(-ret));
 		return;
 	}
+	/* The timeout bounds the query, not its EXPLAIN. */
+	uint64_t timeout_ms = (o->timeout_ns + 999999) / 1000000;
 	ret = explain(c, sql, q, &e);
+	if (ret == 0 && timeout_ms)
+		ret = set_timeout(c, timeout_ms, &e);
 	if (ret == 0) {
 		t0 = dss_now_ns();
 		ret = dss_pg_exec(c, sql, &rows, &e);
 		q->ns = dss_now_ns() - t0;
 		q->rows = rows;
+		if (timeout_ms && PQstatus(c) == CONNECTION_OK) {
+			struct dut_error e2;
+			int r2 = set_timeout(c, 0, &e2);
+			if (r2 < 0 && ret == 0) {
+				ret = r2;
+				e = e2;
+			}
+		}
 	}
 	free(sql);
 	if (ret < 0) {
@@ -74,12 +85,8 @@ static void run_one(const struct dss_opts *o, PGconn *c, struct dss_query_run *q
 int dss_phase_queries(const struct dss_opts *o, PGconn *c, struct dss_report *r,
 		      struct dut_error *err)
 {
-	char sql[64];
-	int ret;
+	int ret = set_timeout(c, 0, err);
 
-	snprintf(sql, sizeof(sql), "set statement_timeout = %" PRIu64,
-		 (o->timeout_ns + 999999) / 1000000);
-	ret = dss_pg_exec(c, sql, NULL, err);
 	for (unsigned rep = 1; ret == 0 && rep <= o->reps; rep++) {
 		for (unsigned q = 1; q <= DSS_NQUERIES; q++) {
 			if (!o->query[q])

@@ -102,6 +102,26 @@ int dss_pg_exec(PGconn *c, const char *sql, uint64_t *ret_rows, struct dut_error
 	return ret;
 }
 
+int dss_pg_value(PGconn *c, const char *sql, char **ret, struct dut_error *err)
+{
+	PGresult *res = PQexec(c, sql);
+	int ret_code = 0;
+
+	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
+		char what[80];
+		snprintf(what, sizeof(what), "%.60s%s", sql, strlen(sql) > 60 ? "..." : "");
+		ret_code = result_error(c, res, what, err);
+	} else if (PQntuples(res) != 1 || PQnfields(res) != 1) {
+		dut_error_set(err, "%.60s: %d rows of %d columns, expected one value", sql,
+			      PQntuples(res), PQnfields(res));
+		ret_code = -EIO;
+	} else if (!(*ret = strdup(PQgetvalue(res, 0, 0)))) {
+		ret_code = -ENOMEM;
+	}
+	PQclear(res);
+	return ret_code;
+}
+
 #define COPY_SLICE (1u << 20)
 
 int dss_pg_copy(PGconn *c, enum dss_table t, const char *buf, size_t len,
