@@ -182,6 +182,35 @@ static int check_args(const struct dutfs_cli *cli, char *backing, char *mnt)
 	return 0;
 }
 
+/*
+ * The kernel gives a FUSE mount's writeback a strict 1 % share of the dirty
+ * page limit (bdi max_ratio 1, strict_limit): a data load through the
+ * writeback cache then stalls in balance_dirty_pages long before the device
+ * is busy.  As root, give the mount the share an ordinary disk file system
+ * has.  Found through mountinfo: stat() on the mount would wait for the
+ * session loop, which is not running yet.
+ */
+#define DUTFS_BDI_MAX_RATIO "100"
+static void tune_bdi(const char *mnt)
+{
+	char *mi = NULL, devid[64], path[128];
+	size_t len = 0;
+	int fd;
+
+	if (geteuid() != 0 || read_file("/proc/self/mountinfo", &mi, &len) < 0)
+		return;
+	if (dutfs_mountinfo_find(mi, len, mnt, devid, sizeof(devid)) == 1) {
+		snprintf(path, sizeof(path), "/sys/class/bdi/%s/max_ratio", devid);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, DUTFS_BDI_MAX_RATIO, strlen(DUTFS_BDI_MAX_RATIO)) < 0)
+			say(LOG_WARNING, "could not raise the writeback share of %s (%s): %s; "
+			    "writes may be throttled early", mnt, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	free(mi);
+}
+
 static int write_pidfile(const char *path)
 {
 	FILE *f = fopen(path, "we");
@@ -301,6 +330,8 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 		    fs->mountpoint);
 		goto out_signals;
 	}
+	if (fs->view == DUTFS_VIEW_DEVICE)
+		tune_bdi(fs->mountpoint);
 	if (cli->pidfile && (r = write_pidfile(cli->pidfile)) < 0) {
 		say(LOG_ERR, "cannot write pid file %s: %s", cli->pidfile, strerror(-r));
 		goto out_unmount;

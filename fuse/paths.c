@@ -95,8 +95,15 @@ static void unescape(const char *s, const char *e, char *out)
 
 int dutfs_mountinfo_has(const char *mi, size_t len, const char *path)
 {
+	return dutfs_mountinfo_find(mi, len, path, NULL, 0);
+}
+
+int dutfs_mountinfo_find(const char *mi, size_t len, const char *path, char *devid,
+			 size_t devid_size)
+{
 	const char *p = mi, *end = mi + len;
 	char field[PATH_MAX * 4 + 1];
+	int found = 0;
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -110,12 +117,16 @@ int dutfs_mountinfo_has(const char *mi, size_t len, const char *path)
 			continue;
 		}
 		/* fields: id parent major:minor root mountpoint ... */
+		const char *dev = NULL;
+
 		f = p;
 		for (k = 0; k < 4; k++) {
 			f = memchr(f, ' ', (size_t)(eol - f));
 			if (!f)
 				return -EINVAL;
 			f++;
+			if (k == 1)
+				dev = f;
 		}
 		fe = memchr(f, ' ', (size_t)(eol - f));
 		if (!fe)
@@ -123,9 +134,19 @@ int dutfs_mountinfo_has(const char *mi, size_t len, const char *path)
 		if ((size_t)(fe - f) >= sizeof(field))
 			return -EINVAL;
 		unescape(f, fe, field);
-		if (!strcmp(field, path))
-			return 1;
+		if (!strcmp(field, path)) {
+			/* the last line wins: it is the mount on top */
+			const char *de = memchr(dev, ' ', (size_t)(eol - dev));
+
+			found = 1;
+			if (devid && devid_size && de) {
+				size_t n = (size_t)(de - dev) < devid_size - 1 ? (size_t)(de - dev) : devid_size - 1;
+
+				memcpy(devid, dev, n);
+				devid[n] = '\0';
+			}
+		}
 		p = eol + 1;
 	}
-	return 0;
+	return found;
 }

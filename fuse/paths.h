@@ -46,5 +46,8 @@ bool dutfs_path_within(const char *path, const char *dir);
  * text has a malformed line.
  */
 int dutfs_mountinfo_has(const char *mountinfo, size_t len, const char *path);
+/* The same, also copying the "major:minor" field of the topmost such mount into devid. */
+int dutfs_mountinfo_find(const char *mountinfo, size_t len, const char *path, char *devid,
+			 size_t devid_size);
 
 #endif
