@@ -125,6 +125,8 @@ void shape_engine_submit(struct shape_engine *e, const struct shape_io *io, stru
 	struct shape_model_result mr;
 	struct shape_rule *rule;
 	const struct shape_fault *uf;
+	struct shape_fault_effect effect = { 0 };
+	bool fired = false;
 	bool state_op = io->op == SHAPE_OP_TRUNCATE || io->op == SHAPE_OP_PUNCH_HOLE ||
 			io->op == SHAPE_OP_UNLINK;
 
@@ -153,6 +155,8 @@ void shape_engine_submit(struct shape_engine *e, const struct shape_io *io, stru
 	}
 	atomic_fetch_add(&rule->matched, 1);
 
+	/* every fault sees every matched request (so nth/every count alike);
+	 * the first that fires, in the rule's order, decides the effect */
 	for (unsigned i = 0; i < rule->nfaults; i++) {
 		struct shape_fault_effect fx;
 
@@ -164,14 +168,19 @@ void shape_engine_submit(struct shape_engine *e, const struct shape_io *io, stru
 			crash_locked(e);
 			pthread_mutex_unlock(&e->lock);
 		}
-		if (fx.err) {
-			v.err = fx.err;
-			*ret = v;
-			return;
+		if (!fired) {
+			fired = true;
+			effect = fx;
 		}
-		v.len = fx.len;
-		req.len = fx.len;
-		break;
+	}
+	if (fired && effect.err) {
+		v.err = effect.err;
+		*ret = v;
+		return;
+	}
+	if (fired) {
+		v.len = effect.len;
+		req.len = effect.len;
 	}
 
 	if (rule->model) {
