@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/result.h"
 #include "pgload/cluster.h"
+#include "pgload/dss/dss.h"
 #include "pgload/main.h"
 #include "pgload/report.h"
 #include "pgload/session.h"
@@ -32,6 +33,7 @@ static const char usage[] =
 	"COMMON: --json FILE (result document), --relmap FILE (relation map),\n"
 	"        --dutfs-control FILE (default: found above the data directory),\n"
 	"        --workload oltp, -q (no summary), --debug\n"
+	"       pgload dss ...  (TPC-H-derived decision support: pgload dss --help)\n"
 	"scripts: tpcb-like (default), simple-update (-N), select-only (-S)\n"
 	"exit status: 0 done, 1 error, 2 clients aborted (partial results), 130 interrupted\n";
 
@@ -447,6 +449,8 @@ int main(int argc, char **argv)
 		return main_init(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return main_run(argc - 1, argv + 1);
-	dut_err("unknown command \"%s\" (expected cluster, init or run; see pgload --help)", argv[1]);
+	if (!strcmp(argv[1], "dss"))
+		return pgload_dss_main(argc - 1, argv + 1);
+	dut_err("unknown command \"%s\" (expected cluster, init, run or dss; see pgload --help)", argv[1]);
 	return 1;
 }
