@@ -4,6 +4,7 @@
  * print one line per fact, for the integration test's shell checks:
  *   phase NAME STATUS
  *   table NAME ROWS                      (load phase)
+ *   step PHASE STATUS ROWS NAME          (keys, analyze, rf phases)
  *   query Q REP STATUS ROWS FINGERPRINT SHAPE   (queries phase)
  * Exit 1 when the document does not parse.
  */
@@ -40,6 +41,13 @@ int main(int argc, char **argv)
 		if (json_object_object_get_ex(extra, "tables", &v)) {
 			json_object_object_foreach(v, name, t)
 				printf("table %s %s\n", name, str(t, "rows"));
+		}
+		if (json_object_object_get_ex(extra, "steps", &v)) {
+			for (size_t j = 0; j < json_object_array_length(v); j++) {
+				json_object *st = json_object_array_get_idx(v, j);
+				printf("step %s %s %s %s\n", dut_phase_name(ph), str(st, "status"),
+				       str(st, "rows"), str(st, "name"));
+			}
 		}
 		if (json_object_object_get_ex(extra, "queries", &v)) {
 			for (size_t j = 0; j < json_object_array_length(v); j++) {

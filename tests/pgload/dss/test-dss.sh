@@ -90,7 +90,13 @@ li=$(psql_q "select count(*) from lineitem")
 [ "$li" -ge 58000 ] && [ "$li" -le 62000 ] || die "lineitem has $li rows, expected about 60000"
 lo=$(psql_q "select min(c), max(c) from (select count(*) c from lineitem group by l_orderkey) s")
 [ "$lo" = "1|7" ] || die "lines per order span $lo, expected 1|7"
-say "row counts as specified (lineitem $li); RF2 removed what RF1 added"
+# RF1 inserted 15 orders (0.1 %) with their lines; RF2 deleted as many rows.
+rf1=$(awk '$1 == "step" && $2 == "rf" && $5 == "RF1" { print $4 }' "$TMP/r1.txt")
+rf2=$(awk '$1 == "step" && $2 == "rf" && $5 == "RF2" { print $4 }' "$TMP/r1.txt")
+[ -n "$rf1" ] && [ "$rf1" -ge $((15 + 15)) ] && [ "$rf1" -le $((15 + 15 * 7)) ] \
+	|| die "RF1 wrote '$rf1' rows, expected 15 orders and 15..105 lines"
+[ "$rf1" = "$rf2" ] || die "RF1 wrote $rf1 rows, RF2 deleted $rf2"
+say "row counts as specified (lineitem $li); RF1 added $rf1 rows, RF2 removed them"
 
 # Referential integrity: every foreign key exists and is validated, and an
 # independent anti-join finds no orphan.
@@ -109,6 +115,25 @@ say "8 foreign keys validated, no orphans"
 nq=$(awk '$1 == "query" && $4 == "ok" && $5 > 0' "$TMP/r1.txt" | wc -l)
 [ "$nq" = 22 ] || { grep '^query' "$TMP/r1.txt" | cut -c1-80 >&2; die "$nq of 22 queries ok with rows"; }
 say "22 queries returned rows"
+
+# ---- --to-files: same bytes for 1 and 3 threads, and the same rows as loaded ----
+mkdir -p "$TMP/f1" "$TMP/f3"
+timeout 60 "$DRIVER" --to-files "$TMP/f1" -s 0.01 -j 1 --quiet || die "--to-files -j 1 failed"
+timeout 60 "$DRIVER" --to-files "$TMP/f3" -s 0.01 -j 3 --quiet || die "--to-files -j 3 failed"
+for t in region nation supplier part partsupp customer orders lineitem; do
+	cmp -s "$TMP/f1/$t.tbl" "$TMP/f3/$t.tbl" || die "$t.tbl differs between 1 and 3 threads"
+done
+psql_q "create schema files; create table files.lineitem (like public.lineitem);
+	create table files.supplier (like public.supplier)" || die "create schema files failed"
+for t in lineitem supplier; do
+	timeout 60 "$PGBIN/psql" -d "$CONN" -XAtq -v ON_ERROR_STOP=1 \
+		-c "\\copy files.$t from '$TMP/f1/$t.tbl' (format csv, delimiter '|')" \
+		|| die "COPY (FORMAT csv) of $t.tbl failed"
+	d=$(psql_q "select count(*) from ((table public.$t except all table files.$t)
+		union all (table files.$t except all table public.$t)) d")
+	[ "$d" = 0 ] || die "$t.tbl and the loaded $t differ in $d rows"
+done
+say "--to-files: identical for 1 and 3 threads, loadable as CSV, same rows as COPY loaded"
 
 # ---- run 2: queries only; plan fingerprints must be the same ----
 dss --phases queries --json "$TMP/r2.json" || die "second query run failed"

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,11 +234,57 @@ static void test_same_bytes_for_any_chunking(void)
 		CU_CHECK(other[t] != ref[t], "%s: seed 43 gives seed 42's data", dss_table_name(t));
 }
 
+/* A sink that fails on its n-th chunk; the other threads wait in order. */
+struct failing_sink {
+	pthread_mutex_t lock;
+	unsigned calls, fail_at;
+};
+
+static int failing_chunk(void *sink, void *tctx, unsigned job, enum dss_table t,
+			 const char *buf, size_t len)
+{
+	struct failing_sink *s = sink;
+	unsigned n;
+
+	pthread_mutex_lock(&s->lock);
+	n = ++s->calls;
+	pthread_mutex_unlock(&s->lock);
+	return n == s->fail_at ? -EPIPE : 0;
+}
+
+static void test_sink_error_stops_the_run(void)
+{
+	static const struct { bool ordered; unsigned threads, fail_at; } rows[] = {
+		{ true, 3, 1 }, { true, 3, 5 }, { false, 3, 5 }, { true, 1, 2 },
+	};
+	struct dss_gen g;
+	struct dss_gen_job jobs[DSS_NTABLES];
+
+	if (dss_gen_init(&g, 1, 0.01)) {
+		cu_fail("dss_gen_init");
+		return;
+	}
+	unsigned n = dss_gen_jobs_tables(&g, jobs);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dss_sink_ops ops = { .chunk = failing_chunk, .ordered = rows[i].ordered };
+		struct failing_sink s = { .fail_at = rows[i].fail_at };
+		struct dss_gen_stats st;
+		pthread_mutex_init(&s.lock, NULL);
+		/* Chunks of 100 units: hundreds of chunks, so stopping early shows. */
+		int ret = dss_gen_run(&g, jobs, n, rows[i].threads, 100, &ops, &s, &st);
+		CU_CHECK(ret == -EPIPE && s.calls < 50, "row %zu: ret %d after %u chunks", i, ret,
+			 s.calls);
+		pthread_mutex_destroy(&s.lock);
+	}
+	dss_gen_free(&g);
+}
+
 static const struct cu_test tests[] = {
 	{ "cardinalities_small_sf", test_cardinalities_small_sf },
 	{ "cardinalities_sf1", test_cardinalities_sf1 },
 	{ "partsupp_key_unique_at_any_sf", test_partsupp_key_unique_at_any_sf },
 	{ "same_bytes_for_any_chunking", test_same_bytes_for_any_chunking },
+	{ "sink_error_stops_the_run", test_sink_error_stops_the_run },
 	{ NULL, NULL },
 };
 
