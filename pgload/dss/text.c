@@ -36,42 +36,29 @@ static const char *const terminators[] = { ".", ";", ":", "?", "!", "--" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+enum word_class {
+	W_NOUN, W_VERB, W_ADJECTIVE, W_ADVERB, W_PREPOSITION, W_AUXILIARY, W_TERMINATOR, W_NCLASSES
+};
+
 static const struct {
 	const char *const *v;
 	size_t n;
-} classes[DSS_W_NCLASSES] = {
-	[DSS_W_NOUN] = { nouns, N(nouns) },
-	[DSS_W_VERB] = { verbs, N(verbs) },
-	[DSS_W_ADJECTIVE] = { adjectives, N(adjectives) },
-	[DSS_W_ADVERB] = { adverbs, N(adverbs) },
-	[DSS_W_PREPOSITION] = { prepositions, N(prepositions) },
-	[DSS_W_AUXILIARY] = { auxiliaries, N(auxiliaries) },
-	[DSS_W_TERMINATOR] = { terminators, N(terminators) },
+} classes[W_NCLASSES] = {
+	[W_NOUN] = { nouns, N(nouns) },
+	[W_VERB] = { verbs, N(verbs) },
+	[W_ADJECTIVE] = { adjectives, N(adjectives) },
+	[W_ADVERB] = { adverbs, N(adverbs) },
+	[W_PREPOSITION] = { prepositions, N(prepositions) },
+	[W_AUXILIARY] = { auxiliaries, N(auxiliaries) },
+	[W_TERMINATOR] = { terminators, N(terminators) },
 };
-
-const char *const *dss_text_words(enum dss_word_class c, size_t *ret_n)
-{
-	*ret_n = classes[c].n;
-	return classes[c].v;
-}
-
-bool dss_text_is_word(const char *word, size_t len)
-{
-	if (len == 3 && memcmp(word, "the", 3) == 0)
-		return true;
-	for (unsigned c = 0; c < DSS_W_TERMINATOR; c++)
-		for (size_t i = 0; i < classes[c].n; i++)
-			if (strlen(classes[c].v[i]) == len && memcmp(classes[c].v[i], word, len) == 0)
-				return true;
-	return false;
-}
 
 struct writer {
 	char *p, *end;
 	struct dss_rng *r;
 };
 
-static void word(struct writer *w, enum dss_word_class c)
+static void word(struct writer *w, enum word_class c)
 {
 	const char *s = classes[c].v[dss_rng_range(w->r, 0, (int64_t)classes[c].n - 1)];
 	size_t n = strlen(s);
@@ -90,22 +77,22 @@ static void noun_phrase(struct writer *w)
 	case 0:
 		break;
 	case 1:
-		word(w, DSS_W_ADJECTIVE);
+		word(w, W_ADJECTIVE);
 		break;
 	case 2:
-		word(w, DSS_W_ADJECTIVE);
+		word(w, W_ADJECTIVE);
 		if (w->p > w->end - 2)
 			return;
 		w->p[-1] = ',';
 		*w->p++ = ' ';
-		word(w, DSS_W_ADJECTIVE);
+		word(w, W_ADJECTIVE);
 		break;
 	default:
-		word(w, DSS_W_ADVERB);
-		word(w, DSS_W_ADJECTIVE);
+		word(w, W_ADVERB);
+		word(w, W_ADJECTIVE);
 		break;
 	}
-	word(w, DSS_W_NOUN);
+	word(w, W_NOUN);
 }
 
 /* verb | auxiliary verb | verb adverb | auxiliary verb adverb */
@@ -114,16 +101,16 @@ static void verb_phrase(struct writer *w)
 	int64_t form = dss_rng_range(w->r, 0, 3);
 
 	if (form & 1)
-		word(w, DSS_W_AUXILIARY);
-	word(w, DSS_W_VERB);
+		word(w, W_AUXILIARY);
+	word(w, W_VERB);
 	if (form & 2)
-		word(w, DSS_W_ADVERB);
+		word(w, W_ADVERB);
 }
 
 /* preposition the noun_phrase */
 static void prep_phrase(struct writer *w)
 {
-	word(w, DSS_W_PREPOSITION);
+	word(w, W_PREPOSITION);
 	if (w->p + 4 > w->end)
 		return;
 	memcpy(w->p, "the ", 4);

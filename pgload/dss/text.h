@@ -16,7 +16,6 @@
 #ifndef DSS_TEXT_H
 #define DSS_TEXT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,17 +25,6 @@ struct dss_text_pool {
 	char *text;
 	size_t len;
 };
-
-/* Word classes of the grammar (for tests and for the pool). */
-enum dss_word_class {
-	DSS_W_NOUN, DSS_W_VERB, DSS_W_ADJECTIVE, DSS_W_ADVERB,
-	DSS_W_PREPOSITION, DSS_W_AUXILIARY, DSS_W_TERMINATOR, DSS_W_NCLASSES
-};
-
-/* Is word (len bytes, no punctuation) one of the grammar's words, "the" included? */
-bool dss_text_is_word(const char *word, size_t len);
-/* The list of a class (terminators are ". ; : ? ! --"). */
-const char *const *dss_text_words(enum dss_word_class c, size_t *ret_n);
 
 /* Build a pool of at least size bytes from seed; -ENOMEM. */
 int dss_text_pool_build(uint64_t seed, size_t size, struct dss_text_pool *ret);
