@@ -112,6 +112,15 @@ static void test_mountinfo(void)
 
 		CU_CHECK(r == rows[i].ret, "row %zu \"%s\": %d, want %d", i, rows[i].path, r, rows[i].ret);
 	}
+	{
+		char dev[16] = "";
+		static const char stacked[] = "40 22 0:35 / /m rw - fuse.a a rw\n41 40 0:52 / /m rw - fuse.b b rw\n";
+
+		CU_CHECK(dutfs_mountinfo_find(mi, sizeof(mi) - 1, "/tmp/my mnt", dev, sizeof(dev)) == 1 &&
+			 !strcmp(dev, "0:35"), "devid of a mount: \"%s\"", dev);
+		CU_CHECK(dutfs_mountinfo_find(stacked, sizeof(stacked) - 1, "/m", dev, sizeof(dev)) == 1 &&
+			 !strcmp(dev, "0:52"), "stacked mounts: the top one, got \"%s\"", dev);
+	}
 	CU_CHECK(dutfs_mountinfo_has("22 1 8:1\n", 9, "/") == -EINVAL, "short line is malformed");
 	CU_CHECK(dutfs_mountinfo_has("", 0, "/") == 0, "empty table");
 }
