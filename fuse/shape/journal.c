@@ -311,7 +311,8 @@ int shape_journal_crash(struct shape_journal *j, struct shape_discard **ret, siz
 	shape_keymap_each(&j->files, collect_key, &keys);
 	if (keys.err)
 		goto out_unlock;
-	qsort(keys.d, keys.n, sizeof(keys.d[0]), cmp_discard);
+	if (keys.n > 1)
+		qsort(keys.d, keys.n, sizeof(keys.d[0]), cmp_discard);
 	for (size_t i = 0; i < keys.n; i++) {
 		struct jfile *f = shape_keymap_get(&j->files, keys.d[i].file_key);
 
@@ -320,13 +321,15 @@ int shape_journal_crash(struct shape_journal *j, struct shape_discard **ret, siz
 				plan_add(&p, keys.d[i].file_key, f->ext[e].start, f->ext[e].end);
 		}
 	}
-	qsort(j->fl, j->nfl, sizeof(j->fl[0]), cmp_inflight);
+	if (j->nfl > 1)
+		qsort(j->fl, j->nfl, sizeof(j->fl[0]), cmp_inflight);
 	for (size_t i = 0; i < j->nfl; i++)
 		tear(&p, &j->rng, &j->fl[i]);
 	if (p.err)
 		goto out_unlock;
 
-	qsort(p.d, p.n, sizeof(p.d[0]), cmp_discard);
+	if (p.n > 1)
+		qsort(p.d, p.n, sizeof(p.d[0]), cmp_discard);
 	for (size_t i = 0; i < p.n; i++) {
 		struct shape_discard *last = out ? &p.d[out - 1] : NULL;
 
