@@ -10,7 +10,6 @@
  * Lock order: tracer->id_lock, then fs->itab_lock.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -34,7 +33,6 @@ struct dutfs_tracer {
 	pthread_mutex_t mark_lock;
 	char last_mark[DUTFS_LAST_MARK_MAX]; /* protected by mark_lock; "" = none */
 	pthread_key_t tls_key;
-	char *trace_path;
 };
 
 /* Per worker thread: statistics block and the aligned I/O buffer. */
@@ -113,10 +111,8 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
 		};
 
-		t->trace_path = strdup(o->trace_path);
-		r = t->trace_path ? dut_trace_writer_open(o->trace_path, &wo, &t->w) : -ENOMEM;
+		r = dut_trace_writer_open(o->trace_path, &wo, &t->w);
 		if (r < 0) {
-			free(t->trace_path);
 			dutfs_stats_free(t->stats);
 			free(t);
 			return r;
@@ -130,40 +126,6 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 	return 0;
 }
 
-/*
- * The footer's totals, read back from the end of a closed trace (layout in
- * docs/trace-format.md: frame { u32 type = 5, u32 len = 24 } then u64
- * written, u64 dropped, u64 end time, little-endian).  The writer counts its
- * last flush only into the footer.  -ENODATA when the file ends otherwise.
- */
-static int read_footer(const char *path, uint64_t *ret_written, uint64_t *ret_dropped)
-{
-	uint8_t b[32];
-	uint64_t v[3];
-	off_t end;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	end = lseek(fd, 0, SEEK_END);
-	if (end < (off_t)sizeof(b) || pread(fd, b, sizeof(b), end - (off_t)sizeof(b)) != (ssize_t)sizeof(b)) {
-		close(fd);
-		return -ENODATA;
-	}
-	close(fd);
-	for (int k = 0; k < 3; k++) {
-		v[k] = 0;
-		for (int i = 7; i >= 0; i--)
-			v[k] = v[k] << 8 | b[8 + 8 * k + i];
-	}
-	if ((b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24) != DUT_TRACE_FRAME_FOOTER ||
-	    (b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24) != 24)
-		return -ENODATA;
-	*ret_written = v[0];
-	*ret_dropped = v[1];
-	return 0;
-}
-
 int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *ret_dropped)
 {
 	int r;
@@ -171,11 +133,8 @@ int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *
 	*ret_written = *ret_dropped = 0;
 	if (!t->w)
 		return 0;
-	/* the workers have stopped: these are final but for the last flush */
-	dut_trace_writer_counts(t->w, ret_written, ret_dropped);
-	r = dut_trace_writer_close(t->w);
+	r = dut_trace_writer_close_counts(t->w, ret_written, ret_dropped);
 	t->w = NULL;
-	(void)read_footer(t->trace_path, ret_written, ret_dropped);
 	return r;
 }
 
@@ -195,7 +154,6 @@ void dutfs_tracer_free(struct dutfs_tracer *t)
 	dutfs_stats_free(t->stats);
 	pthread_mutex_destroy(&t->id_lock);
 	pthread_mutex_destroy(&t->mark_lock);
-	free(t->trace_path);
 	free(t);
 }
 

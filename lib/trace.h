@@ -136,6 +136,13 @@ void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 			     uint64_t *ret_dropped);
 /* Flush everything, write the footer, close.  Returns the first write error seen. */
 int dut_trace_writer_close(struct dut_trace_writer *w);
+/*
+ * The same, also giving the final totals (the ones in the footer, which
+ * include the last flush that dut_trace_writer_counts cannot see).  Either
+ * pointer may be NULL.  w is freed in every case.
+ */
+int dut_trace_writer_close_counts(struct dut_trace_writer *w, uint64_t *ret_written,
+				  uint64_t *ret_dropped);
 
 /* ---- reader (trace_reader.c) ---- */
 struct dut_trace {

@@ -566,10 +566,20 @@ void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 
 int dut_trace_writer_close(struct dut_trace_writer *w)
 {
+	return dut_trace_writer_close_counts(w, NULL, NULL);
+}
+
+int dut_trace_writer_close_counts(struct dut_trace_writer *w, uint64_t *ret_written,
+				  uint64_t *ret_dropped)
+{
 	uint8_t footer[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE];
 	struct dut_trace_footer ft;
 	int r;
 
+	if (ret_written)
+		*ret_written = 0;
+	if (ret_dropped)
+		*ret_dropped = 0;
 	if (!w)
 		return 0;
 	atomic_store_explicit(&w->stop, true, memory_order_release);
@@ -585,6 +595,10 @@ int dut_trace_writer_close(struct dut_trace_writer *w)
 	}
 	dut_trace_writer_counts(w, &ft.records_written, &ft.records_dropped);
 	ft.end_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	if (ret_written)
+		*ret_written = ft.records_written;
+	if (ret_dropped)
+		*ret_dropped = ft.records_dropped;
 	dut_trace_frame_footer(&ft, footer);
 	(void)append(w, footer, sizeof(footer));
 	/* Cut off whatever a failed partial write left behind the last whole frame. */

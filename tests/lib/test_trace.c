@@ -286,6 +286,58 @@ static void test_writer_full_ring_counts_drops_exactly(void)
 	CU_ASSERT_EQUAL(t->nrecs, t->footer.records_written);
 }
 
+/*
+ * close_counts gives the footer's totals, including the records of the last
+ * flush (a long flush interval: they are all written by close), and the
+ * drops of a full ring; NULL pointers are allowed.
+ */
+static void test_writer_close_counts_match_footer(void)
+{
+	static const struct { const char *name; size_t ring; unsigned n; int null_ptrs; } rows[] = {
+		{ "all in the last flush", 4096, 1000, 0 },
+		{ "full ring drops", 8, 5000, 0 },
+		{ "NULL pointers", 64, 10, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char path[300];
+		struct dut_trace_writer *w = NULL;
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error err = { { 0 } };
+		uint64_t written = 77, dropped = 77;
+
+		tmp_path(path, sizeof(path), "close-counts.dtr");
+		CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+			.thread_buf_recs = rows[i].ring, .flush_interval_ns = 10000000000ull }, &w), 0);
+		for (unsigned k = 0; k < rows[i].n; k++)
+			dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = k, .op = DUT_OP_READ, .len = 8192 });
+		if (rows[i].null_ptrs) {
+			CU_CHECK(dut_trace_writer_close_counts(w, NULL, NULL) == 0, "%s: close", rows[i].name);
+		} else {
+			CU_CHECK(dut_trace_writer_close_counts(w, &written, &dropped) == 0, "%s: close",
+				 rows[i].name);
+		}
+		CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+		CU_CHECK(t->has_footer, "%s: no footer", rows[i].name);
+		CU_CHECK(t->footer.records_written + t->footer.records_dropped == rows[i].n,
+			 "%s: footer %llu + %llu != %u", rows[i].name,
+			 (unsigned long long)t->footer.records_written,
+			 (unsigned long long)t->footer.records_dropped, rows[i].n);
+		if (rows[i].null_ptrs)
+			continue;
+		CU_CHECK(written == t->footer.records_written && dropped == t->footer.records_dropped,
+			 "%s: close_counts %llu/%llu, footer %llu/%llu", rows[i].name,
+			 (unsigned long long)written, (unsigned long long)dropped,
+			 (unsigned long long)t->footer.records_written,
+			 (unsigned long long)t->footer.records_dropped);
+		CU_CHECK(written == t->nrecs, "%s: %llu written, %zu in the file", rows[i].name,
+			 (unsigned long long)written, t->nrecs);
+		/* a ring that holds every record drops none (a tiny one may or may not) */
+		CU_CHECK(rows[i].ring < rows[i].n || dropped == 0, "%s: dropped %llu", rows[i].name,
+			 (unsigned long long)dropped);
+	}
+}
+
 /* /dev/full: every write fails with ENOSPC; nothing is lost silently. */
 static void test_writer_to_full_device_counts_drops(void)
 {
@@ -580,6 +632,7 @@ static const struct cu_test tests[] = {
 	{ "writer_threads_round_trip", test_writer_threads_round_trip },
 	{ "writer_drains_exited_threads", test_writer_drains_exited_threads },
 	{ "writer_full_ring_counts_drops_exactly", test_writer_full_ring_counts_drops_exactly },
+	{ "writer_close_counts_match_footer", test_writer_close_counts_match_footer },
 	{ "writer_to_full_device_counts_drops", test_writer_to_full_device_counts_drops },
 	{ "writer_open_unwritable_location_fails", test_writer_open_unwritable_location_fails },
 	{ "writer_disk_full_midway_keeps_whole_frames", test_writer_disk_full_midway_keeps_whole_frames },
