@@ -204,11 +204,24 @@ static int snapshot_db(PGconn *c, struct pgl_relmap *m, uint64_t now_ns, struct 
 	return r;
 }
 
+int pgl_pq_relmap_procs(PGconn *c, struct pgl_relmap *m, struct dut_error *err)
+{
+	const char *sql = "SELECT pid, backend_type FROM pg_stat_activity";
+	PGresult *res = PQexec(c, sql);
+	int r = 0;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return result_error(res, sql, err);
+	for (int i = 0; i < PQntuples(res) && r == 0; i++)
+		r = pgl_relmap_add_proc(m, atoi(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1));
+	PQclear(res);
+	return r;
+}
+
 int pgl_pq_relmap_snapshot(const char *conninfo, PGconn *c, struct pgl_relmap *m,
 			   struct dut_error *err)
 {
 	const char *dbs_sql = "SELECT datname FROM pg_database WHERE datallowconn ORDER BY oid";
-	const char *procs_sql = "SELECT pid, backend_type FROM pg_stat_activity";
 	uint64_t now = pgl_now_ns();
 	PGresult *res;
 	char bs[32];
@@ -216,13 +229,7 @@ int pgl_pq_relmap_snapshot(const char *conninfo, PGconn *c, struct pgl_relmap *m
 
 	if (pgl_pq_value(c, "SHOW block_size", bs, sizeof(bs), err) == 0)
 		m->block_size = (uint32_t)strtoul(bs, NULL, 10);
-	res = PQexec(c, procs_sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		return result_error(res, procs_sql, err);
-	for (int i = 0; i < PQntuples(res) && r == 0; i++)
-		r = pgl_relmap_add_proc(m, atoi(PQgetvalue(res, i, 0)), PQgetvalue(res, i, 1));
-	PQclear(res);
-	if (r < 0)
+	if ((r = pgl_pq_relmap_procs(c, m, err)) < 0)
 		return r;
 	res = PQexec(c, dbs_sql);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)

@@ -31,4 +31,7 @@ int pgl_pq_scale(PGconn *c, int64_t *ret, struct dut_error *err);
 int pgl_pq_relmap_snapshot(const char *conninfo, PGconn *c, struct pgl_relmap *m,
 			   struct dut_error *err);
 
+/* Only the backends (pid, backend_type): cheap, for when clients are connected. */
+int pgl_pq_relmap_procs(PGconn *c, struct pgl_relmap *m, struct dut_error *err);
+
 #endif

@@ -225,6 +225,8 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_barrier_wait(&sh.connected);
+	/* Every client is connected and idle: their backends' pids go to the relmap. */
+	pgl_session_note_backends(s);
 	pgl_phase_begin(s, "run");
 	start = res->bench_start_ns = pgl_now_ns();
 	pthread_barrier_wait(&sh.go);

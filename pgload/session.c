@@ -58,6 +58,14 @@ void pgl_phase_end(struct pgl_session *s, const char *phase)
 		dut_warn("relation snapshot after %s: %s", phase, e.msg);
 }
 
+void pgl_session_note_backends(struct pgl_session *s)
+{
+	struct dut_error e;
+
+	if (s->relmap_on && pgl_pq_relmap_procs(s->admin, &s->relmap, &e) < 0)
+		dut_warn("listing the backends: %s", e.msg);
+}
+
 int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err)
 {
 	char when[32];

@@ -31,6 +31,8 @@ int pgl_session_open(struct pgl_session *s, const char *conninfo, const char *pg
 		     const char *dutfs_control, bool relmap_on, struct dut_error *err);
 void pgl_phase_begin(struct pgl_session *s, const char *phase);
 void pgl_phase_end(struct pgl_session *s, const char *phase);
+/* Record the backends now connected (the benchmark's clients) in the relmap. */
+void pgl_session_note_backends(struct pgl_session *s);
 /* Final snapshot and the relmap file. */
 int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err);
 void pgl_session_close(struct pgl_session *s);

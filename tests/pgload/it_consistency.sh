@@ -42,7 +42,9 @@ check_history() {
 	ok "$1: $total committed = $h history rows"
 }
 
-run simple -c 4 -j 2 -t 150 -M simple
+run simple -c 4 -j 2 -t 150 -M simple --relmap "$T/run_relmap.json"
+nb=$(grep -c '"role": *"client backend"' "$T/run_relmap.json")
+[ "$nb" -ge 5 ] || fail "run relmap lists $nb client backends, want the 4 clients and pgload's own"
 [ "$(processed "$T/simple.out")" = 600 ] || fail "-c 4 -t 150 processed $(processed "$T/simple.out")"
 total=$((total + 600)); check_history "simple protocol"
 before=$(q "$D" "SELECT coalesce(sum(delta),0) FROM pgbench_history")
