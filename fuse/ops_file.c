@@ -107,6 +107,23 @@ static unsigned open_reply_flags(const struct dutfs *fs)
 	return DUTFS_FOPEN_KEEP_CACHE;
 }
 
+/*
+ * open(O_TRUNC) (FUSE_CAP_ATOMIC_O_TRUNC: the kernel passes O_TRUNC instead
+ * of a SETATTR) truncated the file inside the backing open: record it as a
+ * TRUNCATE to size 0 as well, with the open's times.  The truncation has
+ * happened, so a layer cannot refuse it; its verdict is ignored.
+ */
+static void trace_open_trunc(struct dutfs *fs, fuse_req_t req, struct dutfs_inode *in,
+			     const struct dutfs_io *open_io)
+{
+	struct dutfs_io io;
+
+	if (dutfs_io_begin(fs, req, &io, DUT_OP_TRUNCATE, in, 0, 0, open_io->flags) == 0) {
+		io.ts_ns = open_io->ts_ns;
+		dutfs_io_end_at(fs, &io, 0, open_io->ts_ns + open_io->lat_ns);
+	}
+}
+
 void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct dutfs *fs = dutfs_of(req);
@@ -138,6 +155,8 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -io.result);
 		return;
 	}
+	if ((fi->flags & O_TRUNC) && in->type == S_IFREG)
+		trace_open_trunc(fs, req, in, &io);
 	fh = fh_new(fd, flags);
 	if (!fh) {
 		close(fd);

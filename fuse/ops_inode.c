@@ -587,11 +587,83 @@ void dutfs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	remove_entry(req, parent, name, AT_REMOVEDIR);
 }
 
+/*
+ * The known inodes below directory dir that have a trace id, each with a
+ * reference (free the array, unref each).  A renamed directory moves them:
+ * their file-table entries must be re-registered under the new path.  Walks
+ * the whole inode table: directory renames are rare (CREATE DATABASE's
+ * template copy, ALTER ... SET TABLESPACE), file I/O is not.
+ */
+static int traced_below(struct dutfs *fs, struct dutfs_inode *dir, struct dutfs_inode ***ret,
+			size_t *ret_n)
+{
+	struct dutfs_inode **v = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&fs->itab_lock);
+	for (size_t i = 0; i < fs->hsize && !r; i++) {
+		for (struct dutfs_inode *p = fs->htab[i]; p; p = p->hnext) {
+			if (!atomic_load_explicit(&p->file_id, memory_order_relaxed) ||
+			    !dutfs_pnode_below(&p->pn, &dir->pn))
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct dutfs_inode **nv = realloc(v, nc * sizeof(*v));
+
+				if (!nv) {
+					r = -ENOMEM;
+					break;
+				}
+				v = nv;
+				cap = nc;
+			}
+			p->refs++;
+			v[n++] = p;
+		}
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			unref_locked(fs, v[i], 1);
+		free(v);
+		v = NULL;
+		n = 0;
+	}
+	pthread_mutex_unlock(&fs->itab_lock);
+	*ret = v;
+	*ret_n = n;
+	return r;
+}
+
+/* After a rename: new file ids for in (and, for a directory, the traced files below it). */
+static void renamed(struct dutfs *fs, struct dutfs_inode *in, uint32_t pid)
+{
+	struct dutfs_inode **below;
+	size_t n;
+
+	dutfs_tracer_renamed(fs, in, pid);
+	if (in->type != S_IFDIR)
+		return;
+	if (traced_below(fs, in, &below, &n) < 0) {
+		fuse_log(FUSE_LOG_ERR, "dutfs: out of memory: files below a renamed directory keep "
+			 "their old path in the trace\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dutfs_tracer_renamed(fs, below[i], pid);
+		dutfs_inode_unref(fs, below[i], 1);
+	}
+	free(below);
+}
+
 void dutfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
 		     const char *newname, unsigned int flags)
 {
 	struct dutfs *fs = dutfs_of(req);
 	struct dutfs_inode *od, *nd, *moved, *other = NULL;
+	struct dutfs_io io;
+	bool traced_victim = false;
+	uint32_t pid = (uint32_t)fuse_req_ctx(req)->pid;
 	int r = creat_name_err(parent, name);
 
 	if (!r)
@@ -603,20 +675,36 @@ void dutfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_i
 	od = dutfs_inode(fs, parent);
 	nd = dutfs_inode(fs, newparent);
 	moved = find_child(fs, od, name);
-	if (flags & RENAME_EXCHANGE)
+	/* RENAME_EXCHANGE swaps with it; otherwise it is the victim that the rename unlinks */
+	if (!(flags & RENAME_NOREPLACE))
 		other = find_child(fs, nd, newname);
-	r = renameat2(od->fd, name, nd->fd, newname, flags) < 0 ? -errno : 0;
+	if (other == moved && other) { /* two links of one inode: POSIX makes this a no-op */
+		dutfs_inode_unref(fs, other, 1);
+		other = NULL;
+	}
+	if (other && !(flags & RENAME_EXCHANGE) &&
+	    atomic_load_explicit(&other->file_id, memory_order_relaxed)) {
+		/* the overwritten file disappears: trace it as an UNLINK done by this rename */
+		traced_victim = true;
+		r = dutfs_io_begin(fs, req, &io, DUT_OP_UNLINK, other, 0, 0, 0);
+	}
+	if (!r)
+		r = renameat2(od->fd, name, nd->fd, newname, flags) < 0 ? -errno : 0;
+	if (traced_victim) {
+		dutfs_io_end(fs, &io, r);
+		r = io.result;
+	}
 	if (!r) {
 		pthread_mutex_lock(&fs->itab_lock);
 		if (moved)
 			repath_locked(fs, moved, nd, newname);
-		if (other)
+		if (other && (flags & RENAME_EXCHANGE))
 			repath_locked(fs, other, od, name);
 		pthread_mutex_unlock(&fs->itab_lock);
 		if (moved)
-			dutfs_tracer_renamed(fs, moved, fuse_req_ctx(req)->pid);
-		if (other)
-			dutfs_tracer_renamed(fs, other, fuse_req_ctx(req)->pid);
+			renamed(fs, moved, pid);
+		if (other && (flags & RENAME_EXCHANGE))
+			renamed(fs, other, pid);
 	}
 	if (moved)
 		dutfs_inode_unref(fs, moved, 1);

@@ -67,6 +67,19 @@ int dutfs_pnode_path(const struct dutfs_pnode *n, char *buf, size_t size)
 	return 0;
 }
 
+bool dutfs_pnode_below(const struct dutfs_pnode *n, const struct dutfs_pnode *anc)
+{
+	unsigned depth = 0;
+
+	for (const struct dutfs_pnode *p = n->parent; p; p = p->parent) {
+		if (p == anc)
+			return true;
+		if (++depth > DUTFS_PNODE_MAX_DEPTH)
+			return false;
+	}
+	return false;
+}
+
 bool dutfs_path_within(const char *path, const char *dir)
 {
 	size_t dl = strlen(dir);

@@ -36,6 +36,12 @@ void dutfs_pnode_clear(struct dutfs_pnode *n);
 #define DUTFS_PNODE_MAX_DEPTH 4096
 int dutfs_pnode_path(const struct dutfs_pnode *n, char *buf, size_t size);
 
+/*
+ * Is anc a proper ancestor of n (n lies below the directory anc)?  false
+ * when the chain is deeper than DUTFS_PNODE_MAX_DEPTH.
+ */
+bool dutfs_pnode_below(const struct dutfs_pnode *n, const struct dutfs_pnode *anc);
+
 /* path and dir are canonical absolute paths: is path dir itself or below it? */
 bool dutfs_path_within(const char *path, const char *dir);
 

@@ -28,6 +28,44 @@ static void test_name_ok(void)
 	CU_CHECK(!dutfs_name_ok(longname), "NAME_MAX + 1 bytes is refused");
 }
 
+static void test_pnode_below(void)
+{
+	struct dutfs_pnode root = { 0 }, base = { 0 }, db = { 0 }, rel = { 0 }, wal = { 0 };
+	struct dutfs_pnode a = { 0 }, b = { 0 };
+
+	dutfs_pnode_set(&base, &root, "base");
+	dutfs_pnode_set(&db, &base, "5");
+	dutfs_pnode_set(&rel, &db, "16397");
+	dutfs_pnode_set(&wal, &root, "pg_wal");
+	const struct {
+		const char *what;
+		const struct dutfs_pnode *n, *anc;
+		bool below;
+	} rows[] = {
+		{ "file below its dir", &rel, &db, true },
+		{ "file below its grandparent", &rel, &base, true },
+		{ "everything below the root", &rel, &root, true },
+		{ "a node is not below itself", &db, &db, false },
+		{ "a dir is not below its child", &db, &rel, false },
+		{ "not below a sibling tree", &rel, &wal, false },
+		{ "the root is below nothing", &root, &base, false },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++)
+		CU_CHECK(dutfs_pnode_below(rows[i].n, rows[i].anc) == rows[i].below, "%s", rows[i].what);
+	/* the directory moves: the file follows */
+	dutfs_pnode_set(&db, &wal, "5");
+	CU_CHECK(dutfs_pnode_below(&rel, &wal) && !dutfs_pnode_below(&rel, &base), "after the move");
+	/* a cycle (a bug elsewhere) ends at the depth limit instead of looping */
+	a.parent = &b;
+	b.parent = &a;
+	CU_CHECK(!dutfs_pnode_below(&a, &root), "cycle: false, bounded");
+	dutfs_pnode_clear(&base);
+	dutfs_pnode_clear(&db);
+	dutfs_pnode_clear(&rel);
+	dutfs_pnode_clear(&wal);
+}
+
 static void test_path_follows_renames(void)
 {
 	struct dutfs_pnode root = { 0 }, base = { 0 }, db = { 0 }, rel = { 0 }, wal = { 0 }, seg = { 0 };
@@ -128,6 +166,7 @@ static void test_mountinfo(void)
 static const struct cu_test tests[] = {
 	{ "name_ok", test_name_ok },
 	{ "path_follows_renames", test_path_follows_renames },
+	{ "pnode_below", test_pnode_below },
 	{ "cycle_is_reported", test_cycle_is_reported },
 	{ "path_within", test_path_within },
 	{ "mountinfo", test_mountinfo },
