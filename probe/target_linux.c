@@ -73,7 +73,8 @@ static const char *fs_name(unsigned long magic, bool *memory)
 
 static const char *sysfs_root(void)
 {
-	const char *r = getenv("DUT_SYSFS_ROOT");
+	/* The same seam as identify (probe/identify/ident.h): one variable for all of dutprobe. */
+	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
 
 	return r && *r ? r : "/sys";
 }
