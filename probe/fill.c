@@ -503,6 +503,7 @@ static int fill_json(const void *p, const struct probe_ctx *ctx, struct dut_resu
 	r |= probe_json_add(cfg, "round_ns", json_object_new_int64((int64_t)res->round_ns));
 	r |= probe_json_add(cfg, "max_rounds", json_object_new_int((int)res->max_rounds));
 	r |= probe_json_add(cfg, "steady_state", json_object_new_string(ss_describe(&res->ss, ss, sizeof(ss))));
+	r |= probe_json_add(cfg, "interrupted", json_object_new_boolean(res->interrupted));
 	r |= probe_json_add(cfg, "preconditioned", json_object_new_boolean(res->trim_status == 0));
 	if (r)
 		return -ENOMEM;

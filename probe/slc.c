@@ -47,6 +47,7 @@ struct slc_result {
 	int trim_status;          /* 0 trimmed, -errno, 1 = not asked */
 	const char *discard_method;
 	struct slc_pass first, again;
+	bool interrupted;         /* Ctrl-C, also during the idle wait (no second pass then) */
 };
 
 enum { OPT_SPAN = 256, OPT_OFFSET, OPT_BS, OPT_QD, OPT_WINDOW, OPT_SLICE, OPT_IDLE, OPT_NO_TRIM };
@@ -289,6 +290,7 @@ static int slc_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut_
 		if (!*ctx->stop)
 			r = write_pass(cfg, ctx, span, res->first.bytes, &res->again);
 	}
+	res->interrupted = *ctx->stop || res->first.interrupted || res->again.interrupted;
 	if (r < 0) {
 		dut_error_set(err, "slc: %s", strerror(-r));
 		slc_free(res);
@@ -384,8 +386,9 @@ static void slc_human(const void *v, const struct probe_ctx *ctx, FILE *out)
 			fprintf(out, "cache that came back: all of it, or more (no knee in %s)\n",
 				dut_format_size(res->again.bytes, a, sizeof(a)));
 	}
-	if (res->first.interrupted || res->again.interrupted)
-		fprintf(out, "\ninterrupted: figures above are partial\n");
+	if (res->interrupted)
+		fprintf(out, "\ninterrupted: figures above are partial%s\n",
+			res->idle_ns && !res->again.ran && !res->first.interrupted ? " (no second pass after the idle wait)" : "");
 }
 
 static int json_knees(json_object *x, const struct slc_pass *p)
@@ -471,6 +474,7 @@ static int slc_json(const void *v, const struct probe_ctx *ctx, struct dut_resul
 	r |= probe_json_add(cfg, "slice_ns", json_object_new_int64((int64_t)res->slice_ns));
 	r |= probe_json_add(cfg, "idle_ns", json_object_new_int64((int64_t)res->idle_ns));
 	r |= probe_json_add(cfg, "discarded_first", json_object_new_boolean(res->trim_status == 0));
+	r |= probe_json_add(cfg, "interrupted", json_object_new_boolean(res->interrupted));
 	if (r)
 		return -ENOMEM;
 	if ((r = json_pass(doc, "write", &res->first)) < 0)
@@ -491,7 +495,7 @@ static int slc_exit_status(const void *v)
 {
 	const struct slc_result *res = v;
 
-	return res->first.error || res->again.error || res->first.interrupted || res->again.interrupted;
+	return res->first.error || res->again.error || res->interrupted;
 }
 
 const struct probe_test_ops probe_slc_ops = {
