@@ -16,6 +16,7 @@ json_check "$WORK/bench.json" '.tool.name == "dutprobe" and .target.kind == "fil
 json_check "$WORK/bench.json" '[.phases[].name] == ["SEQ1M Q8T1 R","SEQ1M Q8T1 W","RND4K Q32T1 R","RND4K Q32T1 W","RND4K Q1T1 R","RND4K Q1T1 W"]' "bench: one phase per row"
 json_check "$WORK/bench.json" 'all(.phases[]; .metrics.iops.value > 0 and .latency.io.count > 0 and .latency.io.p99 >= .latency.io.p50 and (.extra.reps_iops | length) == 2)' "bench: figures per row"
 json_check "$WORK/bench.json" '.config.laid_out_bytes == 67108864' "bench: layout recorded"
+json_check "$WORK/bench.json" '.target.link_ceiling_bytes_per_s as $c | all(.phases[]; .extra.cache_not_device == ($c > 0 and .metrics.bw_max.value > $c))' "bench: cache flag iff above the ceiling"
 # The file is laid out now: a second read-only run does not write it again.
 run 0 "$DUTPROBE" bench "$F" --quick --rows "rnd4k-q4-t2-read" --time 200ms --reps 1
 case "$OUT" in *"had holes"*) fail "bench laid out a span that had no holes" ;; esac
@@ -37,6 +38,56 @@ json_check "$WORK/fill.json" '[.phases[].name] == ["level_25%","level_50%"]' "fi
 json_check "$WORK/fill.json" 'all(.phases[]; .metrics.iops_qd1.value > 0 and .metrics.iops_qd4.value > 0)' "fill: IOPS per QD"
 json_check "$WORK/fill.json" '.phases[1].extra.by_queue_depth[0].rel_to_fullest == 1' "fill: fullest level is 1x"
 json_check "$WORK/fill.json" 'all(.phases[].extra.by_queue_depth[]; .rounds >= 1 and .rounds <= 5)' "fill: rounds capped"
+
+# "cache, not device": the filesystem's device seen through a fixture sysfs
+# tree (DUTPROBE_SYSFS_ROOT) as a USB 1.1 stick, whose ceiling is 1.5 MB/s;
+# O_DIRECT 1 MiB reads of a file on any disk here run far above that.
+FIX=$(dirname "$0")/identify/fixtures/sys
+[ -d "$FIX" ] || { echo "harness error: no fixture tree at $FIX"; exit 99; }
+cp -a "$FIX" "$WORK/sys" || fail "copy the fixture tree"
+DEVNUM=$(stat -c '%Hd:%Ld' "$F") || fail "stat $F"
+rm -f "$WORK/sys/dev/block/$DEVNUM"
+ln -s "$(readlink "$WORK/sys/dev/block/8:48")" "$WORK/sys/dev/block/$DEVNUM" || fail "fixture link"
+for s in $(find "$WORK/sys/devices" -path '*/usb1/1-4/speed' -o -path '*/usb1/speed'); do echo 12 >"$s"; done
+DUTPROBE_SYSFS_ROOT=$WORK/sys run 0 "$DUTPROBE" bench "$F" --quick --rows "SEQ1M Q8 R" --reps 1 --json "$WORK/usb.json"
+expect_msg "link: USB 1.1 full speed (12 Mbit/s)"
+expect_msg "<- cache, not device"
+expect_msg '"cache, not device": faster than the link can carry'
+json_check "$WORK/usb.json" '.target.link_ceiling_bytes_per_s == 1500000 and .phases[0].extra.cache_not_device == true' "bench: flagged above a 1.5 MB/s ceiling"
+
+# Ctrl-C (SIGINT) stops a run cleanly: the partial figures are printed and
+# written, and the exit status says it was interrupted.
+# interrupt SECONDS JSON CMD...: run CMD in the background, SIGINT after SECONDS;
+# it must end within 10 s.  Sets OUT and STATUS.
+interrupt() {
+	local after=$1 json=$2 pid i
+	shift 2
+	"$@" --json "$json" >"$WORK/int.out" 2>&1 &
+	pid=$!
+	sleep "$after"
+	kill -INT "$pid"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid"
+		fail "still running 10 s after SIGINT: $*"
+	fi
+	wait "$pid"
+	STATUS=$?
+	OUT=$(cat "$WORK/int.out")
+}
+interrupt 1.5 "$WORK/int-bench.json" "$DUTPROBE" bench "$F" --rows "RND4K Q1 R" --time 60s --warmup 0 --reps 3
+[ "$STATUS" = 1 ] || { echo "$OUT"; fail "bench after SIGINT: exit status $STATUS, want 1"; }
+expect_msg "interrupted: rows above are partial"
+expect_msg "RND4K Q1T1 R"
+json_check "$WORK/int-bench.json" '.config.interrupted == true and .phases[0].extra.ios > 0 and .phases[0].duration_ns < 30000000000' "bench: partial row after SIGINT"
+interrupt 2 "$WORK/int-slc.json" "$DUTPROBE" slc "$F" --quick --span 16M --window 4M --idle 60s
+[ "$STATUS" = 1 ] || { echo "$OUT"; fail "slc after SIGINT: exit status $STATUS, want 1"; }
+expect_msg "interrupted: figures above are partial"
+json_check "$WORK/int-slc.json" '.config.interrupted == true and .phases[0].metrics.bytes_written.value > 0' "slc: partial pass after SIGINT"
 
 # trim: a punched hole shows as fewer allocated blocks.
 before=$(stat -c %b "$F")
