@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/log.h"
+#include "lib/result.h"
 #include "lib/trace.h"
+#include "tools/compare.h"
 #include "tools/export.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
@@ -24,6 +27,7 @@
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct report *, report_free)
+DUT_DEFINE_FREEP(struct cmp *, cmp_free)
 
 #define EXIT_USAGE 2
 
@@ -53,6 +57,20 @@ static const char export_usage[] =
 	"  --ops LIST     only these ops (fio default: read,write,mmap_write,fsync,fdatasync; csv: all)\n"
 	"  --phase LABEL  only the records between marker LABEL and the next marker\n"
 	"  -o FILE        output file (default stdout)\n";
+
+static const char compare_usage[] =
+	"usage: dutlab compare RESULT.json RESULT.json... [--baseline N] [--json FILE] [--force]\n"
+	"  Puts the results of several configurations side by side, with ratios against the\n"
+	"  baseline (default: the first).  Results are dutlab result documents of one tool and\n"
+	"  workload (pgload dss, pgload oltp, dutprobe bench, ...).\n"
+	"  pgload dss: per-phase and per-query times (median of the repetitions, with spread),\n"
+	"    plan changes marked, m-time and m-score over the queries whose plan fingerprint\n"
+	"    is the same in every result, and the plain totals.\n"
+	"  others: every phase metric present in all results (tps, latency, IOPS, B/s, ...).\n"
+	"  --baseline N   the Nth result is the baseline (1-based; default 1)\n"
+	"  --json FILE    also write the comparison as a result document (\"-\" = stdout, then no table)\n"
+	"  --force        compare DSS results despite a different scale factor, query set,\n"
+	"                 parameters or data seed (the differences are printed as warnings)\n";
 
 static const char run_usage[] =
 	"usage: dutlab run [ARGS...]\n"
@@ -253,6 +271,123 @@ static int cmd_export(int argc, char **argv)
 	return 0;
 }
 
+static void free_docs(struct dut_result **docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dut_result_free(docs[i]);
+	free(docs);
+}
+
+/*
+ * One input per argument: a result document.  (A run directory will give
+ * one input per configuration; until then it is refused with what to do.)
+ */
+static int load_inputs(char **paths, size_t n, struct dut_result **docs, struct cmp_input *in)
+{
+	struct dut_error err = { { 0 } };
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++) {
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			dut_err("%s is a directory: comparing run directories is not supported yet; "
+				"give the result documents (*.json) to compare", paths[i]);
+			return -EINVAL;
+		}
+		if (dut_result_read_file(paths[i], &docs[i], &err) < 0) {
+			dut_err("%s", err.msg);
+			return -EINVAL;
+		}
+		in[i] = (struct cmp_input){ .source = paths[i], .docs = &docs[i], .ndocs = 1 };
+	}
+	return 0;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' }, { "baseline", required_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cmp_render_opts ro = { .argc = argc, .argv = argv };
+	struct cmp_opts co = { 0 };
+	_cleanup_(cmp_freep) struct cmp *cmp = NULL;
+	_cleanup_free_ struct cmp_input *in = NULL;
+	struct dut_result **docs = NULL;
+	struct dut_error err = { { 0 } };
+	const char *json = NULL;
+	size_t n;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = optarg;
+			break;
+		case 'b': {
+			unsigned long v;
+			char *end;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v < 1 || v > CMP_MAX_INPUTS) {
+				usage_error("compare", "--baseline \"%s\": expected the number of a result (1 = the first)",
+					    optarg);
+				return EXIT_USAGE;
+			}
+			co.baseline = v - 1;
+			break;
+		}
+		case 'f':
+			co.force = true;
+			break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			return 0;
+		default:
+			usage_error("compare", "%s", "unknown or incomplete option");
+			return EXIT_USAGE;
+		}
+	}
+	n = (size_t)(argc - optind);
+	if (n < 2) {
+		usage_error("compare", "need at least 2 result documents to compare, got %zu", n);
+		return EXIT_USAGE;
+	}
+	if (n > CMP_MAX_INPUTS) {
+		usage_error("compare", "at most %d result documents, got %zu", CMP_MAX_INPUTS, n);
+		return EXIT_USAGE;
+	}
+	if (co.baseline >= n) {
+		usage_error("compare", "--baseline %zu: there are only %zu results", co.baseline + 1, n);
+		return EXIT_USAGE;
+	}
+	docs = calloc(n, sizeof(*docs));
+	in = calloc(n, sizeof(*in));
+	if (!docs || !in) {
+		free(docs);
+		dut_err("out of memory");
+		return 1;
+	}
+	r = load_inputs(argv + optind, n, docs, in);
+	if (r == 0) {
+		r = cmp_build(in, n, &co, &cmp, &err);
+		if (r == -EINVAL)
+			dut_err("%s", err.msg);
+		else if (r < 0)
+			dut_err("cannot compare: %s", strerror(-r));
+	}
+	if (r == 0 && (!json || strcmp(json, "-") != 0) &&
+	    (r = cmp_render_human.render(cmp, &ro, stdout, NULL)) < 0)
+		dut_err("cannot write the comparison: %s", strerror(-r));
+	if (r == 0 && json && (r = cmp_render_json.render(cmp, &ro, NULL, json)) < 0)
+		dut_err("cannot write the result document %s: %s", json, strerror(-r));
+	cmp_free(cmp);
+	cmp = NULL;
+	free_docs(docs, n);
+	return r < 0 ? 1 : 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *dir = getenv("DUT_TOOLS_DIR");
@@ -279,6 +414,7 @@ static int cmd_run(int argc, char **argv)
 static const struct command commands[] = {
 	{ "report", "per class/file/relation/phase/process I/O facts from a dutfs trace", report_usage, cmd_report },
 	{ "export", "a dutfs trace as a fio iolog (replayable) or CSV", export_usage, cmd_export },
+	{ "compare", "results of several configurations side by side (DSS: m-time, m-score)", compare_usage, cmd_compare },
 	{ "run", "run an experiment (tools/main-job.sh)", run_usage, cmd_run },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -312,6 +448,6 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		usage_error(NULL, "unknown option \"%s\"", argv[1]);
 	else
-		usage_error(NULL, "unknown command \"%s\" (commands: report, export, run)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run)", argv[1]);
 	return EXIT_USAGE;
 }
