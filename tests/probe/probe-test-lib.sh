@@ -9,8 +9,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 WORK=$(mktemp -d /var/tmp/dutprobe-test.XXXXXX) || exit 99
 LOOPS=()
 MOUNTS=()
+PIDS=()     # background dutprobe runs: stopped before the devices go away
 cleanup() {
-	local m l
+	local m l p
+	for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$WORK"

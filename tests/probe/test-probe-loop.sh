@@ -31,6 +31,22 @@ run 0 "$DUTPROBE" fill "$L" --quick --destructive --span 32M --levels 50%,100% -
 run 0 "$DUTPROBE" trim "$L" --destructive --offset 4M --length 4M
 expect_msg "with BLKDISCARD"
 
+# Held open exclusively by another program (here a writing dutprobe, which
+# opens with O_EXCL): refused even with --force; the holder is stopped by SIGINT.
+"$DUTPROBE" bench "$L" --destructive --rows "RND4K Q1 W" --time 60s --warmup 0 --reps 1 >/dev/null 2>&1 &
+HOLDER=$!
+PIDS+=("$HOLDER")
+for ((i = 0; i < 50; i++)); do
+	[ -n "$(find /proc/$HOLDER/fd -lname "$L" 2>/dev/null)" ] && break
+	sleep 0.1
+done
+sleep 0.3
+run 1 "$DUTPROBE" trim "$L" --destructive --force
+kill -INT "$HOLDER"
+wait "$HOLDER"
+PIDS=()
+expect_msg "is held open exclusively by another program; refusing to write"
+
 # A filesystem signature: refused, then allowed with --force.
 mkfs.ext4 -q -F "$L" || fail "mkfs.ext4"
 run 1 "$DUTPROBE" trim "$L" --destructive
