@@ -51,35 +51,108 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	conn->time_gran = 1;
 }
 
+const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
+	[DUTFS_REQ_LOOKUP] = "lookup", [DUTFS_REQ_FORGET] = "forget",
+	[DUTFS_REQ_GETATTR] = "getattr", [DUTFS_REQ_SETATTR] = "setattr",
+	[DUTFS_REQ_READLINK] = "readlink", [DUTFS_REQ_MKNOD] = "mknod",
+	[DUTFS_REQ_MKDIR] = "mkdir", [DUTFS_REQ_SYMLINK] = "symlink", [DUTFS_REQ_LINK] = "link",
+	[DUTFS_REQ_UNLINK] = "unlink", [DUTFS_REQ_RMDIR] = "rmdir", [DUTFS_REQ_RENAME] = "rename",
+	[DUTFS_REQ_STATFS] = "statfs", [DUTFS_REQ_OPEN] = "open", [DUTFS_REQ_CREATE] = "create",
+	[DUTFS_REQ_READ] = "read", [DUTFS_REQ_WRITE] = "write", [DUTFS_REQ_FLUSH] = "flush",
+	[DUTFS_REQ_RELEASE] = "release", [DUTFS_REQ_FSYNC] = "fsync",
+	[DUTFS_REQ_FALLOCATE] = "fallocate", [DUTFS_REQ_OPENDIR] = "opendir",
+	[DUTFS_REQ_READDIR] = "readdir", [DUTFS_REQ_READDIRPLUS] = "readdirplus",
+	[DUTFS_REQ_RELEASEDIR] = "releasedir", [DUTFS_REQ_FSYNCDIR] = "fsyncdir",
+};
+
+static inline void count_req(fuse_req_t req, enum dutfs_req k)
+{
+	atomic_fetch_add_explicit(&dutfs_of(req)->nreq[k], 1, memory_order_relaxed);
+}
+
+/*
+ * Each entry of the ops table counts its request, then runs the op.
+ * Requests libfuse answers itself (ENOSYS for xattrs, locks, ...; init,
+ * destroy, interrupt) are not counted.
+ */
+#define COUNTED(op, KIND, params, args)          \
+	static void counted_##op params          \
+	{                                        \
+		count_req(req, DUTFS_REQ_##KIND); \
+		dutfs_op_##op args;              \
+	}
+
+COUNTED(lookup, LOOKUP, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
+COUNTED(forget, FORGET, (fuse_req_t req, fuse_ino_t i, uint64_t n), (req, i, n))
+COUNTED(getattr, GETATTR, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(setattr, SETATTR, (fuse_req_t req, fuse_ino_t i, struct stat *a, int s, struct fuse_file_info *fi),
+	(req, i, a, s, fi))
+COUNTED(readlink, READLINK, (fuse_req_t req, fuse_ino_t i), (req, i))
+COUNTED(mknod, MKNOD, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t d), (req, p, n, m, d))
+COUNTED(mkdir, MKDIR, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m), (req, p, n, m))
+COUNTED(symlink, SYMLINK, (fuse_req_t req, const char *l, fuse_ino_t p, const char *n), (req, l, p, n))
+COUNTED(link, LINK, (fuse_req_t req, fuse_ino_t i, fuse_ino_t p, const char *n), (req, i, p, n))
+COUNTED(unlink, UNLINK, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
+COUNTED(rmdir, RMDIR, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
+COUNTED(rename, RENAME, (fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
+			 unsigned int f), (req, p, n, np, nn, f))
+COUNTED(statfs, STATFS, (fuse_req_t req, fuse_ino_t i), (req, i))
+COUNTED(open, OPEN, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(create, CREATE, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, struct fuse_file_info *fi),
+	(req, p, n, m, fi))
+COUNTED(read, READ, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o, struct fuse_file_info *fi),
+	(req, i, s, o, fi))
+COUNTED(write, WRITE, (fuse_req_t req, fuse_ino_t i, const char *b, size_t s, off_t o,
+		       struct fuse_file_info *fi), (req, i, b, s, o, fi))
+COUNTED(flush, FLUSH, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(release, RELEASE, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(fsync, FSYNC, (fuse_req_t req, fuse_ino_t i, int d, struct fuse_file_info *fi), (req, i, d, fi))
+COUNTED(fallocate, FALLOCATE, (fuse_req_t req, fuse_ino_t i, int m, off_t o, off_t l,
+			       struct fuse_file_info *fi), (req, i, m, o, l, fi))
+COUNTED(opendir, OPENDIR, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(readdir, READDIR, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o, struct fuse_file_info *fi),
+	(req, i, s, o, fi))
+COUNTED(readdirplus, READDIRPLUS, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o,
+				   struct fuse_file_info *fi), (req, i, s, o, fi))
+COUNTED(releasedir, RELEASEDIR, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
+COUNTED(fsyncdir, FSYNCDIR, (fuse_req_t req, fuse_ino_t i, int d, struct fuse_file_info *fi), (req, i, d, fi))
+
+static void counted_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	/* one request forgets count inodes: count it as that many forgets */
+	atomic_fetch_add_explicit(&dutfs_of(req)->nreq[DUTFS_REQ_FORGET], count, memory_order_relaxed);
+	dutfs_op_forget_multi(req, count, forgets);
+}
+
 const struct fuse_lowlevel_ops dutfs_ll_ops = {
 	.init = dutfs_init,
-	.lookup = dutfs_op_lookup,
-	.forget = dutfs_op_forget,
-	.forget_multi = dutfs_op_forget_multi,
-	.getattr = dutfs_op_getattr,
-	.setattr = dutfs_op_setattr,
-	.readlink = dutfs_op_readlink,
-	.mknod = dutfs_op_mknod,
-	.mkdir = dutfs_op_mkdir,
-	.symlink = dutfs_op_symlink,
-	.link = dutfs_op_link,
-	.unlink = dutfs_op_unlink,
-	.rmdir = dutfs_op_rmdir,
-	.rename = dutfs_op_rename,
-	.statfs = dutfs_op_statfs,
-	.open = dutfs_op_open,
-	.create = dutfs_op_create,
-	.read = dutfs_op_read,
-	.write = dutfs_op_write,
-	.flush = dutfs_op_flush,
-	.release = dutfs_op_release,
-	.fsync = dutfs_op_fsync,
-	.fallocate = dutfs_op_fallocate,
-	.opendir = dutfs_op_opendir,
-	.readdir = dutfs_op_readdir,
-	.readdirplus = dutfs_op_readdirplus,
-	.releasedir = dutfs_op_releasedir,
-	.fsyncdir = dutfs_op_fsyncdir,
+	.lookup = counted_lookup,
+	.forget = counted_forget,
+	.forget_multi = counted_forget_multi,
+	.getattr = counted_getattr,
+	.setattr = counted_setattr,
+	.readlink = counted_readlink,
+	.mknod = counted_mknod,
+	.mkdir = counted_mkdir,
+	.symlink = counted_symlink,
+	.link = counted_link,
+	.unlink = counted_unlink,
+	.rmdir = counted_rmdir,
+	.rename = counted_rename,
+	.statfs = counted_statfs,
+	.open = counted_open,
+	.create = counted_create,
+	.read = counted_read,
+	.write = counted_write,
+	.flush = counted_flush,
+	.release = counted_release,
+	.fsync = counted_fsync,
+	.fallocate = counted_fallocate,
+	.opendir = counted_opendir,
+	.readdir = counted_readdir,
+	.readdirplus = counted_readdirplus,
+	.releasedir = counted_releasedir,
+	.fsyncdir = counted_fsyncdir,
 };
 
 int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *backing,

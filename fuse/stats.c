@@ -417,6 +417,13 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 		r |= add(root, "last_mark", json_object_new_string(info->last_mark));
 	else if (json_object_object_add(root, "last_mark", NULL)) /* JSON null */
 		r = -ENOMEM;
+	if (!r && info->nreq) {
+		struct json_object *rq = json_object_new_object();
+
+		r |= add(root, "requests", rq);
+		for (size_t i = 0; !r && i < info->nreq; i++)
+			r |= add(rq, info->req_names[i], json_object_new_uint64(info->req_counts[i]));
+	}
 	if (!r)
 		r = render_classes(st, root);
 	if (!r)

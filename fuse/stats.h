@@ -62,6 +62,10 @@ struct dutfs_stats_info {
 	int tracing;              /* trace on (not paused) */
 	uint64_t trace_written, trace_dropped;
 	const char *last_mark;    /* NULL if none */
+	/* FUSE requests served, by kind: "requests": { names[i]: counts[i] } (nreq 0: omitted) */
+	const char *const *req_names;
+	const uint64_t *req_counts;
+	size_t nreq;
 };
 
 /* Render the JSON document into a malloc'd NUL-terminated buffer. */

@@ -261,7 +261,13 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 		.tracing = t->w && atomic_load(&t->enabled),
 	};
 	char mark[DUTFS_LAST_MARK_MAX];
+	uint64_t nreq[DUTFS_REQ_KINDS];
 
+	for (size_t i = 0; i < DUTFS_REQ_KINDS; i++)
+		nreq[i] = atomic_load_explicit(&fs->nreq[i], memory_order_relaxed);
+	info.req_names = dutfs_req_names;
+	info.req_counts = nreq;
+	info.nreq = DUTFS_REQ_KINDS;
 	if (t->w)
 		dut_trace_writer_counts(t->w, &info.trace_written, &info.trace_dropped);
 	pthread_mutex_lock(&t->mark_lock);

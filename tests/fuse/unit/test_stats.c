@@ -159,9 +159,39 @@ static void test_concurrent_writers_count_exactly(void)
 	dutfs_stats_free(st);
 }
 
+static void test_request_counters(void)
+{
+	static const char *const names[] = { "lookup", "getattr", "read" };
+	static const uint64_t counts[] = { 3, 0, 1ull << 40 };
+	static const struct {
+		const char *what;
+		size_t nreq;
+	} rows[] = { { "three kinds", 3 }, { "none: no requests object", 0 } };
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dutfs_stats *st;
+		struct dutfs_stats_info info = { .now_ns = 1, .view = "device", .req_names = names,
+						 .req_counts = counts, .nreq = rows[i].nreq };
+		struct json_object *o, *rq;
+
+		CU_CHECK(dutfs_stats_new(0, &st) == 0, "%s: new", rows[i].what);
+		o = render(st, &info);
+		if (rows[i].nreq == 0) {
+			CU_CHECK(o && !json_object_object_get_ex(o, "requests", &rq), "%s", rows[i].what);
+		} else {
+			CU_CHECK(GET(o, "requests", "lookup") == 3, "%s: lookup", rows[i].what);
+			CU_CHECK(GET(o, "requests", "getattr") == 0, "%s: getattr", rows[i].what);
+			CU_CHECK(GET(o, "requests", "read") == (int64_t)(1ull << 40), "%s: read", rows[i].what);
+		}
+		json_object_put(o);
+		dutfs_stats_free(st);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "classes_and_files_add_up", test_classes_and_files_add_up },
 	{ "concurrent_writers_count_exactly", test_concurrent_writers_count_exactly },
+	{ "request_counters", test_request_counters },
 	{ NULL, NULL },
 };
 
