@@ -92,8 +92,13 @@ static void human_generic(FILE *out, const struct cmp *c)
 			cell(out, c, i, &row->v[i], &row->v[c->baseline], -1, ' ');
 		fputc('\n', out);
 	}
-	fprintf(out, "\nrows: the metrics present in every result; latency in ms; %s\n",
-		SPREAD_DEFINITION);
+	bool spread = false;
+
+	for (size_t r = 0; r < c->nrows; r++)
+		for (size_t i = 0; i < c->ninputs; i++)
+			spread |= c->rows[r].v[i].n > 1;
+	fprintf(out, "\nrows: the metrics present in every result; latency in ms%s%s\n",
+		spread ? "; " : "", spread ? SPREAD_DEFINITION : "");
 }
 
 enum sum_field { SUM_M_TIME, SUM_M_SCORE, SUM_TOTAL, SUM_GEOMEAN };
