@@ -105,7 +105,7 @@ enum sum_field { SUM_M_TIME, SUM_M_SCORE, SUM_TOTAL, SUM_GEOMEAN };
 
 static struct cmp_stat sum_value(const struct cmp_dss_sum *s, enum sum_field f)
 {
-	static const bool is_m[] = { [SUM_M_TIME] = true, [SUM_M_SCORE] = true };
+	static const bool is_m[SUM_GEOMEAN + 1] = { [SUM_M_TIME] = true, [SUM_M_SCORE] = true };
 	const double v[] = { [SUM_M_TIME] = s->m_time_s, [SUM_M_SCORE] = s->m_score_s,
 			     [SUM_TOTAL] = s->total_s, [SUM_GEOMEAN] = s->geomean_s };
 

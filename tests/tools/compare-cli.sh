@@ -40,6 +40,8 @@ grep -E '^  m-time \(s\) +0\.6500 +1\.3884 +2\.14x$' "$TMP/out" >/dev/null || fa
 run "none qualify" 0 h-base.json h-none.json
 expect_line "none qualify" "$TMP/out" "m-time and m-score: undefined (no query qualifies; not 0)"
 grep -E '^  m-time \(s\) +- +- *$' "$TMP/out" >/dev/null || fail "none qualify: m-time not shown as undefined"
+# the plain totals stay defined: 1 + 2 + 4 s in both
+grep -E '^  total, all queries \(s\) +7\.0000 +7\.0000 +1\.00x$' "$TMP/out" >/dev/null || fail "none qualify: plain total line"
 
 run "json to stdout" 0 h-base.json h-diff.json --json -
 grep -q '"schema": "dutlab-result"' "$TMP/out" || fail "json to stdout: not a result document"
