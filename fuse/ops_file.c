@@ -321,31 +321,21 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		fuse_reply_write(req, (size_t)io.result);
 }
 
+/*
+ * close() of the application's fd.  The backing files are local: closing a
+ * dup of the backing fd (what a network passthrough does, for close-to-open
+ * consistency) gives them nothing, and a FLUSH round trip on every close is
+ * pure cost.  ENOSYS tells the kernel to stop sending FLUSH for this mount
+ * (fc->no_flush).  It does not weaken close(): with the writeback cache the
+ * kernel still writes the file's dirty pages back and reports their errors
+ * at close before it would send FLUSH; durability is fsync's job, and FSYNC
+ * still reaches the backing file.
+ */
 void dutfs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct dutfs *fs = dutfs_of(req);
-	struct dutfs_io io;
-	int r;
-
-	if (dutfs_is_ctl_ino(ino)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	/*
-	 * close() of the application's fd.  The kernel has already written
-	 * the dirty pages of this file (writeback cache); closing a dup of
-	 * the backing fd hands the backing file system its close-time work
-	 * and error report (close-to-open for network file systems).
-	 */
-	r = dutfs_io_begin(fs, req, &io, DUT_OP_FLUSH, dutfs_inode(fs, ino), 0, 0,
-			   fh_of(fi)->trace_flags);
-	if (!r) {
-		int d = dup(fh_of(fi)->fd);
-
-		r = d < 0 ? -errno : (close(d) < 0 ? -errno : 0);
-	}
-	dutfs_io_end(fs, &io, r);
-	fuse_reply_err(req, -io.result);
+	(void)ino;
+	(void)fi;
+	fuse_reply_err(req, ENOSYS);
 }
 
 void dutfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
