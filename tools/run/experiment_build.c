@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Experiment file parser, second half: collected sections -> struct
+ * dut_experiment.  Each section kind has its list of keys (an unknown key is
+ * an error with a "did you mean"), each key is checked where it is read, and
+ * the cross-references (targets, filesystems, tablespaces, the matrix) are
+ * checked once everything is built.  Finally every configuration the matrix
+ * expands to goes through the planner, which rejects the ones that cannot
+ * run (a filesystem on a directory target, a database larger than its image).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "tools/run/experiment_build.h"
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static const char *const *const section_keys[S_COUNT] = {
+	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "filesystem"),
+	[S_TARGET] = KEYS("type", "path", "size", "destructive", "filesystem", "shape"),
+	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
+	[S_DUTFS] = KEYS("view", "trace", "shape"),
+	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "set"),
+	[S_TABLESPACE] = KEYS("target"),
+	[S_REPLICA] = KEYS("target", "mode"),
+	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "set.NAME"),
+	[S_STEP] = KEYS("type", "repeat", "target", "raw", "mark"),
+};
+static const char *const target_types[] = { "directory", "image", "device", NULL };
+static const char *const fs_types[] = { "none", "ext4", "xfs", "btrfs", NULL };
+static const char *const ext4_modes[] = { "ordered", "writeback", "journal", NULL };
+static const char *const views[] = { "device", "syscall", "off", NULL };
+static const char *const replica_modes[] = { "none", "async", "sync", NULL };
+
+static const struct dut_filesystem builtin_fs[] = {
+	{ .name = "none", .type = DUT_FS_NONE },
+	{ .name = "ext4-ordered", .type = DUT_FS_EXT4, .data = DUT_EXT4_ORDERED },
+	{ .name = "ext4-writeback", .type = DUT_FS_EXT4, .data = DUT_EXT4_WRITEBACK },
+	{ .name = "ext4-journal", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL },
+	{ .name = "xfs", .type = DUT_FS_XFS },
+	{ .name = "btrfs", .type = DUT_FS_BTRFS },
+};
+#define NBUILTIN_FS (sizeof(builtin_fs) / sizeof(builtin_fs[0]))
+
+/* Lines of base keys that a [matrix] key may not repeat. */
+struct base_lines {
+	unsigned filesystem, view, shape, replica;
+};
+
+static bool oom(struct exp_ctx *c)
+{
+	c->failed = -ENOMEM;
+	return false;
+}
+
+static bool dup_to(struct exp_ctx *c, char **dst, const char *v)
+{
+	free(*dst);
+	*dst = strdup(v);
+	return *dst ? true : oom(c);
+}
+
+static struct exp_kv *get(struct exp_section *s, const char *key)
+{
+	for (size_t i = 0; i < s->nkv; i++)
+		if (strcmp(s->kv[i].key, key) == 0)
+			return &s->kv[i];
+	return NULL;
+}
+
+/* Unknown and repeated keys; extra: more allowed keys (a step type's). */
+static bool check_keys(struct exp_ctx *c, struct exp_section *s, const char *const *extra, size_t nextra)
+{
+	const char *const *keys = section_keys[s->kind];
+	const char *all[64];
+	size_t n = 0;
+	char sugg[96], list[400];
+
+	for (size_t i = 0; keys[i] && n < 63; i++)
+		all[n++] = keys[i];
+	for (size_t i = 0; i < nextra && n < 63; i++)
+		all[n++] = extra[i];
+	all[n] = NULL;
+	for (size_t i = 0; i < s->nkv; i++) {
+		struct exp_kv *kv = &s->kv[i];
+
+		if (s->kind == S_MATRIX && strncmp(kv->key, "set.", 4) == 0)
+			continue;
+		if (exp_word_index(all, kv->key) < 0) {
+			exp_suggest(sugg, sizeof(sugg), all, n, kv->key);
+			exp_error(c, kv->line, s, "unknown key \"%s\"%s; expected %s", kv->key, sugg,
+				  exp_join_words(all, list, sizeof(list)));
+			return false;
+		}
+		if (s->kind == S_POSTGRES && strcmp(kv->key, "set") == 0)
+			continue;   /* repeatable */
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(s->kv[j].key, kv->key) == 0) {
+				exp_error(c, kv->line, s, "%s is already set at line %u", kv->key, s->kv[j].line);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static bool require(struct exp_ctx *c, struct exp_section *s, const char *key, const char *what, struct exp_kv **ret)
+{
+	*ret = get(s, key);
+	if (!*ret) {
+		exp_error(c, s->line, s, "missing key %s (%s)", key, what);
+		return false;
+	}
+	if (!(*ret)->value[0]) {
+		exp_error(c, (*ret)->line, s, "%s: expected %s, found nothing", key, what);
+		return false;
+	}
+	return true;
+}
+
+static bool choice(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, const char *const *words, int *ret)
+{
+	char list[200], sugg[96];
+	size_t n = 0;
+	int i = exp_word_index(words, kv->value);
+
+	if (i >= 0) {
+		*ret = i;
+		return true;
+	}
+	while (words[n])
+		n++;
+	exp_suggest(sugg, sizeof(sugg), words, n, kv->value);
+	exp_error(c, kv->line, s, "%s: expected %s, found \"%s\"%s", kv->key, exp_join_words(words, list, sizeof(list)),
+		  kv->value, sugg);
+	return false;
+}
+
+static bool boolean(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, bool *ret)
+{
+	if (exp_parse_bool(kv->value, ret) == 0)
+		return true;
+	exp_error(c, kv->line, s, "%s: expected yes or no, found \"%s\"", kv->key, kv->value);
+	return false;
+}
+
+static bool uint_in(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, unsigned lo, unsigned hi,
+		    unsigned *ret)
+{
+	struct dut_param_spec p = { .kind = DUT_P_UINT, .min = lo, .max = hi };
+	struct dut_param_value v = { 0 };
+	char msg[200];
+
+	if (exp_param_parse(&p, kv->value, &v, NULL, msg, sizeof(msg)) < 0) {
+		exp_error(c, kv->line, s, "%s: %s", kv->key, msg);
+		return false;
+	}
+	*ret = (unsigned)v.u;
+	return true;
+}
+
+static bool ref_name(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, char **dst)
+{
+	if (!exp_name_ok(kv->value, strlen(kv->value))) {
+		exp_error(c, kv->line, s, "%s: expected a name (1 to %d letters, digits, '_', '-', '.'), found \"%s\"",
+			  kv->key, DUT_EXP_NAME_MAX, kv->value);
+		return false;
+	}
+	return dup_to(c, dst, kv->value);
+}
+
+/* ---- sections ---- */
+
+static bool build_experiment(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
+{
+	struct exp_kv *kv;
+
+	if ((kv = get(s, "name")) && !ref_name(c, s, kv, &e->name))
+		return false;
+	if ((kv = get(s, "description")) && !dup_to(c, &e->description, kv->value))
+		return false;
+	if ((kv = get(s, "repetitions")) && !uint_in(c, s, kv, 1, DUT_EXP_MAX_REPETITIONS, &e->repetitions))
+		return false;
+	if ((kv = get(s, "filesystem"))) {
+		b->filesystem = kv->line;
+		if (!ref_name(c, s, kv, &e->filesystem))
+			return false;
+	}
+	return true;
+}
+
+static bool build_target(struct exp_ctx *c, struct exp_section *s, struct dut_target *t)
+{
+	struct exp_kv *kv;
+	int type = 0;
+
+	t->line = s->line;
+	if (!dup_to(c, &t->name, s->name))
+		return false;
+	if (!require(c, s, "type", "directory, image or device", &kv) || !choice(c, s, kv, target_types, &type))
+		return false;
+	t->type = (enum dut_target_type)type;
+	if (!require(c, s, "path", "the directory, image file or device", &kv) || !dup_to(c, &t->path, kv->value))
+		return false;
+	if (t->type == DUT_TARGET_DEVICE && strncmp(t->path, "/dev/", 5) != 0) {
+		exp_error(c, kv->line, s, "path: expected a block device or partition under /dev/, found \"%s\"", t->path);
+		return false;
+	}
+	kv = get(s, "size");
+	if (t->type == DUT_TARGET_IMAGE) {
+		struct dut_param_spec p = { .kind = DUT_P_SIZE, .min = 64 << 20, .max = 1ull << 50 };
+		struct dut_param_value v = { 0 };
+		char msg[200];
+
+		if (!require(c, s, "size", "the size of the image file, such as 4GiB", &kv))
+			return false;
+		if (exp_param_parse(&p, kv->value, &v, NULL, msg, sizeof(msg)) < 0) {
+			exp_error(c, kv->line, s, "size: %s", msg);
+			return false;
+		}
+		t->size_bytes = v.u;
+	} else if (kv) {
+		exp_error(c, kv->line, s, "size: only an image target has a size (this is a %s target)",
+			  dut_target_type_name(t->type));
+		return false;
+	}
+	if ((kv = get(s, "destructive"))) {
+		if (t->type != DUT_TARGET_DEVICE) {
+			exp_error(c, kv->line, s, "destructive: only a device target needs it (this is a %s target)",
+				  dut_target_type_name(t->type));
+			return false;
+		}
+		if (!boolean(c, s, kv, &t->destructive))
+			return false;
+	}
+	if (t->type == DUT_TARGET_DEVICE && !t->destructive) {
+		exp_error(c, kv ? kv->line : s->line, s,
+			  "device %s: expected destructive = yes (everything on the device is lost), found %s",
+			  t->path, kv ? "destructive = no" : "no destructive key");
+		return false;
+	}
+	if ((kv = get(s, "filesystem")) && !ref_name(c, s, kv, &t->filesystem))
+		return false;
+	if ((kv = get(s, "shape")) && strcmp(kv->value, "none") != 0 && !dup_to(c, &t->shape, kv->value))
+		return false;
+	return true;
+}
+
+static bool build_filesystem(struct exp_ctx *c, struct exp_section *s, struct dut_filesystem *f)
+{
+	struct exp_kv *kv;
+	int type = 0, mode = 0;
+
+	f->line = s->line;
+	for (size_t i = 0; i < NBUILTIN_FS; i++) {
+		if (strcmp(builtin_fs[i].name, s->name) == 0) {
+			exp_error(c, s->line, s, "\"%s\" is a built-in filesystem; give yours another name", s->name);
+			return false;
+		}
+	}
+	if (!dup_to(c, &f->name, s->name))
+		return false;
+	if (!require(c, s, "type", "ext4, xfs, btrfs or none", &kv) || !choice(c, s, kv, fs_types, &type))
+		return false;
+	f->type = (enum dut_fs_type)type;
+	if ((kv = get(s, "data"))) {
+		if (f->type != DUT_FS_EXT4) {
+			exp_error(c, kv->line, s, "data: only ext4 has a data= journaling mode (this is %s)",
+				  dut_fs_type_name(f->type));
+			return false;
+		}
+		if (!choice(c, s, kv, ext4_modes, &mode))
+			return false;
+		f->data = (enum dut_ext4_data)mode;
+	}
+	if ((kv = get(s, "block-size"))) {
+		uint64_t bs;
+		struct dut_error ue;
+		/* mountable block sizes on a 4 KiB-page kernel */
+		uint64_t lo = f->type == DUT_FS_BTRFS ? 4096 : 1024, hi = 4096;
+
+		if (f->type == DUT_FS_NONE) {
+			exp_error(c, kv->line, s, "block-size: filesystem type none creates nothing");
+			return false;
+		}
+		if (dut_parse_size(kv->value, &bs, &ue) < 0 || bs < lo || bs > hi || (bs & (bs - 1))) {
+			exp_error(c, kv->line, s, "block-size: expected a power of two from %llu to %llu bytes for %s "
+				  "(such as 1k, 4k), found \"%s\"", (unsigned long long)lo, (unsigned long long)hi,
+				  dut_fs_type_name(f->type), kv->value);
+			return false;
+		}
+		f->block_size = (uint32_t)bs;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *key = i ? "mount-options" : "mkfs-options";
+
+		if (!(kv = get(s, key)))
+			continue;
+		if (f->type == DUT_FS_NONE) {
+			exp_error(c, kv->line, s, "%s: filesystem type none creates and mounts nothing", key);
+			return false;
+		}
+		if (strpbrk(kv->value, "'\"`$;|&<>\\")) {
+			exp_error(c, kv->line, s, "%s: expected plain options (no quotes or shell characters), found \"%s\"",
+				  key, kv->value);
+			return false;
+		}
+		if (!dup_to(c, i ? &f->mount_options : &f->mkfs_options, kv->value))
+			return false;
+	}
+	return true;
+}
+
+static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
+{
+	struct exp_kv *kv;
+	int v = 0;
+
+	if ((kv = get(s, "view"))) {
+		if (!choice(c, s, kv, views, &v))
+			return false;
+		e->view = (enum dut_view)v;
+		b->view = kv->line;
+	}
+	if ((kv = get(s, "trace")) && !boolean(c, s, kv, &e->trace))
+		return false;
+	if ((kv = get(s, "shape"))) {
+		b->shape = kv->line;
+		if (strcmp(kv->value, "none") != 0 && !dup_to(c, &e->shape, kv->value))
+			return false;
+	}
+	return true;
+}
+
+static bool setting_name_ok(const char *s, size_t n)
+{
+	if (!n || n > 63 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_' || s[i] == '.'))
+			return false;
+	return true;
+}
+
+static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_experiment *e)
+{
+	const char *eq = strchr(kv->value, '='), *v;
+	size_t n;
+	struct dut_setting *ns;
+
+	n = eq ? (size_t)(eq - kv->value) : 0;
+	while (n && (kv->value[n - 1] == ' ' || kv->value[n - 1] == '\t'))
+		n--;
+	v = eq ? eq + 1 : NULL;
+	while (v && (*v == ' ' || *v == '\t'))
+		v++;
+	if (!eq || !setting_name_ok(kv->value, n) || !*v) {
+		exp_error(c, kv->line, s, "set: expected NAME = VALUE (a PostgreSQL setting such as "
+			  "set = shared_buffers = 128MB), found \"%s\"", kv->value);
+		return false;
+	}
+	for (size_t i = 0; i < e->nsettings; i++) {
+		if (strlen(e->settings[i].name) == n && strncmp(e->settings[i].name, kv->value, n) == 0) {
+			exp_error(c, kv->line, s, "set: %s is already set at line %u", e->settings[i].name,
+				  e->settings[i].line);
+			return false;
+		}
+	}
+	ns = realloc(e->settings, (e->nsettings + 1) * sizeof(*ns));
+	if (!ns)
+		return oom(c);
+	e->settings = ns;
+	ns = &e->settings[e->nsettings++];
+	ns->name = strndup(kv->value, n);
+	ns->value = strdup(v);
+	ns->line = kv->line;
+	return ns->name && ns->value ? true : oom(c);
+}
+
+static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e)
+{
+	struct exp_kv *kv;
+
+	if ((kv = get(s, "target")) && !ref_name(c, s, kv, &e->pg_target))
+		return false;
+	if ((kv = get(s, "wal-on")) && !ref_name(c, s, kv, &e->wal_target))
+		return false;
+	if ((kv = get(s, "data-checksums")) && !boolean(c, s, kv, &e->data_checksums))
+		return false;
+	for (size_t i = 0; i < s->nkv; i++)
+		if (strcmp(s->kv[i].key, "set") == 0 && !add_setting(c, s, &s->kv[i], e))
+			return false;
+	return true;
+}
+
+static bool build_tablespace(struct exp_ctx *c, struct exp_section *s, struct dut_tablespace *t)
+{
+	struct exp_kv *kv;
+	const char *n = s->name;
+
+	t->line = s->line;
+	if (!(*n >= 'a' && *n <= 'z') || strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(n) ||
+	    strncmp(n, "pg_", 3) == 0 || strcmp(n, "default") == 0) {
+		exp_error(c, s->line, s, "expected a tablespace name of lower-case letters, digits and '_', "
+			  "not starting with pg_ and not \"default\", found \"%s\"", n);
+		return false;
+	}
+	if (!dup_to(c, &t->name, n))
+		return false;
+	return require(c, s, "target", "the [target NAME] the tablespace lives on", &kv) &&
+	       ref_name(c, s, kv, &t->target);
+}
+
+static bool build_replica(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
+{
+	struct exp_kv *kv;
+	int m = 0;
+
+	if (!require(c, s, "target", "the [target NAME] the standby's data directory lives on", &kv) ||
+	    !ref_name(c, s, kv, &e->replica_target))
+		return false;
+	e->replica = DUT_REPLICA_ASYNC;
+	if ((kv = get(s, "mode"))) {
+		if (!choice(c, s, kv, replica_modes, &m))
+			return false;
+		e->replica = (enum dut_replica_mode)m;
+		b->replica = kv->line;
+	}
+	return true;
+}
+
+/* ---- steps ---- */
+
+static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct dut_experiment *e, struct dut_step *st)
+{
+	const char *keys[32], *names[16];
+	struct exp_kv *kv;
+	char msg[300], sugg[96], list[200];
+	const struct dut_step_type *type;
+	unsigned line = 0;
+
+	st->line = s->line;
+	st->repeat = 1;
+	if (!dup_to(c, &st->name, s->name))
+		return false;
+	for (size_t i = 0; i < dut_step_ntypes; i++)
+		names[i] = dut_step_types[i]->name;
+	names[dut_step_ntypes] = NULL;
+	if (!require(c, s, "type", exp_join_words(names, list, sizeof(list)), &kv))
+		return false;
+	type = dut_step_type_find(kv->value);
+	if (!type) {
+		exp_suggest(sugg, sizeof(sugg), names, dut_step_ntypes, kv->value);
+		exp_error(c, kv->line, s, "type: expected %s, found \"%s\"%s", list, kv->value, sugg);
+		return false;
+	}
+	st->type = type;
+	for (size_t i = 0; i < type->nparams && i < 31; i++)
+		keys[i] = type->params[i].key;
+	if (!check_keys(c, s, keys, type->nparams))
+		return false;
+	if ((kv = get(s, "repeat")) && !uint_in(c, s, kv, 1, 1000, &st->repeat))
+		return false;
+	if ((kv = get(s, "target")) || (kv = get(s, "raw"))) {
+		if (!type->probe) {
+			exp_error(c, kv->line, s, "%s: a %s step runs on the cluster; only probe steps "
+				  "(identify, bench, slc, fill) name a target", kv->key, type->name);
+			return false;
+		}
+	}
+	if ((kv = get(s, "target")) && !ref_name(c, s, kv, &st->target))
+		return false;
+	if ((kv = get(s, "raw")) && !boolean(c, s, kv, &st->raw))
+		return false;
+	if ((kv = get(s, "mark")) && !ref_name(c, s, kv, &st->mark))
+		return false;
+	st->values = calloc(type->nparams ? type->nparams : 1, sizeof(*st->values));
+	if (!st->values)
+		return oom(c);
+	for (size_t i = 0; i < type->nparams; i++) {
+		const struct dut_param_spec *p = &type->params[i];
+		struct dut_param_value *v = &st->values[i];
+		const char *text = p->def;
+
+		kv = get(s, p->key);
+		if (kv) {
+			text = kv->value;
+			v->set = true;
+			v->line = kv->line;
+		} else if (p->required) {
+			exp_error(c, s->line, s, "missing key %s (%s)", p->key, p->help);
+			return false;
+		}
+		if (!text)
+			continue;
+		if (exp_param_parse(p, text, v, e, msg, sizeof(msg)) < 0) {
+			exp_error(c, v->line ? v->line : s->line, s, "%s: %s", p->key, msg);
+			return false;
+		}
+		if (!dup_to(c, &v->text, text))
+			return false;
+	}
+	if (type->probe && type->nparams) {
+		const struct dut_param_value *size = dut_step_param(st, "size"), *file = dut_step_param(st, "file");
+
+		if (st->raw && (size->set || file->set)) {
+			exp_error(c, size->set ? size->line : file->line, s,
+				  "%s: a raw probe uses the whole target; expected no file or size", size->set ? "size" : "file");
+			return false;
+		}
+		if (!st->raw && !size->set) {
+			exp_error(c, s->line, s, "missing key size (the size of the probe file %s; "
+				  "or raw = yes to probe the whole image or device)", file->text);
+			return false;
+		}
+		if (!st->raw && (file->text[0] == '/' || strstr(file->text, "..") || strchr(file->text, '/'))) {
+			exp_error(c, file->line, s, "file: expected a file name on the target (no '/'), found \"%s\"",
+				  file->text);
+			return false;
+		}
+	}
+	if (type->check && type->check(st, msg, sizeof(msg), &line) < 0) {
+		exp_error(c, line ? line : s->line, s, "%s", msg);
+		return false;
+	}
+	return true;
+}
+
+/* ---- matrix ---- */
+
+static bool matrix_value_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n <= 128 && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-") == n;
+}
+
+static bool split_values(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_dimension *d)
+{
+	for (const char *p = kv->value;;) {
+		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+		char *v, **nv;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		v = strndup(p, (size_t)(end - p));
+		if (!v)
+			return oom(c);
+		if (!matrix_value_ok(v)) {
+			exp_error(c, kv->line, s, "%s: expected comma-separated values of letters, digits and _ . = / -, "
+				  "found \"%s\" in \"%s\"", kv->key, v, kv->value);
+			free(v);
+			return false;
+		}
+		for (size_t i = 0; i < d->nvalues; i++) {
+			if (strcmp(d->values[i], v) == 0) {
+				exp_error(c, kv->line, s, "%s: duplicate value \"%s\"", kv->key, v);
+				free(v);
+				return false;
+			}
+		}
+		nv = realloc(d->values, (d->nvalues + 1) * sizeof(*nv));
+		if (!nv) {
+			free(v);
+			return oom(c);
+		}
+		d->values = nv;
+		d->values[d->nvalues++] = v;
+		if (!comma)
+			return true;
+		p = comma + 1;
+	}
+}
+
+static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_dimension *d,
+			     const struct dut_experiment *e)
+{
+	static const struct dut_param_spec tsp = { .kind = DUT_P_TABLESPACE };
+	const char *fsn[80];
+	char msg[300], sugg[96], list[120];
+	size_t nfs = 0;
+
+	for (size_t i = 0; i < e->nfilesystems && i < 79; i++)
+		fsn[nfs++] = e->filesystems[i].name;
+	fsn[nfs] = NULL;
+	for (size_t i = 0; i < d->nvalues; i++) {
+		const char *v = d->values[i];
+		struct dut_param_value pv = { 0 };
+
+		switch (d->kind) {
+		case DUT_DIM_FILESYSTEM:
+			if (dut_experiment_filesystem(e, v))
+				break;
+			exp_suggest(sugg, sizeof(sugg), fsn, nfs, v);
+			exp_error(c, kv->line, s, "filesystem: expected a built-in filesystem (none, ext4-ordered, "
+				  "ext4-writeback, ext4-journal, xfs, btrfs) or a [filesystem NAME], found \"%s\"%s", v, sugg);
+			return false;
+		case DUT_DIM_VIEW:
+		case DUT_DIM_REPLICA: {
+			const char *const *w = d->kind == DUT_DIM_VIEW ? views : replica_modes;
+
+			if (exp_word_index(w, v) >= 0)
+				break;
+			exp_suggest(sugg, sizeof(sugg), w, 3, v);
+			exp_error(c, kv->line, s, "%s: expected %s, found \"%s\"%s", kv->key,
+				  exp_join_words(w, list, sizeof(list)), v, sugg);
+			return false;
+		}
+		case DUT_DIM_TABLES_ON:
+		case DUT_DIM_INDEXES_ON:
+			if (exp_param_parse(&tsp, v, &pv, e, msg, sizeof(msg)) < 0) {
+				exp_error(c, kv->line, s, "%s: %s", kv->key, msg);
+				return false;
+			}
+			break;
+		case DUT_DIM_SHAPE:
+		case DUT_DIM_SET:
+			break;
+		}
+	}
+	return true;
+}
+
+static bool build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, const struct base_lines *b)
+{
+	static const char *const dim_keys[] = { "filesystem", "view", "shape", "replica", "tables-on", "indexes-on", NULL };
+	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0 };
+	uint64_t product = 1;
+
+	e->dims = calloc(s->nkv ? s->nkv : 1, sizeof(*e->dims));
+	if (!e->dims)
+		return oom(c);
+	for (size_t i = 0; i < s->nkv; i++) {
+		struct exp_kv *kv = &s->kv[i];
+		struct dut_dimension *d = &e->dims[e->ndims++];
+		int k = exp_word_index(dim_keys, kv->key);
+
+		d->line = kv->line;
+		if (!dup_to(c, &d->key, kv->key))
+			return false;
+		if (k >= 0) {
+			d->kind = (enum dut_dim_kind)k;
+			if (base_line[k]) {
+				exp_error(c, kv->line, s, "%s is also set at line %u; a [matrix] key replaces it, "
+					  "so set it in one place", kv->key, base_line[k]);
+				return false;
+			}
+		} else {
+			const char *name = kv->key + 4;
+
+			d->kind = DUT_DIM_SET;
+			if (!setting_name_ok(name, strlen(name))) {
+				exp_error(c, kv->line, s, "expected set.NAME with a PostgreSQL setting name, found \"%s\"", kv->key);
+				return false;
+			}
+			for (size_t j = 0; j < e->nsettings; j++) {
+				if (strcmp(e->settings[j].name, name) == 0) {
+					exp_error(c, kv->line, s, "%s: %s is also set at line %u; set it in one place",
+						  kv->key, name, e->settings[j].line);
+					return false;
+				}
+			}
+			if (!dup_to(c, &d->setting, name))
+				return false;
+		}
+		if (!split_values(c, s, kv, d) || !check_dim_values(c, s, kv, d, e))
+			return false;
+		product *= d->nvalues;
+		if (product > DUT_EXP_MAX_CONFIGS) {
+			char dims[200] = "";
+			size_t used = 0;
+
+			for (size_t j = 0; j < e->ndims && used < sizeof(dims); j++) {
+				int w = snprintf(dims + used, sizeof(dims) - used, "%s%zu %s", j ? " x " : "",
+						 e->dims[j].nvalues, e->dims[j].key);
+
+				used += w > 0 ? (size_t)w : 0;
+			}
+			exp_error(c, kv->line, s, "the matrix expands to more than %d configurations (%s%s); "
+				  "expected at most %d: split the experiment", DUT_EXP_MAX_CONFIGS, dims,
+				  i + 1 < s->nkv ? " x ..." : "", DUT_EXP_MAX_CONFIGS);
+			return false;
+		}
+	}
+	e->nconfigs = (size_t)product;
+	return true;
+}
+
+/* ---- cross-references ---- */
+
+static bool target_ref(struct exp_ctx *c, unsigned line, struct exp_section *s, const struct dut_experiment *e,
+		       const char *key, const char *name)
+{
+	const char *names[65];
+	char sugg[96];
+	size_t n = 0;
+
+	if (dut_experiment_target(e, name))
+		return true;
+	for (size_t i = 0; i < e->ntargets && n < 64; i++)
+		names[n++] = e->targets[i].name;
+	names[n] = NULL;
+	exp_suggest(sugg, sizeof(sugg), names, n, name);
+	exp_error(c, line, s, "%s: expected the name of a [target NAME], found \"%s\"%s", key, name, sugg);
+	return false;
+}
+
+static struct exp_section *find_section(struct exp_ctx *c, enum exp_section_kind k, const char *name)
+{
+	for (size_t i = 0; i < c->nsec; i++)
+		if (c->sec[i].kind == k && (!name || strcmp(c->sec[i].name, name) == 0))
+			return &c->sec[i];
+	return NULL;
+}
+
+static bool cross_check(struct exp_ctx *c, struct dut_experiment *e, const struct base_lines *b)
+{
+	struct exp_section *s;
+	const char *fsn[80];
+	char sugg[96];
+	size_t nfs = 0;
+
+	for (size_t i = 0; i < e->nfilesystems && i < 79; i++)
+		fsn[nfs++] = e->filesystems[i].name;
+	fsn[nfs] = NULL;
+	if (!e->ntargets) {
+		exp_error(c, c->line ? c->line : 1, NULL, "expected at least one [target NAME] (a directory, image or device)");
+		return false;
+	}
+	if (!e->nsteps) {
+		exp_error(c, c->line ? c->line : 1, NULL, "expected at least one [step NAME]: the experiment does nothing");
+		return false;
+	}
+	if (!dut_experiment_filesystem(e, e->filesystem)) {
+		s = find_section(c, S_EXPERIMENT, NULL);
+		exp_suggest(sugg, sizeof(sugg), fsn, nfs, e->filesystem);
+		exp_error(c, b->filesystem, s, "filesystem: expected a built-in filesystem or a [filesystem NAME], found \"%s\"%s",
+			  e->filesystem, sugg);
+		return false;
+	}
+	for (size_t i = 0; i < e->ntargets; i++) {
+		struct dut_target *t = &e->targets[i];
+		struct exp_kv *kv;
+
+		s = find_section(c, S_TARGET, t->name);
+		if (t->filesystem && !dut_experiment_filesystem(e, t->filesystem)) {
+			kv = get(s, "filesystem");
+			exp_suggest(sugg, sizeof(sugg), fsn, nfs, t->filesystem);
+			exp_error(c, kv->line, s, "filesystem: expected a built-in filesystem or a [filesystem NAME], found \"%s\"%s",
+				  t->filesystem, sugg);
+			return false;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(e->targets[j].path, t->path) == 0) {
+				exp_error(c, get(s, "path")->line, s, "path %s is also the path of [target %s] at line %u",
+					  t->path, e->targets[j].name, e->targets[j].line);
+				return false;
+			}
+		}
+	}
+	s = find_section(c, S_POSTGRES, NULL);
+	if (e->pg_target && !target_ref(c, get(s, "target")->line, s, e, "target", e->pg_target))
+		return false;
+	if (!e->pg_target && !dup_to(c, &e->pg_target, e->targets[0].name))
+		return false;
+	if (e->wal_target && !target_ref(c, get(s, "wal-on")->line, s, e, "wal-on", e->wal_target))
+		return false;
+	for (size_t i = 0; i < e->ntablespaces; i++) {
+		s = find_section(c, S_TABLESPACE, e->tablespaces[i].name);
+		if (!target_ref(c, get(s, "target")->line, s, e, "target", e->tablespaces[i].target))
+			return false;
+	}
+	if (e->replica_target) {
+		s = find_section(c, S_REPLICA, NULL);
+		if (!target_ref(c, get(s, "target")->line, s, e, "target", e->replica_target))
+			return false;
+		if (strcmp(e->replica_target, e->pg_target) == 0) {
+			exp_error(c, get(s, "target")->line, s, "target: the standby needs its own mount; expected a target "
+				  "other than the primary's (%s), found \"%s\"", e->pg_target, e->replica_target);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < e->nsteps; i++) {
+		const struct dut_step *st = &e->steps[i];
+
+		s = find_section(c, S_STEP, st->name);
+		if (st->target && !target_ref(c, get(s, "target")->line, s, e, "target", st->target))
+			return false;
+	}
+	return true;
+}
+
+/* Sections in dependency order: what a key may refer to is built first. */
+static const enum exp_section_kind build_order[] = {
+	S_EXPERIMENT, S_FILESYSTEM, S_TARGET, S_TABLESPACE, S_DUTFS, S_POSTGRES, S_REPLICA, S_STEP, S_MATRIX,
+};
+
+static size_t count_kind(const struct exp_ctx *c, enum exp_section_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsec; i++)
+		n += c->sec[i].kind == k;
+	return n;
+}
+
+static bool build_section(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
+{
+	if (s->kind != S_STEP && !check_keys(c, s, NULL, 0))
+		return false;
+	switch (s->kind) {
+	case S_EXPERIMENT:
+		return build_experiment(c, s, e, b);
+	case S_FILESYSTEM:
+		return build_filesystem(c, s, &e->filesystems[e->nfilesystems++]);
+	case S_TARGET:
+		return build_target(c, s, &e->targets[e->ntargets++]);
+	case S_TABLESPACE:
+		return build_tablespace(c, s, &e->tablespaces[e->ntablespaces++]);
+	case S_DUTFS:
+		return build_dutfs(c, s, e, b);
+	case S_POSTGRES:
+		return build_postgres(c, s, e);
+	case S_REPLICA:
+		return build_replica(c, s, e, b);
+	case S_STEP:
+		if (e->nsteps == DUT_EXP_MAX_STEPS) {
+			exp_error(c, s->line, s, "expected at most %d steps", DUT_EXP_MAX_STEPS);
+			return false;
+		}
+		return build_step(c, s, e, &e->steps[e->nsteps++]);
+	case S_MATRIX:
+		return build_matrix(c, s, e, b);
+	case S_COUNT:
+		break;
+	}
+	return false;
+}
+
+int exp_build(struct exp_ctx *c, struct dut_experiment *e)
+{
+	struct base_lines b = { 0 };
+	struct dut_plan *plan = NULL;
+	int r;
+
+	e->repetitions = 1;
+	e->view = DUT_VIEW_DEVICE;
+	e->trace = true;
+	e->data_checksums = true;
+	e->nconfigs = 1;
+	e->filesystems = calloc(NBUILTIN_FS + count_kind(c, S_FILESYSTEM), sizeof(*e->filesystems));
+	e->targets = calloc(count_kind(c, S_TARGET) + 1, sizeof(*e->targets));
+	e->tablespaces = calloc(count_kind(c, S_TABLESPACE) + 1, sizeof(*e->tablespaces));
+	e->steps = calloc(count_kind(c, S_STEP) + 1, sizeof(*e->steps));
+	if (!e->filesystems || !e->targets || !e->tablespaces || !e->steps || !dup_to(c, &e->filesystem, "none"))
+		return -ENOMEM;
+	memcpy(e->filesystems, builtin_fs, sizeof(builtin_fs));
+	e->nfilesystems = NBUILTIN_FS;
+	for (size_t k = 0; k < sizeof(build_order) / sizeof(build_order[0]); k++)
+		for (size_t i = 0; i < c->nsec; i++)
+			if (c->sec[i].kind == build_order[k] && !build_section(c, &c->sec[i], e, &b))
+				return c->failed ? c->failed : -EINVAL;
+	if (!e->name) {
+		const char *base = strrchr(e->source, '/') ? strrchr(e->source, '/') + 1 : e->source;
+		size_t n = strcspn(base, ".");
+
+		e->name = strndup(base, n && n <= DUT_EXP_NAME_MAX ? n : 0);
+		if (!e->name)
+			return -ENOMEM;
+		if (!exp_name_ok(e->name, strlen(e->name)) && !dup_to(c, &e->name, "experiment"))
+			return -ENOMEM;
+	}
+	if (!cross_check(c, e, &b))
+		return c->failed ? c->failed : -EINVAL;
+	r = exp_plan_build(e, &plan, c->err);
+	dut_plan_free(plan);
+	return r;
+}
+
+void dut_experiment_free(struct dut_experiment *e)
+{
+	if (!e)
+		return;
+	free(e->source);
+	free(e->base_dir);
+	free(e->name);
+	free(e->description);
+	free(e->filesystem);
+	free(e->shape);
+	free(e->pg_target);
+	free(e->wal_target);
+	free(e->replica_target);
+	for (size_t i = 0; i < e->nsettings; i++) {
+		free(e->settings[i].name);
+		free(e->settings[i].value);
+	}
+	free(e->settings);
+	for (size_t i = 0; i < e->ntargets; i++) {
+		free(e->targets[i].name);
+		free(e->targets[i].path);
+		free(e->targets[i].filesystem);
+		free(e->targets[i].shape);
+	}
+	free(e->targets);
+	for (size_t i = NBUILTIN_FS; i < e->nfilesystems; i++) {
+		free(e->filesystems[i].name);
+		free(e->filesystems[i].mkfs_options);
+		free(e->filesystems[i].mount_options);
+	}
+	free(e->filesystems);
+	for (size_t i = 0; i < e->ntablespaces; i++) {
+		free(e->tablespaces[i].name);
+		free(e->tablespaces[i].target);
+	}
+	free(e->tablespaces);
+	for (size_t i = 0; i < e->ndims; i++) {
+		free(e->dims[i].key);
+		free(e->dims[i].setting);
+		for (size_t j = 0; j < e->dims[i].nvalues; j++)
+			free(e->dims[i].values[j]);
+		free(e->dims[i].values);
+	}
+	free(e->dims);
+	for (size_t i = 0; i < e->nsteps; i++) {
+		struct dut_step *st = &e->steps[i];
+
+		free(st->name);
+		free(st->target);
+		free(st->mark);
+		for (size_t j = 0; st->values && j < st->type->nparams; j++)
+			free(st->values[j].text);
+		free(st->values);
+	}
+	free(e->steps);
+	free(e);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The parser's collected sections, between experiment_parse.c and experiment_build.c. */
+#ifndef DUTLAB_RUN_EXPERIMENT_BUILD_H
+#define DUTLAB_RUN_EXPERIMENT_BUILD_H
+
+#include "tools/run/experiment_priv.h"
+
+enum exp_section_kind {
+	S_EXPERIMENT, S_TARGET, S_FILESYSTEM, S_DUTFS, S_POSTGRES, S_TABLESPACE, S_REPLICA,
+	S_MATRIX, S_STEP, S_COUNT,
+};
+extern const char *const exp_section_names[];   /* NULL-terminated */
+
+struct exp_kv {
+	char *key, *value;
+	unsigned line;
+	bool used;
+};
+
+struct exp_section {
+	enum exp_section_kind kind;
+	char name[DUT_EXP_NAME_MAX + 1];    /* "" for unnamed sections */
+	unsigned line;
+	struct exp_kv *kv;
+	size_t nkv;
+};
+
+struct exp_ctx {
+	const char *source;
+	const char *text;
+	size_t len, pos;
+	unsigned line;          /* of the line last handed to inih */
+	struct exp_section *sec;
+	size_t nsec;
+	int failed;             /* -errno once an error is recorded */
+	unsigned err_line;
+	struct dut_error *err;
+};
+
+/* Record the first error: "source:line: [kind name]: msg". */
+void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool exp_name_ok(const char *s, size_t n);
+/* Sections -> experiment, then cross-checks and every configuration. */
+int exp_build(struct exp_ctx *c, struct dut_experiment *e);
+
+#endif

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Experiment file parser, first half: the INI syntax.  libinih splits lines
+ * into keys and values, but Debian builds it without INI_HANDLER_LINENO and
+ * calls the handler only for keys; so inih reads through our line reader,
+ * which counts lines, sees every [section] header (an empty section is still
+ * a section, a repeated one an error) and rejects what inih would silently
+ * reinterpret (an indented line continues the previous value).  Sections and
+ * their keys are collected with their lines; experiment_build.c turns them
+ * into the experiment once the whole file is read, so a key may name a
+ * target or filesystem defined further down.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/run/experiment_build.h"
+
+const char *const exp_section_names[] = {
+	[S_EXPERIMENT] = "experiment", [S_TARGET] = "target", [S_FILESYSTEM] = "filesystem",
+	[S_DUTFS] = "dutfs", [S_POSTGRES] = "postgres", [S_TABLESPACE] = "tablespace",
+	[S_REPLICA] = "replica", [S_MATRIX] = "matrix", [S_STEP] = "step", NULL,
+};
+static const bool section_named[S_COUNT] = {
+	[S_TARGET] = true, [S_FILESYSTEM] = true, [S_TABLESPACE] = true, [S_STEP] = true,
+};
+
+void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
+{
+	char msg[420];
+	va_list ap;
+
+	if (c->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s && s->name[0])
+		dut_error_set(c->err, "%s:%u: [%s %s]: %s", c->source, line, exp_section_names[s->kind], s->name, msg);
+	else if (s)
+		dut_error_set(c->err, "%s:%u: [%s]: %s", c->source, line, exp_section_names[s->kind], msg);
+	else
+		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
+	c->failed = -EINVAL;
+	c->err_line = line;
+}
+
+bool exp_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > DUT_EXP_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_' || ch == '-' || ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+static void trim(const char **p, const char **end)
+{
+	while (*p < *end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+	while (*end > *p && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
+		(*end)--;
+}
+
+static struct exp_section *add_section(struct exp_ctx *c, enum exp_section_kind k, const char *name, size_t n)
+{
+	struct exp_section *ns = realloc(c->sec, (c->nsec + 1) * sizeof(*ns)), *s;
+
+	if (!ns) {
+		c->failed = -ENOMEM;
+		return NULL;
+	}
+	c->sec = ns;
+	s = &c->sec[c->nsec++];
+	memset(s, 0, sizeof(*s));
+	s->kind = k;
+	memcpy(s->name, name, n);
+	s->line = c->line;
+	return s;
+}
+
+/* A "[kind]" or "[kind name]" line, leading white space skipped, no newline. */
+static void header_line(struct exp_ctx *c, const char *l, size_t n)
+{
+	const char *close = memchr(l, ']', n), *p, *q, *end, *nm;
+	char kind[32], sugg[96] = "";
+	size_t klen, nlen;
+	int k;
+
+	if (!close) {
+		exp_error(c, c->line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
+		return;
+	}
+	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
+		;
+	if (p < l + n && *p != ';' && *p != '#') {
+		exp_error(c, c->line, NULL, "expected nothing after the section header, found \"%.*s\"",
+			  (int)(l + n - p), p);
+		return;
+	}
+	p = l + 1;
+	end = close;
+	trim(&p, &end);
+	for (q = p; q < end && *q != ' ' && *q != '\t'; q++)
+		;
+	klen = (size_t)(q - p);
+	snprintf(kind, sizeof(kind), "%.*s", (int)(klen < 31 ? klen : 31), p);
+	k = exp_word_index(exp_section_names, kind);
+	if (k < 0 || klen >= sizeof(kind)) {
+		exp_suggest(sugg, sizeof(sugg), exp_section_names, S_COUNT, kind);
+		exp_error(c, c->line, NULL, "unknown section \"[%.*s]\"%s; expected [experiment], [target NAME], "
+			  "[filesystem NAME], [dutfs], [postgres], [tablespace NAME], [replica], [matrix] or [step NAME]",
+			  (int)(end - p), p, sugg);
+		return;
+	}
+	nm = q;
+	while (nm < end && (*nm == ' ' || *nm == '\t'))
+		nm++;
+	nlen = (size_t)(end - nm);
+	if (!section_named[k] && nlen) {
+		exp_error(c, c->line, NULL, "expected [%s] without a name, found \"[%.*s]\"", kind, (int)(end - p), p);
+		return;
+	}
+	if (section_named[k] && !exp_name_ok(nm, nlen)) {
+		exp_error(c, c->line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
+			  kind, DUT_EXP_NAME_MAX, (int)nlen, nm);
+		return;
+	}
+	for (size_t i = 0; i < c->nsec; i++) {
+		const struct exp_section *o = &c->sec[i];
+
+		if ((int)o->kind != k || strlen(o->name) != nlen || memcmp(o->name, nm, nlen) != 0)
+			continue;
+		if (nlen)
+			exp_error(c, c->line, NULL, "duplicate name: [%s %s] is already defined at line %u", kind, o->name, o->line);
+		else
+			exp_error(c, c->line, NULL, "duplicate section: [%s] is already at line %u (write its keys in one place)",
+				  kind, o->line);
+		return;
+	}
+	add_section(c, (enum exp_section_kind)k, nm, nlen);
+}
+
+/* ini_reader: one line per call, like fgets. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct exp_ctx *c = stream;
+	const char *l = c->text + c->pos, *nl;
+	size_t n, avail = c->len - c->pos, skip = 0;
+
+	if (c->failed || c->pos >= c->len)
+		return NULL;
+	nl = memchr(l, '\n', avail);
+	n = nl ? (size_t)(nl - l) + 1 : avail;
+	c->line++;
+	if (memchr(l, '\0', n)) {
+		exp_error(c, c->line, NULL, "expected text, found a NUL byte");
+		return NULL;
+	}
+	if (n >= (size_t)num) {
+		exp_error(c, c->line, NULL, "line too long: expected at most %d characters, found %zu",
+			  num - 2, n - (nl != NULL));
+		return NULL;
+	}
+	memcpy(str, l, n);
+	str[n] = '\0';
+	c->pos += n;
+
+	if (c->line == 1 && n >= 3 && memcmp(l, "\xEF\xBB\xBF", 3) == 0)
+		skip = 3;   /* inih skips a UTF-8 byte-order mark */
+	if (skip < n && (l[skip] == ' ' || l[skip] == '\t')) {
+		size_t i = skip;
+
+		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+		if (i < n && l[i] != '\n' && l[i] != '\r' && l[i] != ';' && l[i] != '#') {
+			exp_error(c, c->line, NULL, "expected a key, a [section] or a comment at the start of the line, "
+				  "found white space (an indented line would continue the previous value)");
+			return NULL;
+		}
+		return str;
+	}
+	if (skip < n && l[skip] == '[') {
+		size_t hl = n - skip - (nl != NULL);
+
+		if (hl && l[skip + hl - 1] == '\r')
+			hl--;
+		header_line(c, l + skip, hl);
+	}
+	return c->failed ? NULL : str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct exp_ctx *c = user;
+	struct exp_section *s;
+	struct exp_kv *nkv;
+
+	(void)section;
+	if (c->failed)
+		return 1;
+	if (!c->nsec) {
+		exp_error(c, c->line, NULL, "expected a section header such as [experiment] or [target NAME] "
+			  "before the first key, found \"%s\"", name);
+		return 1;
+	}
+	s = &c->sec[c->nsec - 1];
+	nkv = realloc(s->kv, (s->nkv + 1) * sizeof(*nkv));
+	if (!nkv) {
+		c->failed = -ENOMEM;
+		return 1;
+	}
+	s->kv = nkv;
+	nkv = &s->kv[s->nkv];
+	nkv->key = strdup(name);
+	nkv->value = strdup(value);
+	nkv->line = c->line;
+	nkv->used = false;
+	s->nkv++;
+	if (!nkv->key || !nkv->value)
+		c->failed = -ENOMEM;
+	return 1;
+}
+
+static void ctx_free(struct exp_ctx *c)
+{
+	for (size_t i = 0; i < c->nsec; i++) {
+		for (size_t j = 0; j < c->sec[i].nkv; j++) {
+			free(c->sec[i].kv[j].key);
+			free(c->sec[i].kv[j].value);
+		}
+		free(c->sec[i].kv);
+	}
+	free(c->sec);
+}
+
+static char *dir_of(const char *filename)
+{
+	const char *slash = strrchr(filename, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == filename)
+		return strdup("/");
+	return strndup(filename, (size_t)(slash - filename));
+}
+
+int dut_experiment_parse(const char *text, size_t len, const char *filename,
+			 struct dut_experiment **ret, struct dut_error *err)
+{
+	struct exp_ctx c = { .source = filename ? filename : "<experiment>", .text = text, .len = len, .err = err };
+	struct dut_experiment *e;
+	int line, r;
+
+	if (len > DUT_EXP_MAX_BYTES) {
+		dut_error_set(err, "%s: expected at most %u bytes of experiment, found %zu", c.source,
+			      DUT_EXP_MAX_BYTES, len);
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->source = strdup(c.source);
+	e->base_dir = dir_of(c.source);
+	if (!e->source || !e->base_dir) {
+		dut_experiment_free(e);
+		return -ENOMEM;
+	}
+	line = ini_parse_stream(reader, &c, handler, &c);
+	if (line < 0) {
+		r = -ENOMEM;
+	} else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
+		c.failed = 0;
+		exp_error(&c, (unsigned)line, NULL, "expected \"key = value\", a [section] header or a comment");
+		r = -EINVAL;
+	} else if (c.failed) {
+		r = c.failed;
+	} else {
+		r = exp_build(&c, e);
+	}
+	ctx_free(&c);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			dut_error_set(err, "%s: out of memory while reading the experiment", c.source);
+		dut_experiment_free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
+}

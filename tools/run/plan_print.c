@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `dutlab run --dry-run FILE`: the plan as text, one block per configuration. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "tools/run/experiment.h"
+
+#define NS_PER_S 1000000000ull
+
+/* "25s", "4m10s", "1h02m": an ETA, not a measurement. */
+static const char *eta(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = (ns + NS_PER_S / 2) / NS_PER_S;
+
+	if (s < 60)
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+	else if (s < 3600)
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+	else
+		snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600), (unsigned long long)(s / 60 % 60));
+	return buf;
+}
+
+static void print_fs(const struct dut_filesystem *f, FILE *out)
+{
+	static const char *const modes[] = { "ordered", "writeback", "journal" };
+
+	fprintf(out, "filesystem %s", f->name);
+	if (f->type == DUT_FS_NONE)
+		return;
+	fprintf(out, " (%s", dut_fs_type_name(f->type));
+	if (f->type == DUT_FS_EXT4)
+		fprintf(out, ", data=%s", modes[f->data]);
+	if (f->block_size)
+		fprintf(out, ", block size %u", f->block_size);
+	if (f->mkfs_options)
+		fprintf(out, ", mkfs %s", f->mkfs_options);
+	if (f->mount_options)
+		fprintf(out, ", -o %s", f->mount_options);
+	fputc(')', out);
+}
+
+static void print_target(const struct dut_config_target *ct, FILE *out)
+{
+	const struct dut_target *t = ct->target;
+	char sz[DUT_FMT_LEN];
+	const char *sep = "";
+
+	fprintf(out, "    target %s: %s %s", t->name, dut_target_type_name(t->type), t->path);
+	if (t->type == DUT_TARGET_IMAGE)
+		fprintf(out, " (%s, through a loop device)", dut_format_size(t->size_bytes, sz, sizeof(sz)));
+	fputs("; ", out);
+	print_fs(ct->fs, out);
+	if (ct->shape)
+		fprintf(out, "; shape %s", ct->shape);
+	fprintf(out, "; needs about %s", dut_format_size(ct->space_bytes, sz, sizeof(sz)));
+	if (ct->holds_pgdata || ct->holds_wal || ct->holds_replica) {
+		fputs(" (", out);
+		if (ct->holds_pgdata)
+			fprintf(out, "%sdata directory", sep), sep = ", ";
+		if (ct->holds_wal)
+			fprintf(out, "%sWAL", sep), sep = ", ";
+		if (ct->holds_replica)
+			fprintf(out, "%sstandby", sep);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
+static void print_step(const struct dut_step *st, size_t i, uint64_t est_ns, FILE *out)
+{
+	char e[24];
+
+	fprintf(out, "    %2zu. %-16s %-10s ~%-7s", i + 1, st->name, st->type->name, eta(est_ns, e, sizeof(e)));
+	if (st->target)
+		fprintf(out, " target=%s", st->target);
+	if (st->raw)
+		fputs(" raw", out);
+	for (size_t k = 0; k < st->type->nparams; k++)
+		if (st->values[k].set)
+			fprintf(out, " %s=%s", st->type->params[k].key, st->values[k].text);
+	if (st->repeat > 1)
+		fprintf(out, "  (x%u in a row)", st->repeat);
+	fputc('\n', out);
+}
+
+static void print_config(const struct dut_plan *p, const struct dut_config *c, FILE *out)
+{
+	const struct dut_experiment *e = p->exp;
+	char a[24], b[24], sz[DUT_FMT_LEN];
+	size_t k = 0;
+
+	fprintf(out, "\n[%u/%zu] %s: about %s", c->index + 1, p->nconfigs, c->name, eta(c->est_ns, a, sizeof(a)));
+	if (e->repetitions > 1)
+		fprintf(out, " for %u repetitions", e->repetitions);
+	fprintf(out, ", about %s of space\n", dut_format_size(c->space_bytes, sz, sizeof(sz)));
+	for (size_t i = 0; i < c->ntargets; i++)
+		print_target(&c->targets[i], out);
+	fprintf(out, "    dutfs: %s%s", c->view == DUT_VIEW_OFF ? "off (no dutfs mount)" : "view ",
+		c->view == DUT_VIEW_OFF ? "" : dut_view_name(c->view));
+	if (c->view != DUT_VIEW_OFF)
+		fprintf(out, ", tracing %s", c->trace ? "on" : "off");
+	if (c->needs_cluster) {
+		fprintf(out, "; replica %s", dut_replica_mode_name(c->replica));
+		if (c->tables_on || c->indexes_on)
+			fprintf(out, "; tables on %s, indexes on %s", c->tables_on ? c->tables_on : "default",
+				c->indexes_on ? c->indexes_on : "default");
+	}
+	fputc('\n', out);
+	if (c->nsettings) {
+		fputs("    postgres:", out);
+		for (size_t i = 0; i < c->nsettings; i++)
+			fprintf(out, " %s=%s", c->settings[i].name, c->settings[i].value);
+		fputc('\n', out);
+	}
+	/* the first repetition's items: the others repeat it */
+	while (k < p->nitems && p->items[k].config != c->index)
+		k++;
+	fprintf(out, "    %-20s %-10s ~%-7s %s\n", "    setup", "", eta(c->setup_ns, b, sizeof(b)),
+		c->needs_cluster ? "create filesystems, mount, initdb, teardown" : "create filesystems, mount, teardown");
+	for (size_t si = 0, it = k + 1; si < e->nsteps; si++) {
+		uint64_t est = 0;
+
+		for (unsigned r = 0; r < e->steps[si].repeat && it < p->nitems; r++)
+			est += p->items[it++].est_ns;
+		print_step(&e->steps[si], si, est, out);
+	}
+}
+
+int dutlab_run_print_plan(const struct dut_plan *p, FILE *out)
+{
+	const struct dut_experiment *e = p->exp;
+	char a[24];
+	size_t runs = 0;
+
+	for (size_t i = 0; i < p->nitems; i++)
+		runs += p->items[i].kind == DUT_PLAN_STEP;
+	fprintf(out, "experiment %s (%s): %zu configuration%s x %u repetition%s, %zu step runs, about %s\n",
+		e->name, e->source, p->nconfigs, p->nconfigs == 1 ? "" : "s", e->repetitions,
+		e->repetitions == 1 ? "" : "s", runs, eta(p->est_ns, a, sizeof(a)));
+	if (e->description)
+		fprintf(out, "  %s\n", e->description);
+	for (size_t i = 0; i < e->ndims; i++) {
+		fprintf(out, "  matrix %s:", e->dims[i].key);
+		for (size_t j = 0; j < e->dims[i].nvalues; j++)
+			fprintf(out, "%s %s", j ? "," : "", e->dims[i].values[j]);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < p->nconfigs; i++)
+		print_config(p, &p->configs[i], out);
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}
