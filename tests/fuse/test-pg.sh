@@ -10,7 +10,8 @@
 #         pgbench_history (all had finished before the stop, so exactly that
 #         many rows), the balances must agree with the history, and
 #         pg_amcheck --heapallindexed must be clean.
-# report: a short run, then tools/relmap.sh and `dutlab report --relmap`
+# report: a short run, then tools/relmap.sh and `dutlab report --relmap
+#         --by relation`
 #         must name pgbench_accounts and pgbench_accounts_pkey.
 # kill:   with pgbench running, SIGKILL dutfs.  PostgreSQL must get errors
 #         (ENOTCONN) and nothing may hang: pgbench and the server stop within
@@ -89,11 +90,11 @@ crash)
 	;;
 report)
 	pg_bench -c $CLIENTS -j 2 -T 10 postgres >"$T/run.log" 2>&1 || die "pgbench run failed"
-	PGHOST=$PGSOCK PGPORT=$PGPORT PGUSER=postgres timeout 60 "$RELMAP_SH" >"$T/relmap.json" 2>"$T/relmap.err" \
+	timeout 60 "$RELMAP_SH" -o "$T/relmap.json" -h "$PGSOCK" -p "$PGPORT" -U postgres 2>"$T/relmap.err" \
 		|| { cat "$T/relmap.err" >&2; die "tools/relmap.sh failed"; }
 	pg_stop fast || die "pg_ctl stop failed"
 	dut_umount "$T/mnt" || die "dutfs needed a forced unmount"
-	timeout 120 "$DUTLAB" report "$T/trace.dtr" --relmap "$T/relmap.json" >"$T/report.txt" 2>"$T/report.err" \
+	timeout 120 "$DUTLAB" report "$T/trace.dtr" --relmap "$T/relmap.json" --by relation >"$T/report.txt" 2>"$T/report.err" \
 		|| { cat "$T/report.err" >&2; die "dutlab report failed"; }
 	for rel in pgbench_accounts pgbench_accounts_pkey; do
 		grep -qw "$rel" "$T/report.txt" || { cat "$T/report.txt"; die "the report does not name $rel"; }
