@@ -112,6 +112,7 @@ else
 	mkdir -p "$workdir" || step_fail "cannot create $workdir"
 fi
 workdir=$(cd "$workdir" && pwd) # absolute, before anything else uses it
+cd / # every path is absolute now; postgres may not be able to enter the caller's cwd
 backing=$workdir/backing
 mnt=$workdir/mnt
 if awk -v m="$mnt" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; then
