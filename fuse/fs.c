@@ -49,6 +49,18 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_background = 128;
 	conn->congestion_threshold = 96;
 	conn->time_gran = 1;
+	/*
+	 * With the writeback cache the kernel owns mtime/ctime: every write
+	 * that moves mtime dirties the inode, and the next fsync/fdatasync
+	 * first sends a SETATTR(mtime, ctime) round trip (sync_inode_metadata
+	 * in fuse_fsync): one per WAL commit.  With a 1 s granularity the
+	 * kernel's timestamps move at most once a second per file, so that
+	 * round trip all but disappears.  The cost: file times on the mount
+	 * (and on the backing files) have whole-second resolution, as on
+	 * ext3; PostgreSQL does not use sub-second file times.
+	 */
+	if (fs->view == DUTFS_VIEW_DEVICE)
+		conn->time_gran = 1000000000;
 }
 
 const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
