@@ -633,6 +633,10 @@ static bool build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_ex
 	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0 };
 	uint64_t product = 1;
 
+	if (s->nkv > 16) {
+		exp_error(c, s->kv[16].line, s, "expected at most 16 matrix keys, found %zu", s->nkv);
+		return false;
+	}
 	e->dims = calloc(s->nkv ? s->nkv : 1, sizeof(*e->dims));
 	if (!e->dims)
 		return oom(c);

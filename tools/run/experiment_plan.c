@@ -116,7 +116,8 @@ static int apply_dims(struct pb *b, struct dut_config *c, size_t index)
 	c->settings = calloc(e->nsettings + e->ndims + 1, sizeof(*c->settings));
 	if (!c->dim_values || !c->settings)
 		return -ENOMEM;
-	memcpy(c->settings, e->settings, e->nsettings * sizeof(*c->settings));
+	if (e->nsettings)
+		memcpy(c->settings, e->settings, e->nsettings * sizeof(*c->settings));
 	c->nsettings = e->nsettings;
 	for (size_t i = 0; i < e->ndims && i < 64; i++) {
 		const struct dut_dimension *d = &e->dims[i];

@@ -118,7 +118,7 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 	/* the first repetition's items: the others repeat it */
 	while (k < p->nitems && p->items[k].config != c->index)
 		k++;
-	fprintf(out, "    %-20s %-10s ~%-7s %s\n", "    setup", "", eta(c->setup_ns, b, sizeof(b)),
+	fprintf(out, "        %-16s %-10s ~%-7s %s\n", "setup", "", eta(c->setup_ns, b, sizeof(b)),
 		c->needs_cluster ? "create filesystems, mount, initdb, teardown" : "create filesystems, mount, teardown");
 	for (size_t si = 0, it = k + 1; si < e->nsteps; si++) {
 		uint64_t est = 0;
