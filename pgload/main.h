@@ -3,5 +3,6 @@
 #define PGL_MAIN_H
 
 int pgl_main_cluster(int argc, char **argv);
+int pgl_main_restore(int argc, char **argv);   /* main_restore.c */
 
 #endif

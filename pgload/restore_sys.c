@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `pgload restore`: children, /proc, conninfo and catalogs (see restore_sys.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "pgload/pgconn.h"
+#include "pgload/restore_sys.h"
+
+/* --- children ----------------------------------------------------------- */
+
+static void child_exec(char *const argv[], const char *out_path, const char *password, int errfd)
+{
+	int out = open(out_path ? out_path : "/dev/null",
+		       out_path ? O_WRONLY | O_CREAT | O_TRUNC : O_WRONLY, 0644);
+
+	if (out < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0) {
+		dprintf(errfd, "cannot redirect the output to %s: %s\n",
+			out_path ? out_path : "/dev/null", strerror(errno));
+		_exit(127);
+	}
+	if (password)
+		setenv("PGPASSWORD", password, 1);
+	signal(SIGPIPE, SIG_DFL);
+	execv(argv[0], argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Keep the last sizeof(tail)-1 bytes of what arrives. */
+static void tail_append(char *tail, size_t cap, size_t *used, const char *buf, size_t n)
+{
+	if (n >= cap - 1) {
+		memcpy(tail, buf + n - (cap - 1), cap - 1);
+		*used = cap - 1;
+	} else {
+		size_t drop = *used + n > cap - 1 ? *used + n - (cap - 1) : 0;
+
+		memmove(tail, tail + drop, *used - drop);
+		memcpy(tail + *used - drop, buf, n);
+		*used = *used - drop + n;
+	}
+	tail[*used] = '\0';
+}
+
+int pgl_child_run(char *const argv[], const char *out_path, const char *password,
+		  struct pgl_child *ret, struct dut_error *err)
+{
+	struct pgl_child c = { 0 };
+	struct rusage ru;
+	size_t used = 0;
+	int pipefd[2], st;
+	uint64_t t0 = pgl_now_ns();
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		dut_error_set(err, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(pipefd[0]);
+		close(pipefd[1]);
+		dut_error_set(err, "cannot start %s: %s", argv[0], strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		child_exec(argv, out_path, password, pipefd[1]);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		tail_append(c.err_tail, sizeof(c.err_tail), &used, buf, (size_t)n);
+	}
+	close(pipefd[0]);
+	while (wait4(pid, &st, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			dut_error_set(err, "waiting for %s: %s", argv[0], strerror(errno));
+			return -errno;
+		}
+	}
+	c.wall_ns = pgl_now_ns() - t0;
+	c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	/* Linux: a child's rusage includes the children it waited for (-j workers). */
+	c.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+		   (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+	*ret = c;
+	return 0;
+}
+
+/* --- conninfo ----------------------------------------------------------- */
+
+static int append_kv(char *buf, size_t len, size_t *used, const char *key, const char *val)
+{
+	int n = snprintf(buf + *used, len - *used, "%s%s='", *used ? " " : "", key);
+
+	if (n < 0 || (size_t)n >= len - *used)
+		return -ENAMETOOLONG;
+	*used += (size_t)n;
+	for (const char *p = val; *p; p++) {
+		if (*used + 3 >= len)
+			return -ENAMETOOLONG;
+		if (*p == '\'' || *p == '\\')
+			buf[(*used)++] = '\\';
+		buf[(*used)++] = *p;
+	}
+	if (*used + 2 >= len)
+		return -ENAMETOOLONG;
+	buf[(*used)++] = '\'';
+	buf[*used] = '\0';
+	return 0;
+}
+
+/* A setting libpq would use anyway (sslmode=prefer...): left out to keep conninfos short. */
+static bool is_default(const PQconninfoOption *defaults, const PQconninfoOption *o)
+{
+	for (const PQconninfoOption *d = defaults; d->keyword; d++)
+		if (strcmp(d->keyword, o->keyword) == 0)
+			return d->val && strcmp(d->val, o->val) == 0 && strcmp(o->keyword, "dbname") != 0 &&
+			       strcmp(o->keyword, "user") != 0;
+	return false;
+}
+
+int pgl_conninfo_for_db(PGconn *c, const char *dbname, char *buf, size_t len,
+			char **ret_password)
+{
+	PQconninfoOption *opts = PQconninfo(c), *defaults = PQconndefaults();
+	char *password = NULL;
+	size_t used = 0;
+	int r = 0;
+
+	if (!opts || !defaults) {
+		PQconninfoFree(opts);
+		PQconninfoFree(defaults);
+		return -ENOMEM;
+	}
+	buf[0] = '\0';
+	for (PQconninfoOption *o = opts; o->keyword && r == 0; o++) {
+		if (!o->val || !o->val[0] || o->dispchar[0] == 'D' || is_default(defaults, o))
+			continue;
+		/* libpq names ~/.pgpass even when there is none */
+		if (strcmp(o->keyword, "passfile") == 0 && access(o->val, R_OK) < 0)
+			continue;
+		if (strcmp(o->keyword, "password") == 0) {
+			if (!(password = strdup(o->val)))
+				r = -ENOMEM;
+			continue;
+		}
+		if (strcmp(o->keyword, "dbname") == 0 && dbname)
+			continue;
+		r = append_kv(buf, len, &used, o->keyword, o->val);
+	}
+	if (r == 0 && dbname)
+		r = append_kv(buf, len, &used, "dbname", dbname);
+	PQconninfoFree(opts);
+	PQconninfoFree(defaults);
+	if (r < 0) {
+		free(password);
+		return r;
+	}
+	if (ret_password)
+		*ret_password = password;
+	else
+		free(password);
+	return 0;
+}
+
+/* --- server CPU --------------------------------------------------------- */
+
+static int read_proc_cpu(long pid, struct pgl_proc_cpu *ret)
+{
+	char path[64], buf[1024];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		return -errno;
+	buf[n] = '\0';
+	return pgl_proc_stat_parse(buf, ret);
+}
+
+void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_directory)
+{
+	struct pgl_proc_cpu backend;
+	char link[64], cwd[4096], real_dd[4096];
+	ssize_t n;
+	long pid = PQbackendPID(c);
+
+	s->postmaster_pid = 0;
+	if (!data_directory || !data_directory[0]) {
+		snprintf(s->note, sizeof(s->note), "SHOW data_directory failed (not a superuser?)");
+		return;
+	}
+	if (read_proc_cpu(pid, &backend) < 0) {
+		snprintf(s->note, sizeof(s->note), "backend pid %ld is not on this host", pid);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/%ld/cwd", backend.ppid);
+	n = readlink(link, cwd, sizeof(cwd) - 1);
+	if (n < 0 || !realpath(data_directory, real_dd)) {
+		snprintf(s->note, sizeof(s->note), "cannot read %s or %s: %s", link, data_directory,
+			 strerror(errno));
+		return;
+	}
+	cwd[n] = '\0';
+	if (strcmp(cwd, real_dd) != 0) {
+		snprintf(s->note, sizeof(s->note),
+			 "pid %ld (parent of backend %ld) is not the postmaster of %s: server on another host?",
+			 backend.ppid, pid, data_directory);
+		return;
+	}
+	s->postmaster_pid = backend.ppid;
+	s->note[0] = '\0';
+}
+
+int pgl_server_cpu_now(const struct pgl_server_cpu *s, uint64_t *ret_ns)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct pgl_proc_cpu pm, p;
+	struct dirent *e;
+	uint64_t ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	int r;
+
+	if (!s->postmaster_pid)
+		return -ENOENT;
+	if ((r = read_proc_cpu(s->postmaster_pid, &pm)) < 0)
+		return r;
+	ticks = pm.utime + pm.stime + pm.cutime + pm.cstime;
+	if (!(d = opendir("/proc")))
+		return -errno;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		/* a process may exit between readdir and open: then cutime has it */
+		if (*end || pid <= 0 || read_proc_cpu(pid, &p) < 0 || p.ppid != s->postmaster_pid)
+			continue;
+		ticks += p.utime + p.stime;
+	}
+	*ret_ns = ticks * (1000000000u / (uint64_t)(hz > 0 ? hz : 100));
+	return 0;
+}
+
+/* --- catalogs ----------------------------------------------------------- */
+
+static PGresult *query(PGconn *c, const char *sql, struct dut_error *err)
+{
+	PGresult *res = PQexec(c, sql);
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		dut_error_set(err, "%.80s...: %s", sql, PQresultErrorMessage(res));
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+#define USER_NS(col) col " NOT IN ('pg_catalog', 'information_schema') AND " col " NOT LIKE 'pg_toast%'"
+
+static int read_tables(PGconn *c, struct pgl_restore_catalog *cat, struct dut_error *err)
+{
+	PGresult *res = query(c,
+		"SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c "
+		"JOIN pg_namespace n ON n.oid = c.relnamespace "
+		"WHERE c.relkind IN ('r', 'p', 'm') AND " USER_NS("n.nspname") " ORDER BY 1", err);
+	int r = 0;
+
+	if (!res)
+		return -EIO;
+	for (int i = 0; i < PQntuples(res) && r == 0; i++) {
+		char sql[600], count[32];
+		const char *name = PQgetvalue(res, i, 0);
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", name);
+		r = pgl_pq_value(c, sql, count, sizeof(count), err);
+		if (r == 0)
+			r = pgl_restore_catalog_add_table(cat, name, strtoll(count, NULL, 10));
+	}
+	PQclear(res);
+	return r;
+}
+
+int pgl_restore_catalog_read(PGconn *c, struct pgl_restore_catalog *ret, struct dut_error *err)
+{
+	struct pgl_restore_catalog cat = { 0 };
+	PGresult *cons = NULL, *idx = NULL;
+	int r = read_tables(c, &cat, err);
+
+	if (r == 0 && !(cons = query(c,
+		"SELECT format('%I.%I', n.nspname, t.relname), c.conname, c.contype::text, "
+		"pg_get_constraintdef(c.oid) FROM pg_constraint c "
+		"JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace "
+		"WHERE " USER_NS("n.nspname"), err)))
+		r = -EIO;
+	for (int i = 0; cons && i < PQntuples(cons) && r == 0; i++)
+		r = pgl_restore_catalog_add_con(&cat, PQgetvalue(cons, i, 0), PQgetvalue(cons, i, 1),
+						PQgetvalue(cons, i, 2), PQgetvalue(cons, i, 3));
+	if (r == 0 && !(idx = query(c,
+		"SELECT format('%I.%I', schemaname, tablename), indexname, indexdef FROM pg_indexes "
+		"WHERE " USER_NS("schemaname"), err)))
+		r = -EIO;
+	for (int i = 0; idx && i < PQntuples(idx) && r == 0; i++)
+		r = pgl_restore_catalog_add_index(&cat, PQgetvalue(idx, i, 0), PQgetvalue(idx, i, 1),
+						  PQgetvalue(idx, i, 2));
+	PQclear(cons);
+	PQclear(idx);
+	if (r < 0) {
+		pgl_restore_catalog_free(&cat);
+		return r;
+	}
+	pgl_restore_catalog_sort(&cat);
+	*ret = cat;
+	return 0;
+}
+
+int pgl_database_exists(PGconn *c, const char *name, struct dut_error *err)
+{
+	const char *params[1] = { name };
+	PGresult *res = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL,
+				     params, NULL, NULL, 0);
+	int r;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		dut_error_set(err, "looking up database %s: %s", name, PQresultErrorMessage(res));
+		r = -EIO;
+	} else {
+		r = PQntuples(res) > 0;
+	}
+	PQclear(res);
+	return r;
+}
+
+int pgl_database_create(PGconn *c, const char *name, bool drop_first, struct dut_error *err)
+{
+	char *id = PQescapeIdentifier(c, name, strlen(name));
+	char sql[512];
+	int r = 0;
+
+	if (!id) {
+		dut_error_set(err, "bad database name %s", name);
+		return -EINVAL;
+	}
+	if (drop_first) {
+		snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s WITH (FORCE)", id);
+		r = pgl_pq_exec(c, sql, err);
+	}
+	if (r == 0) {
+		snprintf(sql, sizeof(sql), "CREATE DATABASE %s TEMPLATE template0", id);
+		r = pgl_pq_exec(c, sql, err);
+	}
+	PQfreemem(id);
+	return r;
+}
