@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/log.h"
@@ -296,6 +297,9 @@ static int run_test(const struct probe_test_ops *t, int argc, char **argv)
 	r = t->check_target(cfg, &ctx.target, &err);
 	if (r < 0) {
 		dut_err("%s", err.msg);
+		/* A refused run leaves nothing behind: not even the file it just made. */
+		if (ctx.target.new_file)
+			unlink(ctx.target.path);
 		target_close(&ctx.target);
 		return EXIT_USAGE;
 	}

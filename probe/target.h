@@ -25,6 +25,7 @@ struct probe_target {
 	uint32_t pbs_bytes;       /* physical block size (0 = unknown) */
 	unsigned major, minor;    /* of the device, or of the filesystem's device for files */
 	bool created;             /* this run created or extended the file */
+	bool new_file;            /* this run created the file (it did not exist) */
 	bool sparse;              /* the file has unallocated blocks (reads would not hit the device) */
 	char fstype[32];          /* files: the filesystem ("ext4", "xfs", ...) */
 };

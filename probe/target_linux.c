@@ -164,6 +164,7 @@ static int open_file(const char *path, const struct target_opts *o, struct probe
 	}
 	if (!exists)
 		flags |= O_CREAT | O_EXCL;
+	t->new_file = !exists;
 	/* Read-write even for reads: a sparse file is laid out before it is read. */
 	t->fd = open(path, flags, 0600);
 	if (t->fd < 0 && (errno == EACCES || errno == EROFS) && exists && !o->writes && !o->size_bytes)

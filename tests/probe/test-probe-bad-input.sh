@@ -44,6 +44,9 @@ expect_msg "multiples of the logical block size"
 run 2 "$DUTPROBE" trim "$WORK/f" --size 1M --offset 512K --length 1M
 expect_msg "reach past the end"
 [ ! -e "$WORK/missing" ] || fail "a refused run created a file"
+run 2 "$DUTPROBE" slc "$WORK/new" --size 1M --bs 1000
+expect_msg "--bs 1000 and --offset 0 must be multiples of the logical block size"
+[ ! -e "$WORK/new" ] || fail "a run refused after creating its file left the file behind"
 # tmpfs: no device behind it.
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	T=$(mktemp -u /dev/shm/dutprobe-test.XXXXXX)
