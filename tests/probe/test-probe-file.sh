@@ -21,6 +21,9 @@ json_check "$WORK/bench.json" '.target.link_ceiling_bytes_per_s as $c | all(.pha
 run 0 "$DUTPROBE" bench "$F" --quick --rows "rnd4k-q4-t2-read" --time 200ms --reps 1
 case "$OUT" in *"had holes"*) fail "bench laid out a span that had no holes" ;; esac
 expect_msg "RND4K Q4T2 R"
+# The engine's other modes: SQPOLL, unregistered file and buffers.
+run 0 "$DUTPROBE" bench "$F" --quick --rows "RND4K Q8 R,SEQ128K Q2 W" --reps 1 --sqpoll --no-fixed-files --no-fixed-bufs --json "$WORK/sqpoll.json"
+json_check "$WORK/sqpoll.json" '.config.sqpoll == true and .config.fixed_files == false and .config.fixed_bufs == false and all(.phases[]; .metrics.iops.value > 0)' "bench: sqpoll, no registration"
 
 # slc: a throughput series per window and per slice; a knee or the reason for none.
 run 0 "$DUTPROBE" slc "$F" --quick --span 64M --window 4M --json "$WORK/slc.json"
