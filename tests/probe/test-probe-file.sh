@@ -25,6 +25,13 @@ expect_msg "RND4K Q4T2 R"
 run 0 "$DUTPROBE" bench "$F" --quick --rows "RND4K Q8 R,SEQ128K Q2 W" --reps 1 --sqpoll --no-fixed-files --no-fixed-bufs --json "$WORK/sqpoll.json"
 json_check "$WORK/sqpoll.json" '.config.sqpoll == true and .config.fixed_files == false and .config.fixed_bufs == false and all(.phases[]; .metrics.iops.value > 0)' "bench: sqpoll, no registration"
 
+# identify on a file: the file, its filesystem, and the device under it.
+run 0 "$DUTPROBE" identify "$F"
+expect_msg "regular file"
+expect_msg "Block device"
+run 0 "$DUTPROBE" identify "$F" --json "$WORK/identify.json"
+json_check "$WORK/identify.json" '.target.kind == "file" and (.target.block_device.name | length) > 0 and (.target.link.kind | length) > 0' "identify: file and its device"
+
 # slc: a throughput series per window and per slice; a knee or the reason for none.
 run 0 "$DUTPROBE" slc "$F" --quick --span 64M --window 4M --json "$WORK/slc.json"
 expect_msg "estimated write cache"

@@ -11,6 +11,12 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (e2fsprogs) is not installed"
 L=$(new_loop 128M) || fail "cannot set up a loop device"
 LOOPS+=("$L")
 
+# identify on a direct-I/O loop device: the backing file, and no link.
+run 0 "$DUTPROBE" identify "$L" --json "$WORK/identify.json"
+json_check "$WORK/identify.json" '.target.block_device.loop.direct_io == true and (.target.block_device.loop.backing_file | startswith("'"$WORK"'/img.")) and .target.link.kind == "none"' "identify: loop device"
+run 0 "$DUTPROBE" identify "$L"
+expect_msg "loop device over $WORK/img."
+
 # Writing without --destructive is refused and nothing is written.
 dd if=/dev/urandom of="$WORK/mark" bs=4096 count=1 status=none
 dd if="$WORK/mark" of="$L" bs=4096 count=1 oflag=direct status=none
