@@ -223,11 +223,16 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 			slots[pending[i]].submit_ns = t;
 		npending = 0;
 		ret = io_uring_submit(ring);
-		n = ret < 0 ? 0 : io_uring_peek_batch_cqe(ring, cqes, j->qd);
-		if (ret >= 0 && !n) {
+		n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
+		if (!n) {
 			struct io_uring_cqe *first;
 
-			ret = io_uring_wait_cqe(ring, &first);
+			/*
+			 * After a failed submit (EINTR, EAGAIN, EBUSY) the SQEs may
+			 * still be in the ring with nothing in flight: a plain wait
+			 * could sleep forever, so submit again and wait in one call.
+			 */
+			ret = ret >= 0 ? io_uring_wait_cqe(ring, &first) : io_uring_submit_and_wait(ring, 1);
 			n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
 		}
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
