@@ -8,7 +8,7 @@
  *              [--phases load,keys,analyze,queries,rf] [--queries 1,3-5]
  *              [--params default|random] [--seed N] [--data-seed N] [--reps N]
  *              [--timeout DURATION] [--stats-target N] [--dutfs-control FILE]
- *              [--json FILE] [--quiet]
+ *              [--pgdata DIR] [--json FILE] [--quiet] [--debug]
  *   pgload dss --gen-only | --to-files DIR  [-s SF] [-j THREADS] [--data-seed N]
  *
  * argv[0] is "dss".  Returns the process exit status: 0 when every phase

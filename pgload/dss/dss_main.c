@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `pgload dss`: options, phase sequencing, dutfs markers, output (see dss.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "lib/result.h"
 #include "lib/units.h"
 #include "pgload/dss/dss.h"
+#include "pgload/mark.h"
 #include "pgload/dss/dss_priv.h"
 
 static void usage(FILE *out)
@@ -37,14 +37,19 @@ static void usage(FILE *out)
 "      --timeout DURATION  statement_timeout per query, e.g. 300s (default none)\n"
 "      --stats-target N    default_statistics_target for ANALYZE (default 1000)\n"
 "      --dutfs-control FILE  write phase markers (mark dss/<phase> start|end) to FILE\n"
+"                          (default: the .dutfs/control found walking up from the\n"
+"                          server's data directory, as the OLTP workload does)\n"
+"      --pgdata DIR        the server's data directory, where to start looking for\n"
+"                          .dutfs/control (default: SHOW data_directory, superuser only)\n"
 "      --json FILE         write the result document to FILE (- for stdout)\n"
 "      --quiet             no human-readable table\n"
 "      --to-files DIR      generate DIR/<table>.tbl files instead of loading\n"
-"      --gen-only          generate and discard the rows (generator benchmark)\n");
+"      --gen-only          generate and discard the rows (generator benchmark)\n"
+"      --debug             say where the phase markers go, and more\n");
 }
 
 enum { O_PHASES = 256, O_RF, O_QUERIES, O_PARAMS, O_SEED, O_DATA_SEED, O_REPS, O_TIMEOUT,
-       O_STATS, O_DUTFS, O_JSON, O_QUIET, O_TO_FILES, O_GEN_ONLY, O_HELP };
+       O_STATS, O_DUTFS, O_PGDATA, O_JSON, O_QUIET, O_TO_FILES, O_GEN_ONLY, O_DEBUG, O_HELP };
 
 static const struct option long_opts[] = {
 	{ "conninfo", required_argument, NULL, 'd' },
@@ -63,6 +68,8 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "stats-target", required_argument, NULL, O_STATS },
 	{ "dutfs-control", required_argument, NULL, O_DUTFS },
+	{ "pgdata", required_argument, NULL, O_PGDATA },
+	{ "debug", no_argument, NULL, O_DEBUG },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "to-files", required_argument, NULL, O_TO_FILES },
@@ -204,6 +211,8 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 			o->stats_target = (unsigned)v;
 			break;
 		case O_DUTFS: o->dutfs_control = optarg; break;
+		case O_PGDATA: o->pgdata = optarg; break;
+		case O_DEBUG: dut_log_set_level(DUT_LOG_DEBUG); break;
 		case O_JSON: o->json_path = optarg; break;
 		case O_QUIET: o->quiet = true; break;
 		case O_TO_FILES: o->to_files = optarg; break;
@@ -227,31 +236,22 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 	return 0;
 }
 
-/* One command per write(), as the dutfs control file wants. */
-static void mark(const struct dss_opts *o, enum dss_phase p, const char *what)
+static void mark(struct pgl_marker *m, enum dss_phase p, const char *what)
 {
-	char cmd[64];
-	int fd, n;
+	char label[64];
 
-	if (!o->dutfs_control)
-		return;
-	n = snprintf(cmd, sizeof(cmd), "mark dss/%s %s\n", dss_phase_name(p), what);
-	fd = open(o->dutfs_control, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0 || write(fd, cmd, (size_t)n) != n)
-		dut_warn("dss: cannot write the phase marker to %s: %s (is dutfs mounted?)",
-			 o->dutfs_control, strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	snprintf(label, sizeof(label), "dss/%s %s", dss_phase_name(p), what);
+	pgl_mark(m, label);
 }
 
 static int run_phase(const struct dss_opts *o, enum dss_phase p, const struct dss_gen *g,
-		     PGconn *c, struct dss_report *r)
+		     PGconn *c, struct pgl_marker *m, struct dss_report *r)
 {
 	struct dut_error e = { "" };
 	uint64_t t0;
 	int ret;
 
-	mark(o, p, "start");
+	mark(m, p, "start");
 	t0 = dss_now_ns();
 	switch (p) {
 	case DSS_PH_LOAD: ret = dss_phase_load(o, g, c, r, &e); break;
@@ -263,15 +263,41 @@ static int run_phase(const struct dss_opts *o, enum dss_phase p, const struct ds
 	r->phase_ns[p] = dss_now_ns() - t0;
 	r->ran[p] = true;
 	r->phase_status[p] = ret < 0 ? DSS_FAILED : DSS_OK;
-	mark(o, p, "end");
+	mark(m, p, "end");
 	if (ret < 0)
 		dut_err("dss: phase %s failed: %s", dss_phase_name(p), e.msg);
 	return ret;
 }
 
+/*
+ * The dutfs control file: --dutfs-control, else found walking up from
+ * --pgdata or from the server's data directory (pgload/mark.c).  Asking
+ * the server needs a superuser (or pg_read_all_settings); without it and
+ * without --pgdata the markers are off, which --debug says.
+ */
+static int open_marker(const struct dss_opts *o, PGconn *c, struct pgl_marker *m)
+{
+	char datadir[4096] = "";
+	const char *start = o->pgdata;
+
+	if (!o->dutfs_control && !start) {
+		PGresult *res = PQexec(c, "SHOW data_directory");
+
+		if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+			snprintf(datadir, sizeof(datadir), "%s", PQgetvalue(res, 0, 0));
+			start = datadir;
+		} else {
+			dut_dbg("dss: SHOW data_directory: %s", PQresultErrorMessage(res));
+		}
+		PQclear(res);
+	}
+	return pgl_marker_open(m, o->dutfs_control, start);
+}
+
 static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct dss_report *r)
 {
 	struct dut_error e = { "" };
+	struct pgl_marker m = { .fd = -1 };
 	PGconn *c;
 	int ret = dss_pg_connect(o, &c, &e);
 
@@ -279,11 +305,17 @@ static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct 
 		dut_err("dss: %s (give -d CONNINFO or --host/--port)", e.msg);
 		return ret;
 	}
+	if ((ret = open_marker(o, c, &m)) < 0) {
+		dut_err("dss: give a --dutfs-control FILE that dutfs serves, or none to find it");
+		PQfinish(c);
+		return ret;
+	}
 	snprintf(r->server_version, sizeof(r->server_version), "%s",
 		 PQparameterStatus(c, "server_version") ? PQparameterStatus(c, "server_version") : "");
 	for (unsigned p = 0; p < DSS_NPHASES && ret == 0; p++)
 		if (o->phase[p])
-			ret = run_phase(o, p, g, c, r);
+			ret = run_phase(o, p, g, c, &m, r);
+	pgl_marker_close(&m);
 	PQfinish(c);
 	return ret;
 }

@@ -30,6 +30,7 @@ struct dss_opts {
 	uint64_t timeout_ns;
 	unsigned stats_target;
 	const char *dutfs_control;
+	const char *pgdata;          /* where to look for .dutfs/control from */
 	const char *to_files;
 	bool gen_only;
 	const char *json_path;
