@@ -60,7 +60,7 @@ static void test_json_document_round_trip(void)
 	struct dut_result *res = dut_result_new("pgload", "0.1.0"), *back = NULL;
 	_cleanup_free_ char *text = NULL;
 	struct dut_error err = { "" };
-	double v;
+	double v = 0;
 	const char *unit;
 
 	fill(&r);
