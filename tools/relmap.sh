@@ -76,6 +76,9 @@ doc=$(printf '{\n  "schema": "dutlab-relmap", "schema_version": 1,\n  "captured_
 	"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$block_size" "$rels" "$procs")
 if [ "$out" = - ]; then
 	printf '%s\n' "$doc"
+elif [ -e "$out" ] && [ ! -f "$out" ]; then
+	# Not a regular file (/dev/null, a fifo): write into it; a rename would replace it.
+	printf '%s\n' "$doc" > "$out"
 else
 	tmp="$out.tmp.$$"
 	printf '%s\n' "$doc" > "$tmp" && mv "$tmp" "$out"
