@@ -43,7 +43,7 @@ static const struct command commands[];
 static const char report_usage[] =
 	"usage: dutlab report TRACE [--relmap FILE] [--json FILE] [--by class|file|relation|phase|process] [--top N]\n"
 	"  Per class, file, relation, phase and process: ops and bytes read and written,\n"
-	"  %% sequential, request sizes, latency p50/p99/max, fsyncs.\n"
+	"  % sequential, request sizes, latency p50/p99/max, fsyncs.\n"
 	"  --relmap FILE  relation map (from pgload or tools/relmap.sh): names relations, splits heap/index/toast\n"
 	"  --json FILE    also write the result document to FILE (\"-\" = stdout, then no table)\n"
 	"  --by WHAT      the breakdown table to print after the per-class table (default class)\n"

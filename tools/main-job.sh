@@ -331,6 +331,12 @@ if [ -x "$DUTLAB" ]; then
 		report_ok=true
 		echo
 		cat "$rundir/report.txt"
+		# Which relations make the I/O: the question the class table cannot answer.
+		if [ -s "$relmap" ] && "$DUTLAB" report "$trace" --relmap "$relmap" --by relation --top 10 \
+			>"$rundir/report-relations.txt" 2>>"$rundir/report.err"; then
+			echo
+			sed -n '/^By relation/,/^$/p' "$rundir/report-relations.txt"
+		fi
 	else
 		err "dutlab report failed: $(head -3 "$rundir/report.err")"
 	fi
