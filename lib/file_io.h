@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small whole-file reads (configuration, rules, experiments). */
+#ifndef DUT_FILE_IO_H
+#define DUT_FILE_IO_H
+
+#include <stddef.h>
+
+/*
+ * Read the whole regular file at path, at most max_bytes long, into a new
+ * NUL-terminated buffer (*ret_buf, free() it; *ret_len excludes the NUL).
+ * Returns 0 or -errno: -EINVAL if path is not a regular file, -EFBIG if it
+ * is larger than max_bytes, else the errno of open/fstat/read.  A FIFO
+ * or device is refused without blocking.  A file
+ * that shrinks while read yields what was there.  Callers print their own
+ * messages.
+ */
+int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
+
+#endif

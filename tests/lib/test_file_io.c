@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* file_io: dut_read_small_file() on real files in a temporary directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/file_io.h"
+#include "tests/cu_main.h"
+
+static char dir[256];
+
+static int make_dir(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/dut-file-io-XXXXXX", base && *base ? base : "/tmp");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void)
+{
+	static const char *const files[] = { "small", "empty", "nul", "fifo" };
+	char p[300];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/subdir", dir);
+	rmdir(p);
+	return rmdir(dir) < 0 ? -1 : 0;
+}
+
+static const char *path_of(const char *name)
+{
+	static char p[300];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *name, const char *data, size_t len)
+{
+	_cleanup_close_ int fd = open(path_of(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, data, len) == (ssize_t)len);
+}
+
+struct row {
+	const char *name;
+	size_t max;
+	int want;           /* return value */
+	const char *data;   /* wanted content when want == 0 */
+	size_t len;
+};
+
+static void test_reads_and_refuses(void)
+{
+	static const char nul[] = "a\0b";
+	const struct row rows[] = {
+		{ "small", 1u << 20, 0, "[x]\nk = v\n", 10 },
+		{ "small", 10, 0, "[x]\nk = v\n", 10 },       /* exactly the cap */
+		{ "small", 9, -EFBIG, NULL, 0 },
+		{ "empty", 0, 0, "", 0 },
+		{ "nul", 3, 0, nul, 3 },
+		{ "missing", 100, -ENOENT, NULL, 0 },
+		{ "subdir", 100, -EINVAL, NULL, 0 },
+		{ "fifo", 100, -EINVAL, NULL, 0 },        /* must not block */
+	};
+
+	write_file("small", "[x]\nk = v\n", 10);
+	write_file("empty", "", 0);
+	write_file("nul", nul, 3);
+	CU_ASSERT_FATAL(mkdir(path_of("subdir"), 0700) == 0);
+	CU_ASSERT_FATAL(mkfifo(path_of("fifo"), 0600) == 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *w = &rows[i];
+		_cleanup_free_ char *buf = NULL;
+		size_t len = 12345;
+		int r = dut_read_small_file(path_of(w->name), w->max, &buf, &len);
+
+		CU_CHECK(r == w->want, "row %zu (%s, max %zu): r=%d, want %d", i, w->name, w->max, r, w->want);
+		if (r != 0 || w->want != 0) {
+			CU_CHECK(buf == NULL && len == 12345, "row %zu: outputs touched on failure", i);
+			continue;
+		}
+		CU_CHECK(buf && len == w->len && memcmp(buf, w->data, len) == 0 && buf[len] == '\0',
+			 "row %zu (%s): got %zu bytes, want %zu", i, w->name, len, w->len);
+	}
+}
+
+static void test_device_is_refused(void)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+
+	CU_CHECK(dut_read_small_file("/dev/null", 100, &buf, &len) == -EINVAL, "/dev/null was read");
+	CU_CHECK(dut_read_small_file("", 100, &buf, &len) == -ENOENT, "empty path was read");
+}
+
+static const struct cu_test tests[] = {
+	{ "reads_and_refuses", test_reads_and_refuses },
+	{ "device_is_refused", test_device_is_refused },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "file_io", .init = make_dir, .cleanup = remove_dir, .tests = tests };
