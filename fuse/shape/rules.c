@@ -18,6 +18,7 @@
 
 #include "fuse/shape/rules.h"
 #include "lib/cleanup.h"
+#include "lib/ini_lines.h"
 
 enum section_kind { SEC_MODEL, SEC_FAULT, SEC_RULE };
 static const char *const kind_names[] = { "model", "fault", "rule" };
@@ -37,9 +38,7 @@ struct section {
 
 struct pctx {
 	const char *source;
-	const char *text;
-	size_t len, pos;
-	unsigned line;             /* of the line last handed to inih */
+	struct dut_ini_lines in;   /* .line: of the line last handed to inih */
 	struct section *sec;
 	size_t nsec;
 	int failed;                /* -errno once an error is recorded */
@@ -91,13 +90,13 @@ static void header_line(struct pctx *c, const char *l, size_t n)
 	unsigned k;
 
 	if (!close) {
-		ctx_error(c, c->line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
+		ctx_error(c, c->in.line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
 		return;
 	}
 	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
 		;
 	if (p < l + n && *p != ';' && *p != '#') {
-		ctx_error(c, c->line, NULL, "expected nothing after the section header, found \"%.*s\"",
+		ctx_error(c, c->in.line, NULL, "expected nothing after the section header, found \"%.*s\"",
 			  (int)(l + n - p), p);
 		return;
 	}
@@ -113,21 +112,21 @@ static void header_line(struct pctx *c, const char *l, size_t n)
 			break;
 	}
 	if (k == 3) {
-		ctx_error(c, c->line, NULL, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
+		ctx_error(c, c->in.line, NULL, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
 			  (int)(end - p), p);
 		return;
 	}
 	while (q < end && (*q == ' ' || *q == '\t'))
 		q++;
 	if (!name_ok(q, (size_t)(end - q))) {
-		ctx_error(c, c->line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
+		ctx_error(c, c->in.line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
 			  kind_names[k], SHAPE_NAME_MAX, (int)(end - q), q);
 		return;
 	}
 	for (size_t i = 0; i < c->nsec; i++) {
 		s = &c->sec[i];
 		if (s->kind == k && strlen(s->name) == (size_t)(end - q) && memcmp(s->name, q, (size_t)(end - q)) == 0) {
-			ctx_error(c, c->line, NULL, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
+			ctx_error(c, c->in.line, NULL, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
 			return;
 		}
 	}
@@ -141,50 +140,29 @@ static void header_line(struct pctx *c, const char *l, size_t n)
 	memset(s, 0, sizeof(*s));
 	s->kind = (enum section_kind)k;
 	memcpy(s->name, q, (size_t)(end - q));
-	s->line = c->line;
+	s->line = c->in.line;
 }
 
-/* ini_reader: one line per call, like fgets. */
+/* ini_reader: one line per call, like fgets; lib/ini_lines does the checks. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct pctx *c = stream;
-	const char *l = c->text + c->pos, *nl;
-	size_t n, avail = c->len - c->pos, skip = 0;
 
-	if (c->failed || c->pos >= c->len)
+	if (c->failed)
 		return NULL;
-	nl = memchr(l, '\n', avail);
-	n = nl ? (size_t)(nl - l) + 1 : avail;
-	c->line++;
-	if (memchr(l, '\0', n)) {
-		ctx_error(c, c->line, NULL, "expected text, found a NUL byte");
-		return NULL;
-	}
-	if (n >= (size_t)num) {
-		ctx_error(c, c->line, NULL, "line too long: expected at most %d characters, found %zu", num - 2, n - (nl != NULL));
-		return NULL;
-	}
-	memcpy(str, l, n);
-	str[n] = '\0';
-	c->pos += n;
-
-	if (c->line == 1 && n >= 3 && memcmp(l, "\xEF\xBB\xBF", 3) == 0)
-		skip = 3;   /* inih skips a UTF-8 byte-order mark */
-	if (skip < n && (l[skip] == ' ' || l[skip] == '\t')) {
-		size_t i = skip;
-
-		while (i < n && (l[i] == ' ' || l[i] == '\t'))
-			i++;
-		if (i < n && l[i] != '\n' && l[i] != '\r' && l[i] != ';' && l[i] != '#') {
-			ctx_error(c, c->line, NULL, "expected a key, a [section] or a comment at the start of the line, found white space "
-				  "(inih would read an indented line as the continuation of the previous value)");
-			return NULL;
-		}
+	switch (dut_ini_lines_next(&c->in, str, num)) {
+	case DUT_INI_TEXT:
 		return str;
+	case DUT_INI_HEADER:
+		header_line(c, c->in.header, c->in.header_len);
+		return c->failed ? NULL : str;
+	case DUT_INI_ERROR:
+		ctx_error(c, c->in.line, NULL, "%s", c->in.error);
+		return NULL;
+	case DUT_INI_END:
+		break;
 	}
-	if (skip < n && l[skip] == '[')
-		header_line(c, l + skip, n - skip - (nl != NULL));
-	return c->failed ? NULL : str;
+	return NULL;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -196,7 +174,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (c->failed)
 		return 1;
 	if (!c->nsec) {
-		ctx_error(c, c->line, NULL, "expected a [model NAME], [fault NAME] or [rule NAME] header before the first key, found \"%s\"", name);
+		ctx_error(c, c->in.line, NULL, "expected a [model NAME], [fault NAME] or [rule NAME] header before the first key, found \"%s\"", name);
 		return 1;
 	}
 	s = &c->sec[c->nsec - 1];
@@ -209,7 +187,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	nkv = &s->kv[s->nkv];
 	nkv->key = strdup(name);
 	nkv->value = strdup(value);
-	nkv->line = c->line;
+	nkv->line = c->in.line;
 	s->nkv++;
 	if (!nkv->key || !nkv->value)
 		c->failed = -ENOMEM;
@@ -542,7 +520,7 @@ static int build(struct pctx *c, struct shape_rules *rs)
 		nrules += s->kind == SEC_RULE;
 	}
 	if (!nrules) {
-		ctx_error(c, c->line, NULL, "expected at least one [rule NAME] section, found none: nothing would be shaped");
+		ctx_error(c, c->in.line, NULL, "expected at least one [rule NAME] section, found none: nothing would be shaped");
 		return -EINVAL;
 	}
 	rs->rules = calloc(nrules, sizeof(*rs->rules));
@@ -573,7 +551,7 @@ static void ctx_free(struct pctx *c)
 int shape_rules_parse(const char *text, size_t len, const char *source,
 		      struct shape_rules **ret, struct dut_error *err)
 {
-	struct pctx c = { .source = source ? source : "<rules>", .text = text, .len = len, .err = err };
+	struct pctx c = { .source = source ? source : "<rules>", .err = err };
 	struct shape_rules *rs;
 	int line, r;
 
@@ -582,6 +560,7 @@ int shape_rules_parse(const char *text, size_t len, const char *source,
 		free(rs);
 		return -ENOMEM;
 	}
+	dut_ini_lines_init(&c.in, text, len, "inih would read an indented line as the continuation of the previous value");
 	line = ini_parse_stream(reader, &c, handler, &c);
 	if (line < 0)
 		r = -ENOMEM;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ini_lines.h"
 #include "tools/run/experiment_build.h"
 
 const char *const exp_section_names[] = {
@@ -149,53 +150,41 @@ static void header_line(struct exp_ctx *c, const char *l, size_t n)
 	add_section(c, (enum exp_section_kind)k, nm, nlen);
 }
 
+/*
+ * What inih reads from: lib/ini_lines does the line checks.  exp_ctx keeps
+ * the number of the line last handed to inih for the handler and the
+ * builder; its text/len/pos are the cursor's input.
+ */
+struct exp_stream {
+	struct exp_ctx *c;
+	struct dut_ini_lines in;
+};
+
 /* ini_reader: one line per call, like fgets. */
 static char *reader(char *str, int num, void *stream)
 {
-	struct exp_ctx *c = stream;
-	const char *l = c->text + c->pos, *nl;
-	size_t n, avail = c->len - c->pos, skip = 0;
+	struct exp_stream *st = stream;
+	struct exp_ctx *c = st->c;
+	enum dut_ini_line kind;
 
-	if (c->failed || c->pos >= c->len)
+	if (c->failed)
 		return NULL;
-	nl = memchr(l, '\n', avail);
-	n = nl ? (size_t)(nl - l) + 1 : avail;
-	c->line++;
-	if (memchr(l, '\0', n)) {
-		exp_error(c, c->line, NULL, "expected text, found a NUL byte");
-		return NULL;
-	}
-	if (n >= (size_t)num) {
-		exp_error(c, c->line, NULL, "line too long: expected at most %d characters, found %zu",
-			  num - 2, n - (nl != NULL));
-		return NULL;
-	}
-	memcpy(str, l, n);
-	str[n] = '\0';
-	c->pos += n;
-
-	if (c->line == 1 && n >= 3 && memcmp(l, "\xEF\xBB\xBF", 3) == 0)
-		skip = 3;   /* inih skips a UTF-8 byte-order mark */
-	if (skip < n && (l[skip] == ' ' || l[skip] == '\t')) {
-		size_t i = skip;
-
-		while (i < n && (l[i] == ' ' || l[i] == '\t'))
-			i++;
-		if (i < n && l[i] != '\n' && l[i] != '\r' && l[i] != ';' && l[i] != '#') {
-			exp_error(c, c->line, NULL, "expected a key, a [section] or a comment at the start of the line, "
-				  "found white space (an indented line would continue the previous value)");
-			return NULL;
-		}
+	kind = dut_ini_lines_next(&st->in, str, num);
+	c->line = st->in.line;
+	c->pos = st->in.pos;
+	switch (kind) {
+	case DUT_INI_TEXT:
 		return str;
+	case DUT_INI_HEADER:
+		header_line(c, st->in.header, st->in.header_len);
+		return c->failed ? NULL : str;
+	case DUT_INI_ERROR:
+		exp_error(c, c->line, NULL, "%s", st->in.error);
+		return NULL;
+	case DUT_INI_END:
+		break;
 	}
-	if (skip < n && l[skip] == '[') {
-		size_t hl = n - skip - (nl != NULL);
-
-		if (hl && l[skip + hl - 1] == '\r')
-			hl--;
-		header_line(c, l + skip, hl);
-	}
-	return c->failed ? NULL : str;
+	return NULL;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -257,6 +246,7 @@ int dut_experiment_parse(const char *text, size_t len, const char *filename,
 			 struct dut_experiment **ret, struct dut_error *err)
 {
 	struct exp_ctx c = { .source = filename ? filename : "<experiment>", .text = text, .len = len, .err = err };
+	struct exp_stream st = { .c = &c };
 	struct dut_experiment *e;
 	int line, r;
 
@@ -274,7 +264,8 @@ int dut_experiment_parse(const char *text, size_t len, const char *filename,
 		dut_experiment_free(e);
 		return -ENOMEM;
 	}
-	line = ini_parse_stream(reader, &c, handler, &c);
+	dut_ini_lines_init(&st.in, c.text, c.len, "an indented line would continue the previous value");
+	line = ini_parse_stream(reader, &st, handler, &c);
 	if (line < 0) {
 		r = -ENOMEM;
 	} else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
