@@ -373,6 +373,14 @@ out:
 		getrusage(RUSAGE_THREAD, &ru1);
 		rusage_add(w, &ru0, &ru1);
 	}
+	/*
+	 * Drop the ring's reference to the target now: io_uring tears a ring
+	 * down asynchronously after exit, and a registered file would keep an
+	 * O_EXCL claim on a block device alive past our close, so the next
+	 * run would find the device "held open exclusively".
+	 */
+	if (j->fixed_files)
+		io_uring_unregister_files(&ring);
 	io_uring_queue_exit(&ring);
 	free(mem);
 	free(slots);

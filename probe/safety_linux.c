@@ -179,10 +179,21 @@ int safety_examine(const char *dev_path, struct safety_report *ret)
 		check_swap(makedev(pmaj, pmin), label, &r);
 	}
 
-	/* Another exclusive opener (mount, md, LVM, a program using O_EXCL). */
+	/*
+	 * Another exclusive opener (mount, md, LVM, a program using O_EXCL).
+	 * A claim can outlive its process by a moment (an io_uring ring is torn
+	 * down asynchronously), so EBUSY is believed only after 1 s of retries.
+	 */
 	{
-		int fd = open(dev_path, O_RDONLY | O_EXCL | O_CLOEXEC);
+		int fd = -1;
 
+		for (int tries = 0; tries < 11; tries++) {
+			fd = open(dev_path, O_RDONLY | O_EXCL | O_CLOEXEC);
+			if (fd >= 0 || errno != EBUSY || r.mounted[0] || r.in_use[0])
+				break;
+			if (tries < 10)
+				usleep(100 * 1000);
+		}
 		if (fd >= 0)
 			close(fd);
 		else if (errno == EBUSY && !r.mounted[0] && !r.in_use[0])
