@@ -5,6 +5,7 @@ set -eu
 fuzzer=$1
 seeds=$2
 secs=${DUT_FUZZ_SECONDS:-15}
+keep=$(pwd)   # crash inputs are kept here (meson runs tests in the build directory)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dutfuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
@@ -13,5 +14,9 @@ if [ -d "$seeds" ]; then
 fi
 echo "fuzzing $(basename "$fuzzer") for ${secs}s (seeds: $seeds)"
 cd "$work"
-exec "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	-print_final_stats=1 "$work/corpus"
+# Not exec: the EXIT trap must still remove the work directory.
+rc=0
+"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	-artifact_prefix="$keep/$(basename "$fuzzer")-" -print_final_stats=1 "$work/corpus" || rc=$?
+[ $rc -eq 0 ] || echo "fuzzer failed (exit $rc); the input that broke it is $keep/$(basename "$fuzzer")-*"
+exit $rc
