@@ -150,7 +150,6 @@ static void fill_init(void *c)
 static int fill_parse_opt(void *c, int opt, const char *arg, struct dut_error *err)
 {
 	struct fill_cfg *cfg = c;
-	uint64_t v;
 
 	switch (opt) {
 	case OPT_LEVELS:
@@ -158,14 +157,7 @@ static int fill_parse_opt(void *c, int opt, const char *arg, struct dut_error *e
 	case OPT_QD:
 		return probe_parse_uint_list("--qd", arg, cfg->qds, FILL_MAX_QD, &cfg->nqd, 1, 4096, err);
 	case OPT_BS:
-		if (probe_parse_size_opt("--bs", arg, &v, err) < 0)
-			return -EINVAL;
-		if (!v || v > (64u << 20)) {
-			dut_error_set(err, "--bs %s: must be from 512 bytes to 64 MiB", arg);
-			return -EINVAL;
-		}
-		cfg->bs_bytes = (uint32_t)v;
-		return 0;
+		return probe_parse_bs_opt(arg, &cfg->bs_bytes, err);
 	case OPT_ROUND:
 		cfg->round_set = true;
 		if (probe_parse_duration_opt("--round-time", arg, &cfg->round_ns, err) < 0)

@@ -68,6 +68,8 @@ extern const struct probe_test_ops probe_trim_ops;
 
 /* Shared helpers (probe_util.c). */
 int probe_parse_size_opt(const char *opt, const char *arg, uint64_t *ret, struct dut_error *err);
+/* --bs: a non-zero size up to 64 MiB; a size that is not a multiple of the target's logical block is refused when the target is opened. */
+int probe_parse_bs_opt(const char *arg, uint32_t *ret_bytes, struct dut_error *err);
 int probe_parse_duration_opt(const char *opt, const char *arg, uint64_t *ret_ns, struct dut_error *err);
 int probe_parse_uint_opt(const char *opt, const char *arg, unsigned min, unsigned max, unsigned *ret,
 			 struct dut_error *err);

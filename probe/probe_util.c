@@ -128,3 +128,17 @@ int probe_discard(struct probe_ctx *ctx, uint64_t off, uint64_t len, const char 
 	*ret_method = t->kind == TARGET_FILE ? "punch hole (fallocate)" : "BLKDISCARD";
 	return target_discard(t, off, len);
 }
+
+int probe_parse_bs_opt(const char *arg, uint32_t *ret_bytes, struct dut_error *err)
+{
+	uint64_t v;
+
+	if (probe_parse_size_opt("--bs", arg, &v, err) < 0)
+		return -EINVAL;
+	if (!v || v > (64u << 20)) {
+		dut_error_set(err, "--bs %s: must be from 512 bytes to 64 MiB", arg);
+		return -EINVAL;
+	}
+	*ret_bytes = (uint32_t)v;
+	return 0;
+}

@@ -77,7 +77,6 @@ static void slc_init(void *c)
 static int slc_parse_opt(void *c, int opt, const char *arg, struct dut_error *err)
 {
 	struct slc_cfg *cfg = c;
-	uint64_t v;
 
 	switch (opt) {
 	case OPT_SPAN:
@@ -85,14 +84,7 @@ static int slc_parse_opt(void *c, int opt, const char *arg, struct dut_error *er
 	case OPT_OFFSET:
 		return probe_parse_size_opt("--offset", arg, &cfg->offset, err);
 	case OPT_BS:
-		if (probe_parse_size_opt("--bs", arg, &v, err) < 0)
-			return -EINVAL;
-		if (!v || v > (64u << 20)) {
-			dut_error_set(err, "--bs %s: must be from 512 bytes to 64 MiB", arg);
-			return -EINVAL;
-		}
-		cfg->bs_bytes = (uint32_t)v;
-		return 0;
+		return probe_parse_bs_opt(arg, &cfg->bs_bytes, err);
 	case OPT_QD:
 		return probe_parse_uint_opt("--qd", arg, 1, 4096, &cfg->qd, err);
 	case OPT_WINDOW:
