@@ -19,10 +19,7 @@
 #include "tools/export.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
-
-#ifndef DUT_TOOLS_DIR
-#define DUT_TOOLS_DIR "tools"
-#endif
+#include "tools/run_cmd.h"
 
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
@@ -71,11 +68,6 @@ static const char compare_usage[] =
 	"  --json FILE    also write the comparison as a result document (\"-\" = stdout, then no table)\n"
 	"  --force        compare DSS results despite a different scale factor, query set,\n"
 	"                 parameters or data seed (the differences are printed as warnings)\n";
-
-static const char run_usage[] =
-	"usage: dutlab run [ARGS...]\n"
-	"  Runs an experiment: executes DUT_TOOLS_DIR/main-job.sh with ARGS\n"
-	"  (DUT_TOOLS_DIR defaults to " DUT_TOOLS_DIR ").\n";
 
 static void usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -388,34 +380,11 @@ static int cmd_compare(int argc, char **argv)
 	return r < 0 ? 1 : 0;
 }
 
-static int cmd_run(int argc, char **argv)
-{
-	const char *dir = getenv("DUT_TOOLS_DIR");
-	char script[PATH_MAX];
-
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fputs(run_usage, stdout);
-		return 0;
-	}
-	if (!dir || !*dir)
-		dir = DUT_TOOLS_DIR;
-	snprintf(script, sizeof(script), "%s/main-job.sh", dir);
-	if (access(script, F_OK) < 0) {
-		dut_err("cannot run experiments: %s is missing (set DUT_TOOLS_DIR to the dutlab tools directory)",
-			script);
-		return 1;
-	}
-	argv[0] = script;
-	execv(script, argv);
-	dut_err("cannot execute %s: %s", script, strerror(errno));
-	return 1;
-}
-
 static const struct command commands[] = {
 	{ "report", "per class/file/relation/phase/process I/O facts from a dutfs trace", report_usage, cmd_report },
 	{ "export", "a dutfs trace as a fio iolog (replayable) or CSV", export_usage, cmd_export },
 	{ "compare", "results of several configurations side by side (DSS: m-time, m-score)", compare_usage, cmd_compare },
-	{ "run", "run an experiment (tools/main-job.sh)", run_usage, cmd_run },
+	{ "run", "run an experiment (the built-in default without a file)", dutlab_run_usage, dutlab_cmd_run },
 	{ NULL, NULL, NULL, NULL },
 };
 
