@@ -23,6 +23,7 @@
 #include "lib/cleanup.h"
 #include "pgload/cluster.h"
 #include "pgload/pgconn.h"
+#include "pgload/standby.h"
 
 /* --- running programs as postgres --------------------------------------- */
 
@@ -320,6 +321,15 @@ static int state_write(const struct pgl_cluster *c)
 		json_object_array_add(ts, t);
 	}
 	json_object_object_add(o, "tablespaces", ts);
+	if (c->sb.is_standby) {
+		json_object *sb = json_object_new_object();
+
+		json_object_object_add(sb, "primary_pgdata", json_object_new_string(c->sb.primary_pgdata));
+		json_object_object_add(sb, "application_name", json_object_new_string(c->sb.app_name));
+		json_object_object_add(sb, "slot", c->sb.slot[0] ? json_object_new_string(c->sb.slot) : NULL);
+		json_object_object_add(sb, "sync_set", json_object_new_boolean(c->sb.sync_set));
+		json_object_object_add(o, "standby", sb);
+	}
 	state_path(c->pgdata, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 || rename(tmp, path) < 0)
@@ -383,6 +393,17 @@ int pgl_cluster_load(const char *pgdata, struct pgl_cluster *ret, struct dut_err
 					r = -EINVAL;
 				c.ntablespaces++;
 			}
+		}
+		if (json_object_object_get_ex(o, "standby", &v) && json_object_is_type(v, json_type_object)) {
+			json_object *b;
+
+			c.sb.is_standby = true;
+			if (copy_str(v, "primary_pgdata", c.sb.primary_pgdata, sizeof(c.sb.primary_pgdata), true) < 0 ||
+			    copy_str(v, "application_name", c.sb.app_name, sizeof(c.sb.app_name), true) < 0 ||
+			    copy_str(v, "slot", c.sb.slot, sizeof(c.sb.slot), false) < 0)
+				r = -EINVAL;
+			if (json_object_object_get_ex(v, "sync_set", &b))
+				c.sb.sync_set = json_object_get_boolean(b);
 		}
 	}
 	json_object_put(o);
@@ -710,6 +731,9 @@ int pgl_cluster_destroy(const char *pgdata, struct dut_error *err)
 		if (pgl_cluster_stop(&c, false, &e2) < 0 && (r = pgl_cluster_stop(&c, true, err)) < 0)
 			return r;
 	}
+	/* Before its files go: the primary must not keep waiting for it or its WAL. */
+	if (c.sb.is_standby && (r = pgl_standby_release(&c, err)) < 0)
+		return r;
 	/* Tablespace directories are the user's: remove only what PostgreSQL put in them. */
 	for (unsigned i = 0; i < c.ntablespaces; i++) {
 		_cleanup_closedir_ DIR *d = opendir(c.ts[i].location);
@@ -751,4 +775,51 @@ int pgl_cluster_destroy(const char *pgdata, struct dut_error *err)
 		return r;
 	}
 	return 0;
+}
+
+/* --- shared with standby.c ---------------------------------------------- */
+
+int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err)
+{
+	return run_checked(argv, what, err);
+}
+
+void pgl_sys_file_tail(const char *path, unsigned lines, char *buf, size_t len)
+{
+	file_tail(path, lines, buf, len);
+}
+
+int pgl_sys_chown_postgres(const char *path)
+{
+	return chown_postgres(path);
+}
+
+int pgl_sys_postgres_can_write(const char *dir)
+{
+	return postgres_can_write(dir);
+}
+
+int pgl_sys_pick_port(void)
+{
+	return pick_port();
+}
+
+int pgl_sys_remove_tree(const char *path)
+{
+	return remove_tree(path);
+}
+
+int pgl_sys_dir_empty(const char *path)
+{
+	return dir_empty(path);
+}
+
+int pgl_sys_absolute_path(const char *in, char *out, size_t len)
+{
+	return absolute_path(in, out, len);
+}
+
+int pgl_cluster_save(const struct pgl_cluster *c)
+{
+	return state_write(c);
 }

@@ -31,6 +31,20 @@ struct pgl_tablespace {
 	char location[PATH_MAX];
 };
 
+/*
+ * A hot standby made by `pgload cluster standby` (standby.c) records where it
+ * streams from, so that destroy can undo what it did on the primary: drop its
+ * replication slot and, when it made itself the synchronous standby, clear
+ * synchronous_standby_names (else every commit on the primary would wait).
+ */
+struct pgl_standby_info {
+	bool is_standby;
+	char primary_pgdata[PATH_MAX];
+	char app_name[64];               /* application_name in primary_conninfo */
+	char slot[64];                   /* physical replication slot on the primary */
+	bool sync_set;                   /* we set synchronous_standby_names on the primary */
+};
+
 struct pgl_cluster {
 	char pgdata[PATH_MAX];
 	char bindir[PATH_MAX];
@@ -40,6 +54,7 @@ struct pgl_cluster {
 	bool wal_dir_created;            /* initdb created it: destroy removes it */
 	unsigned ntablespaces;
 	struct pgl_tablespace ts[PGL_MAX_TABLESPACES];
+	struct pgl_standby_info sb;      /* sb.is_standby: made by `cluster standby` */
 };
 
 struct pgl_cluster_init_opts {
@@ -60,6 +75,21 @@ int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_err
 int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid);
 int pgl_cluster_destroy(const char *pgdata, struct dut_error *err);
 void pgl_cluster_conninfo(const struct pgl_cluster *c, char *buf, size_t len);
+
+/*
+ * Helpers shared with standby.c (cluster.c).  pgl_sys_run: run argv (as
+ * postgres when root), output captured; on failure err holds its last lines.
+ */
+int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err);
+void pgl_sys_file_tail(const char *path, unsigned lines, char *buf, size_t len);
+int pgl_sys_chown_postgres(const char *path);
+int pgl_sys_postgres_can_write(const char *dir);
+int pgl_sys_pick_port(void);
+int pgl_sys_remove_tree(const char *path);
+int pgl_sys_dir_empty(const char *path);                 /* 1 empty, 0 not, -errno */
+int pgl_sys_absolute_path(const char *in, char *out, size_t len);
+/* Write the state file (PGDATA/pgload_state.json) atomically. */
+int pgl_cluster_save(const struct pgl_cluster *c);
 
 /* "NAME=DIR" -> tablespace (validated name; DIR made absolute). */
 int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct dut_error *err);

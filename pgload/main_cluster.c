@@ -8,17 +8,25 @@
 #include "lib/log.h"
 #include "pgload/cluster.h"
 #include "pgload/main.h"
+#include "pgload/standby.h"
 
 static const char cluster_usage[] =
 	"usage: pgload cluster init --pgdata DIR [--bindir DIR] [--wal-dir DIR]\n"
 	"                           [--tablespace NAME=DIR]... [--set NAME=VALUE]...\n"
+	"       pgload cluster standby --pgdata DIR --primary PRIMARY_PGDATA [--sync]\n"
+	"                              [--bindir DIR] [--set NAME=VALUE]...\n"
 	"       pgload cluster start|status|destroy --pgdata DIR\n"
 	"       pgload cluster stop --pgdata DIR [--immediate]\n"
 	"init creates the cluster (initdb with data checksums, as user postgres when run\n"
 	"as root), starts it on a private socket directory and a free port, creates the\n"
 	"tablespaces and leaves it running.  stop --immediate simulates a crash.\n"
 	"destroy stops the server and removes the data directory (only clusters made by\n"
-	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n";
+	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n"
+	"standby makes a hot standby of the running pgload cluster PRIMARY_PGDATA\n"
+	"(pg_basebackup, a replication slot, its own socket directory and port) and waits\n"
+	"until the primary shows it streaming; --sync also makes it the primary's\n"
+	"synchronous standby.  destroy of a standby drops its slot and clears\n"
+	"synchronous_standby_names on the primary (docs/pgload-standby.md).\n";
 
 static void print_conninfo(const struct pgl_cluster *c)
 {
@@ -26,6 +34,45 @@ static void print_conninfo(const struct pgl_cluster *c)
 
 	pgl_cluster_conninfo(c, ci, sizeof(ci));
 	printf("pgdata: %s\nconninfo: %s\n", c->pgdata, ci);
+}
+
+static void print_standby(const struct pgl_cluster *c)
+{
+	struct dut_error err = { "" };
+	char line[256];
+
+	printf("standby of: %s\napplication_name: %s\nslot: %s\nmode: %s\n", c->sb.primary_pgdata,
+	       c->sb.app_name, c->sb.slot[0] ? c->sb.slot : "(none)", c->sb.sync_set ? "sync" : "async");
+	if (pgl_standby_describe(c, line, sizeof(line), &err) < 0)
+		printf("replication: unknown (%s)\n", err.msg);
+	else
+		printf("replication: %s\n", line);
+}
+
+static int main_standby(const struct pgl_cluster_init_opts *io, const char *primary, bool sync)
+{
+	struct pgl_standby_opts so = { .pgdata = io->pgdata, .primary_pgdata = primary,
+				       .bindir = io->bindir, .sync = sync, .nsets = io->nsets };
+	struct dut_error err = { "" };
+	struct pgl_cluster c;
+
+	if (!primary) {
+		dut_err("cluster standby needs --primary PRIMARY_PGDATA (the data directory of a "
+			"running cluster made by pgload cluster init)");
+		return 1;
+	}
+	if (io->wal_dir || io->ntablespaces) {
+		dut_err("cluster standby takes no --wal-dir or --tablespace (the standby copies the primary)");
+		return 1;
+	}
+	memcpy(so.sets, io->sets, sizeof(so.sets));
+	if (pgl_standby_create(&so, &c, &err) < 0) {
+		dut_err("cluster standby: %s", err.msg);
+		return 1;
+	}
+	print_conninfo(&c);
+	print_standby(&c);
+	return 0;
 }
 
 int pgl_main_cluster(int argc, char **argv)
@@ -37,6 +84,8 @@ int pgl_main_cluster(int argc, char **argv)
 		{ "tablespace", required_argument, NULL, 'T' },
 		{ "set", required_argument, NULL, 'c' },
 		{ "immediate", no_argument, NULL, 'i' },
+		{ "primary", required_argument, NULL, 'P' },
+		{ "sync", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -44,8 +93,8 @@ int pgl_main_cluster(int argc, char **argv)
 	struct pgl_cluster_init_opts io = { 0 };
 	struct pgl_cluster c;
 	struct dut_error err = { "" };
-	const char *sub;
-	bool immediate = false;
+	const char *sub, *primary = NULL;
+	bool immediate = false, sync = false;
 	int opt, r;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -77,6 +126,8 @@ int pgl_main_cluster(int argc, char **argv)
 			io.sets[io.nsets++] = optarg;
 			break;
 		case 'i': immediate = true; break;
+		case 'P': primary = optarg; break;
+		case 's': sync = true; break;
 		case 'g': dut_log_set_level(DUT_LOG_DEBUG); break;
 		case 'h': fputs(cluster_usage, stdout); return 0;
 		default: fputs(cluster_usage, stderr); return 1;
@@ -99,6 +150,12 @@ int pgl_main_cluster(int argc, char **argv)
 		print_conninfo(&c);
 		return 0;
 	}
+	if ((primary || sync) && strcmp(sub, "standby") != 0) {
+		dut_err("--primary and --sync belong to cluster standby, not cluster %s", sub);
+		return 1;
+	}
+	if (strcmp(sub, "standby") == 0)
+		return main_standby(&io, primary, sync);
 	if (strcmp(sub, "destroy") == 0) {
 		if (pgl_cluster_destroy(io.pgdata, &err) < 0) {
 			dut_err("cluster destroy: %s", err.msg);
@@ -134,8 +191,10 @@ int pgl_main_cluster(int argc, char **argv)
 		else
 			printf("stopped\n");
 		print_conninfo(&c);
+		if (c.sb.is_standby)
+			print_standby(&c);
 		return running ? 0 : 3; /* as pg_ctl status */
 	}
-	dut_err("unknown cluster command \"%s\" (expected init, start, stop, status or destroy)", sub);
+	dut_err("unknown cluster command \"%s\" (expected init, standby, start, stop, status or destroy)", sub);
 	return 1;
 }
