@@ -28,7 +28,9 @@ static const char usage[] =
 	"                   [--tables-on TS] [--indexes-on TS] [COMMON]\n"
 	"       pgload run  [TARGET] [-b SCRIPT[@WEIGHT]]... [-S] [-N] [-c CLIENTS] [-j THREADS]\n"
 	"                   [-T SECONDS | -t TXNS] [-R TPS] [-M simple|extended|prepared]\n"
-	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [COMMON]\n"
+	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [--standby-lag] [COMMON]\n"
+	"                   (replay lag of streaming standbys is sampled when the target has any;\n"
+	"                   --standby-lag samples even when none is seen: docs/pgload-standby.md)\n"
 	"TARGET: --pgdata DIR (a cluster made by pgload cluster init) or -d CONNINFO\n"
 	"COMMON: --json FILE (result document), --relmap FILE (relation map),\n"
 	"        --dutfs-control FILE (default: found above the data directory),\n"
@@ -41,6 +43,7 @@ static const char usage[] =
 enum {
 	OPT_PGDATA = 256, OPT_JSON, OPT_RELMAP, OPT_DUTFS, OPT_JOBS, OPT_FILLFACTOR, OPT_TABLES_ON,
 	OPT_INDEXES_ON, OPT_PIPELINE, OPT_MAX_TRIES, OPT_SEED, OPT_WORKLOAD, OPT_DEBUG,
+	OPT_STANDBY_LAG,
 };
 
 struct common {
@@ -304,6 +307,7 @@ static int main_run(int argc, char **argv)
 		{ "progress", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "scale", required_argument, NULL, 's' },
+		{ "standby-lag", no_argument, NULL, OPT_STANDBY_LAG },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
@@ -353,6 +357,7 @@ static int main_run(int argc, char **argv)
 			}
 			break;
 		case OPT_PIPELINE: cfg->pipeline = true; break;
+		case OPT_STANDBY_LAG: cfg->standby_lag = true; break;
 		case OPT_MAX_TRIES:
 			if (parse_u("--max-tries", optarg, 1, 1000000, &v) < 0) return 1;
 			cfg->max_tries = (unsigned)v;

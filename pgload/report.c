@@ -18,6 +18,30 @@ static void print_mix(const struct pgl_mix *m, FILE *out)
 	fprintf(out, "transaction type: mix of %u scripts\n", m->n);
 }
 
+/* MB here is 10^6 bytes. */
+static void print_replica(const struct pgl_replica_lag *rl, bool forced, FILE *out)
+{
+	for (unsigned i = 0; i < rl->nstandbys; i++) {
+		const struct pgl_standby_lag *l = &rl->sb[i];
+		struct pgl_lag_summary s;
+
+		if (pgl_standby_lag_summarize(l, &s) < 0)
+			continue;
+		fprintf(out, "standby %s (%s): ", l->name, pgl_standby_lag_mode(l));
+		if (s.n_times)
+			fprintf(out, "replay lag p50 %.1f ms, max %.1f ms", s.replay_p50_ms, s.replay_max_ms);
+		else
+			fprintf(out, "no replay lag reported (idle: caught up, no WAL)");
+		if (s.n_bytes)
+			fprintf(out, ", max %.2f MB behind", s.replay_bytes_max / 1e6);
+		fprintf(out, "\n");
+	}
+	if (rl->note[0] && (forced || rl->sampled))
+		fprintf(out, "standby lag: %s\n", rl->note);
+	else if (forced && rl->sampled && rl->nstandbys == 0)
+		fprintf(out, "standby lag: no streaming standby seen\n");
+}
+
 void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 {
 	const struct pgl_run_config *c = &r->cfg;
@@ -88,6 +112,7 @@ void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 				(unsigned long long)f);
 		}
 	}
+	print_replica(&r->replica, c->standby_lag, out);
 	for (unsigned t = 0; t < r->nthreads; t++)
 		if (r->th[t].first_error[0])
 			fprintf(out, "thread %u: %s\n", t, r->th[t].first_error);
@@ -187,6 +212,108 @@ static int add_series(struct dut_result_phase *ph, const struct pgl_run_result *
 	return 0;
 }
 
+/* One standby's samples; rows whose lag times PostgreSQL reported as NULL are left out. */
+static int add_lag_series(struct dut_result_phase *ph, const char *name,
+			  const struct pgl_standby_lag *l)
+{
+	static const char *const cols[] = { "t_s", "replay_lag_ms", "replay_lag_bytes",
+					    "flush_lag_ms", "write_lag_ms" };
+	static const char *const units[] = { "s", "ms", "bytes", "ms", "ms" };
+	struct dut_series *s = dut_phase_add_series(ph, name, cols, units, 5);
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct pgl_lag_sample *x = &l->s[i];
+		double row[5] = { x->t_s, x->replay_ms, x->replay_bytes, x->flush_ms, x->write_ms };
+		int ret;
+
+		if (!x->has_times || !x->has_bytes)
+			continue;
+		if ((ret = dut_series_append(s, row)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static json_object *lag_summary_json(const struct pgl_standby_lag *l, const struct pgl_lag_summary *s,
+				     const char *series)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "application_name", json_object_new_string(l->name));
+	json_object_object_add(o, "mode", json_object_new_string(pgl_standby_lag_mode(l)));
+	json_object_object_add(o, "sync_state", json_object_new_string(l->sync_state));
+	json_object_object_add(o, "state", json_object_new_string(l->state));
+	json_object_object_add(o, "series", json_object_new_string(series));
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)l->n));
+	json_object_object_add(o, "idle_samples", json_object_new_int64(l->idle_samples));
+	if (s->n_times) {
+		json_object_object_add(o, "replay_lag_ms_p50", json_object_new_double(s->replay_p50_ms));
+		json_object_object_add(o, "replay_lag_ms_p99", json_object_new_double(s->replay_p99_ms));
+		json_object_object_add(o, "replay_lag_ms_max", json_object_new_double(s->replay_max_ms));
+		json_object_object_add(o, "flush_lag_ms_max", json_object_new_double(s->flush_max_ms));
+		json_object_object_add(o, "write_lag_ms_max", json_object_new_double(s->write_max_ms));
+	}
+	if (s->n_bytes)
+		json_object_object_add(o, "replay_lag_bytes_max", json_object_new_double(s->replay_bytes_max));
+	return o;
+}
+
+/*
+ * config.replica = { mode, application_name } always; with a sampler, the
+ * main standby (pgl_replica_lag_main) gives series "replica_lag" and the
+ * run phase's replay_lag_* metrics; others get "replica_lag.<name>".
+ */
+static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
+		       const struct pgl_replica_lag *rl)
+{
+	json_object *cfg = json_object_new_object(), *ex, *arr;
+	int m = pgl_replica_lag_main(rl), ret;
+
+	json_object_object_add(cfg, "mode", json_object_new_string(pgl_replica_lag_mode(rl)));
+	json_object_object_add(cfg, "application_name", m < 0 ? NULL : json_object_new_string(rl->sb[m].name));
+	json_object_object_add(dut_result_config(doc), "replica", cfg);
+	if (!rl->sampled && !rl->note[0])
+		return 0;
+	ex = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(ex, "sampled", json_object_new_boolean(rl->sampled));
+	json_object_object_add(ex, "interval_s", json_object_new_double(1.0));
+	json_object_object_add(ex, "reads", json_object_new_int64(rl->samples));
+	json_object_object_add(ex, "note", rl->note[0] ? json_object_new_string(rl->note) : NULL);
+	if (rl->dropped_standbys)
+		json_object_object_add(ex, "standbys_not_sampled", json_object_new_int64(rl->dropped_standbys));
+	json_object_object_add(ex, "standbys", arr);
+	json_object_object_add(dut_phase_extra(ph), "replica", ex);
+	for (unsigned i = 0; i < rl->nstandbys; i++) {
+		const struct pgl_standby_lag *l = &rl->sb[i];
+		struct pgl_lag_summary s;
+		char name[96];
+
+		if ((ret = pgl_standby_lag_summarize(l, &s)) < 0)
+			return ret;
+		if ((int)i == m)
+			snprintf(name, sizeof(name), "replica_lag");
+		else
+			snprintf(name, sizeof(name), "replica_lag.%s", l->name);
+		json_object_array_add(arr, lag_summary_json(l, &s, name));
+		if ((ret = add_lag_series(ph, name, l)) < 0)
+			return ret;
+		if ((int)i != m)
+			continue;
+		if (s.n_times &&
+		    ((ret = dut_phase_set_metric(ph, "replay_lag_ms_p50", s.replay_p50_ms, "ms")) < 0 ||
+		     (ret = dut_phase_set_metric(ph, "replay_lag_ms_p99", s.replay_p99_ms, "ms")) < 0 ||
+		     (ret = dut_phase_set_metric(ph, "replay_lag_ms_max", s.replay_max_ms, "ms")) < 0))
+			return ret;
+		if (s.n_bytes &&
+		    (ret = dut_phase_set_metric(ph, "replay_lag_bytes_max", s.replay_bytes_max, "bytes")) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 {
 	const struct pgl_run_config *c = &r->cfg;
@@ -229,7 +356,7 @@ int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 		return ret;
 	if (c->rate > 0 && (ret = dut_phase_set_latency(ph, "schedule_lag", &r->lag_sum)) < 0)
 		return ret;
-	if ((ret = add_series(ph, r)) < 0)
+	if ((ret = add_series(ph, r)) < 0 || (ret = add_replica(doc, ph, &r->replica)) < 0)
 		return ret;
 	extra = dut_phase_extra(ph);
 	json_object_object_add(extra, "interrupted", json_object_new_boolean(r->interrupted));

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lib/hist.h"
+#include "pgload/lag.h"
 #include "pgload/retry.h"
 #include "pgload/throttle.h"
 #include "pgload/script.h"
@@ -57,6 +58,7 @@ struct pgl_run_config {
 	unsigned max_tries;
 	uint64_t seed;
 	struct pgl_mix mix;
+	bool standby_lag;               /* --standby-lag: sample even without a standby seen */
 };
 
 struct pgl_run_result {
@@ -68,6 +70,7 @@ struct pgl_run_result {
 	unsigned nthreads;
 	struct pgl_thread_result *th;
 	bool interrupted;               /* stopped by SIGINT/SIGTERM */
+	struct pgl_replica_lag replica; /* standbys' replay lag (lag.h), filled by the sampler */
 	/* Filled by pgl_run_result_finish(): */
 	uint64_t committed, failed;
 	uint64_t conn_ns_total;

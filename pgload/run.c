@@ -17,6 +17,7 @@
 
 #include "lib/log.h"
 #include "pgload/client.h"
+#include "pgload/lag_sampler.h"
 #include "pgload/pgconn.h"
 #include "pgload/session.h"
 
@@ -181,6 +182,21 @@ static int setup_threads(struct thread_arg *ta, struct pgl_run_result *res, stru
 	return 0;
 }
 
+/*
+ * The replay lag sampler, when the target has streaming standbys (or
+ * --standby-lag).  Its failure is noted in the result, not fatal: the load
+ * is what the run is about.
+ */
+static struct pgl_lag_sampler *open_lag_sampler(struct pgl_session *s, struct pgl_run_result *res)
+{
+	struct pgl_lag_sampler *lag = NULL;
+	struct dut_error e = { "" };
+
+	if (pgl_lag_sampler_open(s->conninfo, res->cfg.standby_lag, &res->replica, &lag, &e) < 0)
+		snprintf(res->replica.note, sizeof(res->replica.note), "%s", e.msg);
+	return lag;
+}
+
 int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		 struct pgl_run_result *res, struct dut_error *err)
 {
@@ -188,6 +204,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	struct run_shared sh = { .done = 0 };
 	struct thread_arg *ta;
 	pthread_t *tids;
+	struct pgl_lag_sampler *lag = NULL;
 	sigset_t block, old;
 	unsigned started = 0;
 	uint64_t start = 0;
@@ -227,8 +244,13 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	pthread_barrier_wait(&sh.connected);
 	/* Every client is connected and idle: their backends' pids go to the relmap. */
 	pgl_session_note_backends(s);
+	lag = open_lag_sampler(s, res);
 	pgl_phase_begin(s, "run");
 	start = res->bench_start_ns = pgl_now_ns();
+	if (lag && pgl_lag_sampler_start(lag, start) < 0) {
+		pgl_lag_sampler_stop(lag);
+		lag = NULL;
+	}
 	pthread_barrier_wait(&sh.go);
 	supervise(ta, nt, &sh, start, o->progress_s);
 	for (unsigned t = 0; t < started; t++) {
@@ -236,6 +258,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		if (ta[t].th.end_ns > res->end_ns)
 			res->end_ns = ta[t].th.end_ns;
 	}
+	pgl_lag_sampler_stop(lag);
 	pgl_phase_end(s, "run");
 	pthread_barrier_destroy(&sh.connected);
 	pthread_barrier_destroy(&sh.go);
