@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Target staging, pure helpers: space arithmetic and its messages,
+ * mountinfo lookups by mount point and by source, loop backing_file text,
+ * paths.  See stage_pure.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "tools/run/stage/stage_pure.h"
+
+uint64_t stage_image_missing_bytes(uint64_t size, uint64_t allocated)
+{
+	return size > allocated ? size - allocated : 0;
+}
+
+int stage_space_check(const struct stage_space_facts *f, char *msg, size_t msglen)
+{
+	char need[DUT_FMT_LEN], have[DUT_FMT_LEN], size[DUT_FMT_LEN], alloc[DUT_FMT_LEN];
+	uint64_t missing, target_bytes = f->type == DUT_TARGET_IMAGE ? f->image_size : f->device_bytes;
+
+	if (f->fs_name && f->type != DUT_TARGET_DIRECTORY && target_bytes < f->fs_min_bytes) {
+		snprintf(msg, msglen, "%s %s is %s; %s needs at least %s; make it larger",
+			 f->type == DUT_TARGET_IMAGE ? "image" : "device", f->path,
+			 dut_format_size(target_bytes, size, sizeof(size)), f->fs_name,
+			 dut_format_size(f->fs_min_bytes, need, sizeof(need)));
+		return -ENOSPC;
+	}
+	switch (f->type) {
+	case DUT_TARGET_DIRECTORY:
+		if (f->need_bytes <= f->free_bytes)
+			return 0;
+		snprintf(msg, msglen, "directory %s: the configuration needs %s there, but %s has only %s free; "
+			 "free some space or put the target on a larger filesystem", f->path,
+			 dut_format_size(f->need_bytes, need, sizeof(need)), f->fs_dir,
+			 dut_format_size(f->free_bytes, have, sizeof(have)));
+		return -ENOSPC;
+	case DUT_TARGET_IMAGE:
+		if (f->need_bytes > f->image_size) {
+			snprintf(msg, msglen, "image %s: the configuration needs %s, but the image is only %s; "
+				 "make it larger (size = in its [target])", f->path,
+				 dut_format_size(f->need_bytes, need, sizeof(need)),
+				 dut_format_size(f->image_size, size, sizeof(size)));
+			return -ENOSPC;
+		}
+		missing = stage_image_missing_bytes(f->image_size, f->image_allocated);
+		if (missing <= f->free_bytes)
+			return 0;
+		snprintf(msg, msglen, "image %s: %s needs %s more (%s already allocated), but %s has only %s free; "
+			 "free space there, make the image smaller or put it on another filesystem", f->path,
+			 dut_format_size(f->image_size, size, sizeof(size)),
+			 dut_format_size(missing, need, sizeof(need)),
+			 dut_format_size(f->image_allocated, alloc, sizeof(alloc)), f->fs_dir,
+			 dut_format_size(f->free_bytes, have, sizeof(have)));
+		return -ENOSPC;
+	case DUT_TARGET_DEVICE:
+		if (f->need_bytes <= f->device_bytes)
+			return 0;
+		snprintf(msg, msglen, "device %s: the configuration needs %s, but the device has only %s; "
+			 "use a larger device", f->path, dut_format_size(f->need_bytes, need, sizeof(need)),
+			 dut_format_size(f->device_bytes, size, sizeof(size)));
+		return -ENOSPC;
+	}
+	snprintf(msg, msglen, "unknown target type %d", (int)f->type);
+	return -EINVAL;
+}
+
+/* The last well-formed mountinfo line whose mount point (or source) is want: the top mount. */
+static int mountinfo_find_last(const char *text, const char *want, bool by_point, struct mountinfo_entry *ret)
+{
+	const char *p = text;
+	int found = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		struct mountinfo_entry e;
+
+		/* mountinfo_parse_line() stops at the newline */
+		if (mountinfo_parse_line(p, &e) == 0 && strcmp(by_point ? e.mount_point : e.source, want) == 0) {
+			*ret = e;
+			found = 1;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return found;
+}
+
+int stage_mountinfo_find_point(const char *text, const char *path, struct mountinfo_entry *ret)
+{
+	return mountinfo_find_last(text, path, true, ret);
+}
+
+int stage_mountinfo_find_source(const char *text, const char *source, struct mountinfo_entry *ret)
+{
+	return mountinfo_find_last(text, source, false, ret);
+}
+
+char *stage_backing_file_path(const char *text, char *out, size_t len, bool *ret_deleted)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strcspn(text, "\n");
+	bool del = false;
+
+	if (n >= sizeof(deleted) - 1 && memcmp(text + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0) {
+		n -= sizeof(deleted) - 1;
+		del = true;
+	}
+	snprintf(out, len, "%.*s", (int)n, text);
+	if (ret_deleted)
+		*ret_deleted = del;
+	return out;
+}
+
+char *stage_resolve_path(const char *base_dir, const char *path)
+{
+	char *r;
+
+	if (path[0] == '/' || !base_dir || !*base_dir || strcmp(base_dir, ".") == 0)
+		return strdup(path);
+	if (asprintf(&r, "%s%s%s", base_dir, base_dir[strlen(base_dir) - 1] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return r;
+}
+
+char *stage_dirname(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')     /* trailing slashes */
+		n--;
+	while (n > 0 && path[n - 1] != '/')     /* the last component */
+		n--;
+	if (n == 0) {
+		snprintf(out, len, ".");
+		return out;
+	}
+	while (n > 1 && path[n - 1] == '/')     /* the slashes before it */
+		n--;
+	snprintf(out, len, "%.*s", (int)n, path);
+	return out;
+}
+
+char *stage_mountpoint_template(const char *mnt_root, const char *target_name)
+{
+	char name[DUT_EXP_NAME_MAX + 1];
+	size_t i;
+	char *r;
+
+	for (i = 0; target_name && target_name[i] && i < DUT_EXP_NAME_MAX; i++) {
+		char c = target_name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '.' || c == '_' || c == '+' || c == '-';
+
+		name[i] = ok ? c : '_';
+	}
+	name[i] = '\0';
+	if (i == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		snprintf(name, sizeof(name), "target");
+	if (asprintf(&r, "%s/%s-XXXXXX", mnt_root, name) < 0)
+		return NULL;
+	return r;
+}

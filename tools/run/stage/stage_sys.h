@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The syscall half of target staging, below stage_linux.c: running a
+ * program (exec_linux.c) and loop devices (loop_linux.c).  0 or -errno.
+ */
+#ifndef DUTLAB_RUN_STAGE_SYS_H
+#define DUTLAB_RUN_STAGE_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* sysfs root, overridable for tests with DUT_STAGE_SYSFS_ROOT. */
+const char *stage_sysfs_root(void);
+
+/* A whole small text file (a /proc or /sys file: size unknown up front),
+ * malloc'ed and NUL-terminated.  At most 16 MiB. */
+int stage_read_text(const char *path, char **ret);
+
+/* Find an executable by name in $PATH, then /usr/sbin and /sbin (root's
+ * PATH sometimes lacks them).  0 with the full path in out, or -ENOENT. */
+int stage_find_program(const char *name, char *out, size_t len);
+
+/*
+ * fork + execv argv[0] (a full path) with stdin from /dev/null and
+ * stdout+stderr into out (NUL-terminated; the first outlen-1 bytes, the
+ * rest is read and dropped).  0 when the program ran: *ret_status is its
+ * wait status; -errno when it could not be started.
+ */
+int stage_run(char *const argv[], char *out, size_t outlen, int *ret_status);
+
+/*
+ * The loop device the file at path (same device and inode) is attached
+ * to: 1 with "/dev/loopN" in dev, 0 when none, -errno when /sys/block
+ * cannot be read.
+ */
+int stage_loop_find(const char *path, char *dev, size_t devlen);
+
+/*
+ * Attach image_fd to a free loop device (LOOP_CTL_GET_FREE, then
+ * LOOP_CONFIGURE; LOOP_SET_FD + LOOP_SET_STATUS64 on kernels before 5.8)
+ * with autoclear and a size limit of size_bytes, direct I/O when the
+ * backing filesystem allows it.  name goes into lo_file_name.  0 with the
+ * device's path in dev and an open O_RDWR fd on it in *ret_fd (the device
+ * stays attached while some fd or mount holds it).
+ */
+int stage_loop_attach(int image_fd, uint64_t size_bytes, const char *name, char *dev, size_t devlen,
+		      int *ret_fd, char *msg, size_t msglen);
+
+/*
+ * Close loop_fd and wait (bounded, ~2 s) until the autoclear detached dev;
+ * if it did not, LOOP_CLR_FD.  0, or -EBUSY when it is still attached
+ * (someone else holds it open).
+ */
+int stage_loop_detach(int loop_fd, const char *dev);
+
+#endif
