@@ -19,7 +19,9 @@
 #include "tools/export.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
+#include "tools/report_dir.h"
 #include "tools/run_cmd.h"
+#include "tools/run_model.h"
 
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
@@ -38,7 +40,14 @@ struct command {
 static const struct command commands[];
 
 static const char report_usage[] =
-	"usage: dutlab report TRACE [--relmap FILE] [--json FILE] [--by class|file|relation|phase|process] [--top N]\n"
+	"usage: dutlab report RUNDIR\n"
+	"       dutlab report TRACE [--relmap FILE] [--json FILE] [--by class|file|relation|phase|process] [--top N]\n"
+	"  RUNDIR (a run directory of dutlab run, with manifest.json): writes RUNDIR/report.md,\n"
+	"  RUNDIR/report.html and the charts in RUNDIR/charts/ (drawn by gnuplot): per configuration\n"
+	"  the medians and min-max spread over the repetitions, findings with the numbers they\n"
+	"  rest on, TPS and latency over time, the SLC knee, IOPS against fill level, the I/O mix\n"
+	"  per class from the traces, DSS phase and query times.\n"
+	"  TRACE (a dutfs trace):\n"
 	"  Per class, file, relation, phase and process: ops and bytes read and written,\n"
 	"  % sequential, request sizes, latency p50/p99/max, fsyncs.\n"
 	"  --relmap FILE  relation map (from pgload or tools/relmap.sh): names relations, splits heap/index/toast\n"
@@ -98,6 +107,26 @@ static int load_trace(const char *path, struct dut_trace **ret)
 	return 0;
 }
 
+static int report_rundir(const char *dir)
+{
+	struct report_dir_summary sum;
+	struct dut_error err = { { 0 } };
+
+	if (report_dir_write(dir, &sum, &err) < 0) {
+		dut_err("%s", err.msg);
+		return 1;
+	}
+	printf("%s/report.md, %s/report.html: %zu finding%s, %zu of %zu chart%s drawn\n", dir, dir,
+	       sum.nfindings, sum.nfindings == 1 ? "" : "s", sum.nrendered, sum.ncharts,
+	       sum.ncharts == 1 ? "" : "s");
+	if (sum.nrendered < sum.ncharts)
+		dut_warn("charts not drawn: %s", sum.first_why_not);
+	if (sum.nnotes)
+		dut_warn("%zu file%s of the run could not be used; the report lists them", sum.nnotes,
+			 sum.nnotes == 1 ? "" : "s");
+	return 0;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -153,6 +182,14 @@ static int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.trace_path = argv[optind];
+	if (run_dir_detect(o.trace_path)) {
+		if (o.relmap_path || json || o.by != REP_BY_CLASS || o.top != 20) {
+			usage_error("report", "%s is a run directory: --relmap, --json, --by and --top apply "
+				    "to a TRACE only (the run's relation maps are in its manifest)", o.trace_path);
+			return EXIT_USAGE;
+		}
+		return report_rundir(o.trace_path);
+	}
 	if (load_trace(o.trace_path, &t) < 0)
 		return 1;
 	if (o.relmap_path && relmap_load(o.relmap_path, &m, &err) < 0) {

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Chart data files and gnuplot scripts from a run model (pure). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/cleanup.h"
+#include "tools/chart.h"
+#include "tools/report_buf.h"
+#include "tools/run_stats.h"
+
+#define MIB (1024.0 * 1024.0)
+#define MAX_QUERY 64
+
+const char *chart_safe_name(const char *s, char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < n; i++) {
+		char ch = s[i];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '+' || ch == '-';
+
+		buf[i] = ok && !(i == 0 && ch == '.') ? ch : '-';
+	}
+	buf[i] = 0;
+	return buf;
+}
+
+/* A gnuplot single-quoted string: '' stands for one quote; no newlines. */
+static void gq(struct rbuf *b, const char *s)
+{
+	rbuf_puts(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			rbuf_puts(b, "''");
+		else if (*s == '\n' || *s == '\r')
+			rbuf_puts(b, " ");
+		else
+			rbuf_printf(b, "%c", *s);
+	}
+	rbuf_puts(b, "'");
+}
+
+static void head(struct rbuf *b, const char *name, const char *title)
+{
+	rbuf_puts(b, "# written by dutlab report; run in this directory: gnuplot ");
+	/* name is a safe file name (chart_safe_name), so it needs no quoting */
+	rbuf_printf(b, "%s.gp\nset terminal pngcairo size 960,540 noenhanced font ',10'\n"
+		    "set output '%s.png'\n", name, name);
+	rbuf_puts(b, "set title ");
+	gq(b, title);
+	rbuf_puts(b, "\nset grid\nset key outside right top\n");
+}
+
+void charts_free(struct charts *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		struct chart *ch = &c->v[i];
+
+		for (size_t d = 0; d < ch->ndata; d++) {
+			free(ch->data[d].file);
+			free(ch->data[d].text);
+		}
+		free(ch->data);
+		free(ch->name);
+		free(ch->title);
+		free(ch->step);
+		free(ch->script);
+		free(ch->why_not);
+	}
+	free(c->v);
+	free(c);
+}
+
+/* A chart under construction: its script and data buffers. */
+struct cbuild {
+	const char *step;
+	char name[256];
+	char title[512];
+	struct rbuf script;
+	struct rbuf data[RUN_MAX_DOCS];
+	char dfile[RUN_MAX_DOCS][272];
+	size_t ndata;
+};
+
+static struct rbuf *new_data(struct cbuild *cb)
+{
+	if (cb->ndata == RUN_MAX_DOCS)
+		return NULL;
+	if (cb->ndata == 0)
+		snprintf(cb->dfile[0], sizeof(cb->dfile[0]), "%s.dat", cb->name);
+	else
+		snprintf(cb->dfile[cb->ndata], sizeof(cb->dfile[0]), "%s-%zu.dat", cb->name, cb->ndata + 1);
+	return &cb->data[cb->ndata++];
+}
+
+static void cbuild_free(struct cbuild *cb)
+{
+	rbuf_free(&cb->script);
+	for (size_t i = 0; i < cb->ndata; i++)
+		rbuf_free(&cb->data[i]);
+}
+
+/* Move a finished build into the list; frees cb's buffers in every case. */
+static int add_chart(struct charts *cs, struct cbuild *cb)
+{
+	struct chart *v = realloc(cs->v, (cs->n + 1) * sizeof(*v));
+	struct chart *c;
+	int r = 0;
+
+	if (!v) {
+		cbuild_free(cb);
+		return -ENOMEM;
+	}
+	cs->v = v;
+	c = &v[cs->n];
+	*c = (struct chart){ .name = strdup(cb->name), .title = strdup(cb->title),
+			     .step = strdup(cb->step ? cb->step : ""),
+			     .script = rbuf_take(&cb->script),
+			     .data = calloc(cb->ndata + 1, sizeof(*c->data)), .ndata = cb->ndata };
+	if (!c->name || !c->title || !c->step || !c->script || !c->data)
+		r = -ENOMEM;
+	for (size_t i = 0; i < cb->ndata; i++) {
+		if (c->data) {
+			c->data[i].file = strdup(cb->dfile[i]);
+			c->data[i].text = rbuf_take(&cb->data[i]);
+			if (!c->data[i].file || !c->data[i].text)
+				r = -ENOMEM;
+		}
+		rbuf_free(&cb->data[i]);
+	}
+	cs->n++;        /* charts_free() releases a partial one */
+	return r;
+}
+
+/* ---- OLTP: TPS and latency per second ---- */
+
+static int oltp_chart(struct charts *cs, const struct run_config *c, const char *step)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	char safe[128], ssafe[128];
+	bool have_lat = true;
+
+	if (!cb)
+		return -ENOMEM;
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "oltp-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
+		 chart_safe_name(c->dir, safe, sizeof(safe)));
+	snprintf(cb->title, sizeof(cb->title), "TPS and mean latency per second: %s, step %s", c->name, step);
+	for (size_t d = 0; d < nd; d++) {
+		struct dut_result_phase *ph = dut_result_find_phase(docs[d], "run");
+		struct dut_series *s = ph ? dut_phase_get_series(ph, "per_second") : NULL;
+		int ct = s ? dut_series_col(s, "t_s") : -1, cv = s ? dut_series_col(s, "tps") : -1;
+		int cl = s ? dut_series_col(s, "lat_avg_ms") : -1;
+		struct rbuf *b;
+
+		if (ct < 0 || cv < 0 || !dut_series_nrows(s))
+			continue;
+		if (!(b = new_data(cb)))
+			break;
+		have_lat &= cl >= 0;
+		rbuf_puts(b, "# t_s tps lat_avg_ms\n");
+		for (size_t r = 0; r < dut_series_nrows(s); r++)
+			rbuf_printf(b, "%.17g %.17g %.17g\n", dut_series_get(s, r, (size_t)ct),
+				    dut_series_get(s, r, (size_t)cv),
+				    cl >= 0 ? dut_series_get(s, r, (size_t)cl) : 0.0);
+	}
+	if (!cb->ndata)
+		return 0;
+	head(&cb->script, cb->name, cb->title);
+	if (have_lat) {
+		rbuf_puts(&cb->script, "set multiplot layout 2,1 title ");
+		gq(&cb->script, cb->title);
+		rbuf_puts(&cb->script, "\nunset title\n");
+	}
+	rbuf_puts(&cb->script, "set ylabel 'TPS (tx/s)'\nset xlabel 'time (s)'\nset yrange [0:*]\nplot ");
+	for (size_t i = 0; i < cb->ndata; i++)
+		rbuf_printf(&cb->script, "%s'%s' using 1:2 with linespoints title 'document %zu'",
+			    i ? ", " : "", cb->dfile[i], i + 1);
+	if (have_lat) {
+		rbuf_puts(&cb->script, "\nset ylabel 'mean latency (ms)'\nplot ");
+		for (size_t i = 0; i < cb->ndata; i++)
+			rbuf_printf(&cb->script, "%s'%s' using 1:3 with linespoints title 'document %zu'",
+				    i ? ", " : "", cb->dfile[i], i + 1);
+		rbuf_puts(&cb->script, "\nunset multiplot");
+	}
+	rbuf_puts(&cb->script, "\n");
+	return add_chart(cs, cb);
+}
+
+/* ---- dutprobe slc: throughput per window and the knees ---- */
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int slc_chart(struct charts *cs, const struct run_config *c, const char *step,
+		     const struct dut_result *doc, size_t k)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	struct dut_result_phase *ph = dut_result_find_phase(doc, "write");
+	struct dut_series *s = ph ? dut_phase_get_series(ph, "per_window") : NULL;
+	int cx = s ? dut_series_col(s, "bytes_written") : -1, cy = s ? dut_series_col(s, "bw") : -1;
+	json_object *knees = ph ? jget(dut_phase_extra(ph), "knees") : NULL;
+	char safe[128], ssafe[128];
+	struct rbuf *b;
+
+	if (!cb)
+		return -ENOMEM;
+	if (cx < 0 || cy < 0 || !dut_series_nrows(s))
+		return 0;
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "slc-%s-%s-%zu", chart_safe_name(step, ssafe, sizeof(ssafe)),
+		 chart_safe_name(c->dir, safe, sizeof(safe)), k + 1);
+	snprintf(cb->title, sizeof(cb->title), "Sequential write throughput per window and the knee: %s, "
+		 "step %s, document %zu", c->name, step, k + 1);
+	b = new_data(cb);
+	rbuf_puts(b, "# written_MiB MB_per_s\n");
+	for (size_t r = 0; r < dut_series_nrows(s); r++)
+		rbuf_printf(b, "%.17g %.17g\n", dut_series_get(s, r, (size_t)cx) / MIB,
+			    dut_series_get(s, r, (size_t)cy) / 1e6);
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set xlabel 'written (MiB)'\nset ylabel 'write throughput (MB/s)'\n"
+		  "set yrange [0:*]\n");
+	for (size_t i = 0; knees && i < json_object_array_length(knees); i++) {
+		json_object *kn = json_object_array_get_idx(knees, i);
+		double x = json_object_get_double(jget(kn, "bytes_before")) / MIB;
+
+		rbuf_printf(&cb->script, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dashtype 2 "
+			    "linewidth 2 linecolor rgb 'red'\nset label 'knee %zu: %.0f MiB (%s)' at %.17g, "
+			    "graph 0.95 left offset 0.5,0\n", x, x, i + 1, x,
+			    json_object_get_string(jget(kn, "confidence")) ?: "?", x);
+	}
+	rbuf_printf(&cb->script, "plot '%s' using 1:2 with linespoints title 'per window'\n", cb->dfile[0]);
+	return add_chart(cs, cb);
+}
+
+/* ---- dutprobe fill: IOPS against fill level ---- */
+
+static double level_of(const char *phase)
+{
+	char *end;
+	double v;
+
+	if (strncmp(phase, "level_", 6) != 0)
+		return -1;
+	v = strtod(phase + 6, &end);
+	return end != phase + 6 && *end == '%' ? v : -1;
+}
+
+static int fill_chart(struct charts *cs, const struct run_config *c, const char *step)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	const struct dut_result *docs[1];
+	json_object *phases, *m0;
+	const char *qd[16];
+	size_t nqd = 0;
+	char safe[128], ssafe[128];
+	struct rbuf *b;
+
+	if (!cb)
+		return -ENOMEM;
+	if (!run_config_docs(c, step, docs, 1) ||
+	    !json_object_object_get_ex(dut_result_json(docs[0]), "phases", &phases) ||
+	    !json_object_array_length(phases))
+		return 0;
+	m0 = jget(json_object_array_get_idx(phases, 0), "metrics");
+	json_object_object_foreach(m0, name, val) {
+		(void)val;
+		if (strncmp(name, "iops_qd", 7) == 0 && nqd < 16)
+			qd[nqd++] = name;
+	}
+	if (!nqd)
+		return 0;
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "fill-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
+		 chart_safe_name(c->dir, safe, sizeof(safe)));
+	snprintf(cb->title, sizeof(cb->title), "Random-write IOPS against fill level: %s, step %s "
+		 "(median of %u repetition%s)", c->name, step, run_config_nreps_with(c, step),
+		 run_config_nreps_with(c, step) == 1 ? "" : "s");
+	b = new_data(cb);
+	rbuf_puts(b, "# fill_pct");
+	for (size_t q = 0; q < nqd; q++)
+		rbuf_printf(b, " %s", qd[q]);
+	rbuf_puts(b, "\n");
+	for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
+		const char *pn = dut_phase_name(dut_result_phase_at(docs[0], p));
+		double lv = level_of(pn);
+
+		if (lv < 0)
+			continue;
+		rbuf_printf(b, "%.17g", lv);
+		for (size_t q = 0; q < nqd; q++) {
+			struct cmp_stat st = run_metric(c, step, pn, qd[q]);
+
+			rbuf_printf(b, " %.17g", st.n ? st.median : NAN);
+		}
+		rbuf_puts(b, "\n");
+	}
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set xlabel 'fill level (% of the span)'\nset ylabel 'random-write IOPS'\n"
+		  "set yrange [0:*]\nset datafile missing 'nan'\nplot ");
+	for (size_t q = 0; q < nqd; q++)
+		rbuf_printf(&cb->script, "%s'%s' using 1:%zu with linespoints title 'QD %s'", q ? ", " : "",
+			    cb->dfile[0], q + 2, qd[q] + 7);
+	rbuf_puts(&cb->script, "\n");
+	return add_chart(cs, cb);
+}
+
+/* ---- I/O mix per class from the traces ---- */
+
+static int iomix_chart(struct charts *cs, const struct run_config *c)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	struct run_io_mix mix;
+	char safe[128];
+	struct rbuf *b;
+
+	if (!cb)
+		return -ENOMEM;
+	run_io_mix_of(c, &mix);
+	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
+		return 0;
+	snprintf(cb->name, sizeof(cb->name), "iomix-%s", chart_safe_name(c->dir, safe, sizeof(safe)));
+	snprintf(cb->title, sizeof(cb->title), "Reads and writes per class, sequential and random: %s "
+		 "(%u trace%s summed)%s", c->name, mix.ntraced, mix.ntraced == 1 ? "" : "s",
+		 mix.nrelmap < mix.ntraced ? "; no relmap: relation files count as heap" : "");
+	b = new_data(cb);
+	rbuf_puts(b, "# class read_seq read_random write_seq write_random (requests)\n");
+	for (int k = 0; k < RC_COUNT; k++) {
+		const struct run_io_class *x = &mix.cls[k];
+
+		if (!x->ops[0] && !x->ops[1])
+			continue;
+		rbuf_printf(b, "\"%s\" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			    rep_class_name((enum rep_class)k), x->seq_ops[0], x->ops[0] - x->seq_ops[0],
+			    x->seq_ops[1], x->ops[1] - x->seq_ops[1]);
+	}
+	head(&cb->script, cb->name, cb->title);
+	rbuf_printf(&cb->script, "set style data histograms\nset style histogram rowstacked\n"
+		    "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset ylabel 'requests'\n"
+		    "set yrange [0:*]\nplot '%s' using 2:xtic(1) title 'read, sequential', '' using 3 title "
+		    "'read, random', '' using 4 title 'write, sequential', '' using 5 title 'write, random'\n",
+		    cb->dfile[0]);
+	return add_chart(cs, cb);
+}
+
+/* ---- DSS: phase and query times per configuration ---- */
+
+static void dss_titles(struct rbuf *s, const struct run_model *m, const char *file, bool *use)
+{
+	size_t col = 2;
+
+	rbuf_puts(s, "set style data histograms\nset style histogram clustered gap 1\n"
+		  "set style fill solid 0.8 border -1\nset yrange [0:*]\nset xtics rotate by -45\nplot ");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		if (!use[i])
+			continue;
+		rbuf_printf(s, "%s'%s' using %zu%s title ", col > 2 ? ", " : "", file, col,
+			    col == 2 ? ":xtic(1)" : "");
+		gq(s, m->configs[i].name);
+		col++;
+	}
+	rbuf_puts(s, "\n");
+}
+
+/* Median time (s) of the successful runs of each query, over the config's documents. */
+static void query_medians(const struct run_config *c, const char *step, double *med)
+{
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+
+	for (unsigned q = 0; q < MAX_QUERY; q++) {
+		double v[RUN_MAX_DOCS * 4];
+		unsigned n = 0;
+
+		for (size_t d = 0; d < nd; d++) {
+			struct dut_result_phase *ph = dut_result_find_phase(docs[d], "queries");
+			json_object *qs = ph ? jget(dut_phase_extra(ph), "queries") : NULL;
+
+			for (size_t k = 0; qs && k < json_object_array_length(qs) && n < RUN_MAX_DOCS * 4; k++) {
+				json_object *e = json_object_array_get_idx(qs, k);
+				const char *st = json_object_get_string(jget(e, "status"));
+
+				if (json_object_get_int(jget(e, "query")) == (int)q && st &&
+				    strcmp(st, "ok") == 0 && jget(e, "duration_ns"))
+					v[n++] = (double)json_object_get_uint64(jget(e, "duration_ns")) / 1e9;
+			}
+		}
+		med[q] = n ? cmp_stat_of(v, n).median : NAN;
+	}
+}
+
+static int dss_charts(struct charts *cs, const struct run_model *m, const char *step)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	_cleanup_free_ double *med = calloc(m->nconfigs * MAX_QUERY + 1, sizeof(*med));
+	_cleanup_free_ bool *use = calloc(m->nconfigs + 1, sizeof(*use));
+	const struct dut_result *first = NULL;
+	char ssafe[128];
+	struct rbuf *b;
+	bool anyq = false;
+	int r;
+
+	if (!cb || !med || !use)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct dut_result *d[1];
+
+		use[i] = run_config_docs(&m->configs[i], step, d, 1) > 0;
+		if (use[i] && !first)
+			first = d[0];
+	}
+	if (!first)
+		return 0;
+	chart_safe_name(step, ssafe, sizeof(ssafe));
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "dss-%s-phases", ssafe);
+	snprintf(cb->title, sizeof(cb->title), "DSS phase times (s, median of the repetitions), step %s", step);
+	b = new_data(cb);
+	rbuf_puts(b, "# phase, then the median time (s) of each configuration\n");
+	for (size_t p = 0; p < dut_result_phase_count(first); p++) {
+		const char *pn = dut_phase_name(dut_result_phase_at(first, p));
+
+		rbuf_printf(b, "\"%s\"", pn);
+		for (size_t i = 0; i < m->nconfigs; i++)
+			if (use[i]) {
+				struct cmp_stat st = run_duration(&m->configs[i], step, pn);
+
+				rbuf_printf(b, " %.17g", st.n ? st.median : NAN);
+			}
+		rbuf_puts(b, "\n");
+	}
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set ylabel 'time (s)'\nset datafile missing 'nan'\n");
+	dss_titles(&cb->script, m, cb->dfile[0], use);
+	if ((r = add_chart(cs, cb)) < 0)
+		return r;
+
+	memset(cb, 0, sizeof(*cb));
+	for (size_t i = 0; i < m->nconfigs; i++)
+		if (use[i])
+			query_medians(&m->configs[i], step, &med[i * MAX_QUERY]);
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "dss-%s-queries", ssafe);
+	snprintf(cb->title, sizeof(cb->title), "DSS query times (s, median of the successful runs), step %s",
+		 step);
+	b = new_data(cb);
+	rbuf_puts(b, "# query, then the median time (s) of each configuration\n");
+	for (unsigned q = 0; q < MAX_QUERY; q++) {
+		bool any = false;
+
+		for (size_t i = 0; i < m->nconfigs; i++)
+			any |= use[i] && !isnan(med[i * MAX_QUERY + q]);
+		if (!any)
+			continue;
+		anyq = true;
+		rbuf_printf(b, "\"Q%u\"", q);
+		for (size_t i = 0; i < m->nconfigs; i++)
+			if (use[i])
+				rbuf_printf(b, " %.17g", med[i * MAX_QUERY + q]);
+		rbuf_puts(b, "\n");
+	}
+	if (!anyq) {
+		cbuild_free(cb);
+		return 0;
+	}
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set ylabel 'time (s)'\nset datafile missing 'nan'\n");
+	dss_titles(&cb->script, m, cb->dfile[0], use);
+	return add_chart(cs, cb);
+}
+
+int charts_build(const struct run_model *m, struct charts **ret)
+{
+	struct charts *cs = calloc(1, sizeof(*cs));
+	_cleanup_free_ struct run_stepinfo *steps = NULL;
+	size_t nsteps;
+	int r;
+
+	if (!cs)
+		return -ENOMEM;
+	r = run_steps(m, &steps, &nsteps);
+	for (size_t s = 0; r == 0 && s < nsteps; s++) {
+		const char *name = steps[s].name;
+
+		if (steps[s].kind == DOC_DSS) {
+			r = dss_charts(cs, m, name);
+			continue;
+		}
+		for (size_t i = 0; r == 0 && i < m->nconfigs; i++) {
+			const struct run_config *c = &m->configs[i];
+			const struct dut_result *docs[RUN_MAX_DOCS];
+			size_t nd;
+
+			switch (steps[s].kind) {
+			case DOC_OLTP:
+				r = oltp_chart(cs, c, name);
+				break;
+			case DOC_PROBE_SLC:
+				nd = run_config_docs(c, name, docs, RUN_MAX_DOCS);
+				for (size_t k = 0; r == 0 && k < nd; k++)
+					r = slc_chart(cs, c, name, docs[k], k);
+				break;
+			case DOC_PROBE_FILL:
+				r = fill_chart(cs, c, name);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; r == 0 && i < m->nconfigs; i++)
+		r = iomix_chart(cs, &m->configs[i]);
+	if (r < 0) {
+		charts_free(cs);
+		return r;
+	}
+	*ret = cs;
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Charts of a run: for each, the data files and the gnuplot script that
+ * draws NAME.png from them.  charts_build() is pure (chart.c: the model in,
+ * text out); charts_render() (chart_exec.c) writes the files into the charts
+ * directory and runs gnuplot there, one process per chart.
+ *
+ * Only the charts the run's data supports are built:
+ *   oltp-STEP-CFG      TPS and mean latency per second (pgload oltp per_second series)
+ *   slc-STEP-CFG-repR  the write throughput per window, with the detected knee
+ *   fill-STEP-CFG      random-write IOPS against fill level, one line per queue depth
+ *   iomix-CFG          reads and writes per class, sequential vs random (dutfs traces)
+ *   dss-STEP-phases    DSS phase times per configuration
+ *   dss-STEP-queries   DSS query times per configuration
+ */
+#ifndef DUTLAB_CHART_H
+#define DUTLAB_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tools/run_model.h"
+
+#define CHART_APT_PACKAGE "gnuplot-nox"
+
+struct chart_data {
+	char *file;            /* NAME.dat or NAME-N.dat, relative to the charts directory */
+	char *text;
+};
+
+struct chart {
+	char *name;            /* the file stem: NAME.png, NAME.gp */
+	char *title;           /* what it shows (the caption) */
+	char *step;            /* the step it belongs to; "" for the per-configuration I/O mix */
+	char *script;          /* gnuplot commands; file names relative to the charts directory */
+	struct chart_data *data;
+	size_t ndata;
+	bool rendered;         /* NAME.png was written (charts_render) */
+	char *why_not;         /* when not rendered: why, and what to do */
+};
+
+struct charts {
+	struct chart *v;
+	size_t n;
+};
+
+int charts_build(const struct run_model *m, struct charts **ret);
+void charts_free(struct charts *c);
+
+/*
+ * Write every chart's data and script into dir (created when missing) and
+ * run gnuplot (the program named by $DUTLAB_GNUPLOT, else "gnuplot" on
+ * PATH) on it.  A chart gnuplot could not draw gets why_not; a missing
+ * gnuplot marks every chart not rendered with the package to install.
+ * Returns 0, or -errno when dir cannot be made or written.
+ */
+int charts_render(struct charts *c, const char *dir);
+
+/* A file-name-safe version of s ([A-Za-z0-9._+-], others become '-'), into buf. */
+const char *chart_safe_name(const char *s, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Findings: what the data of a run says, each sentence with the numbers it
+ * rests on (pure: findings.c computes them from a loaded run model; the
+ * numbers are kept in the struct so tests check them, and the sentence is
+ * made from those same numbers).
+ *
+ * Definitions:
+ *   - a random request is a read or write that is not sequential
+ *     (tools/report.h: its offset is not where the previous one on that
+ *     file ended);
+ *   - run-to-run spread of a configuration: the min-max range of its
+ *     repetitions; a difference between two configurations "exceeds the
+ *     spread" when their ranges do not overlap (it needs >= 2 repetitions
+ *     of each);
+ *   - a bench row measured the cache when dutprobe flagged it
+ *     (extra.cache_not_device: above the link's ceiling).
+ */
+#ifndef DUTLAB_FINDINGS_H
+#define DUTLAB_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/run_model.h"
+
+enum finding_kind {
+	FIND_RANDOM_READS,     /* the class most random reads went to */
+	FIND_WRITE_BYTES,      /* the class most written bytes went to */
+	FIND_CACHE_ROW,        /* a dutprobe bench row faster than the link */
+	FIND_DSS_PLANS,        /* queries whose plan changed against the first config */
+	FIND_TPS_RATIO,        /* TPS of a config against the first */
+	FIND_SLC_KNEE,         /* sequential write throughput level change */
+	FIND_FILL_DROP,        /* random-write IOPS at the fullest vs the emptiest level */
+	FIND_KIND_COUNT
+};
+
+struct finding {
+	enum finding_kind kind;
+	size_t config;         /* index into model->configs */
+	size_t other;          /* the configuration compared with (TPS, DSS), else == config */
+	char *subject;         /* class, row, step, query list, "QD8" */
+	/*
+	 * The numbers the sentence cites, per kind:
+	 *   RANDOM_READS  count = {random reads of the class, all random reads}, value[0] = %
+	 *   WRITE_BYTES   count = {bytes written to the class, all bytes written}, value[0] = %
+	 *   CACHE_ROW     value = {B/s measured, link ceiling B/s}
+	 *   DSS_PLANS     count = {queries whose plan changed, queries}, value = {m-time of
+	 *                 config, m-time of other (s), ratio}, count[2] = queries in m-time
+	 *   TPS_RATIO     value = {ratio of medians, median, other's median, min, max,
+	 *                 other's min, other's max}, count = {reps, other's reps},
+	 *                 exceeds = the ranges do not overlap
+	 *   SLC_KNEE      value = {bytes before the knee, B/s before, B/s after, relative change}
+	 *   FILL_DROP     value = {IOPS at fullest, IOPS at emptiest, ratio, fullest %, emptiest %}
+	 */
+	uint64_t count[3];
+	double value[8];
+	bool exceeds;
+	char *text;            /* the sentence */
+};
+
+struct findings {
+	struct finding *v;
+	size_t n;
+};
+
+int findings_build(const struct run_model *m, struct findings **ret);
+void findings_free(struct findings *f);
+const char *finding_kind_name(enum finding_kind k);
+
+#endif

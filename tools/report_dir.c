@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Writing the report of a run directory: report.md, report.html, charts/. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "tools/chart.h"
+#include "tools/findings.h"
+#include "tools/report_dir.h"
+#include "tools/report_doc.h"
+#include "tools/run_model.h"
+
+DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct findings *, findings_free)
+DUT_DEFINE_FREEP(struct charts *, charts_free)
+DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
+
+/* Write text to dir/name through a temporary file and rename: a reader never sees half a report. */
+static int write_atomic(const char *dir, const char *name, const char *text)
+{
+	char tmp[4096], p[4096];
+	FILE *f;
+	int r = 0;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fputs(text, f) == EOF)
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, p) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct dut_error *err)
+{
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_(charts_freep) struct charts *cs = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL, *html = NULL;
+	struct report_dir_summary sum = { 0 };
+	char chartdir[4096], title[512];
+	int r;
+
+	r = run_model_load(rundir, RUN_LOAD_DOCS | RUN_LOAD_TRACES, &m, err);
+	if (r < 0)
+		return r;
+	if ((r = findings_build(m, &f)) < 0 || (r = charts_build(m, &cs)) < 0) {
+		dut_error_set(err, "cannot build the report: %s", strerror(-r));
+		return r;
+	}
+	snprintf(chartdir, sizeof(chartdir), "%s/charts", rundir);
+	if (cs->n && (r = charts_render(cs, chartdir)) < 0) {
+		dut_error_set(err, "cannot write the charts into %s: %s", chartdir, strerror(-r));
+		return r;
+	}
+	snprintf(title, sizeof(title), "dutlab report: %s", m->name);
+	if ((r = report_run_build(m, f, cs, &d)) < 0 || (r = render_md(d, &md)) < 0 ||
+	    (r = render_html(d, title, &html)) < 0) {
+		dut_error_set(err, "cannot build the report: %s", strerror(-r));
+		return r;
+	}
+	if ((r = write_atomic(rundir, "report.md", md)) < 0 ||
+	    (r = write_atomic(rundir, "report.html", html)) < 0) {
+		dut_error_set(err, "cannot write the report into %s: %s", rundir, strerror(-r));
+		return r;
+	}
+	sum.nfindings = f->n;
+	sum.ncharts = cs->n;
+	sum.nnotes = m->nnotes;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (cs->v[i].rendered)
+			sum.nrendered++;
+		else if (!sum.first_why_not[0])
+			snprintf(sum.first_why_not, sizeof(sum.first_why_not), "%s",
+				 cs->v[i].why_not ? cs->v[i].why_not : "?");
+	}
+	*ret = sum;
+	return 0;
+}

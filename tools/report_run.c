@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The report of a run directory as a document (pure): facts, findings, tables, charts. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/cleanup.h"
+#include "tools/compare.h"
+#include "tools/report_doc.h"
+#include "tools/run_stats.h"
+
+#define MIB (1024.0 * 1024.0)
+#define SPREAD_NOTE "Values are medians over the runs of each configuration (runs: its result " \
+	"documents, one per repetition, or one per repeat of a step); the spread is the min-max " \
+	"range of those runs (not an IQR)."
+
+/* "1,234.5 (1,100.0-1,300.0)" pieces */
+static const char *num(double v, int dec, char *buf, size_t n)
+{
+	return run_fmt_num(v, dec, buf, n);
+}
+
+static const char *range(const struct cmp_stat *s, double scale, int dec, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (!s->n)
+		snprintf(buf, n, "-");
+	else if (s->n == 1)
+		snprintf(buf, n, "(1 value)");
+	else
+		snprintf(buf, n, "%s-%s", num(s->min * scale, dec, a, sizeof(a)),
+			 num(s->max * scale, dec, b, sizeof(b)));
+	return buf;
+}
+
+static const char *med(const struct cmp_stat *s, double scale, int dec, char *buf, size_t n)
+{
+	if (!s->n)
+		snprintf(buf, n, "-");
+	else
+		num(s->median * scale, dec, buf, n);
+	return buf;
+}
+
+static void charts_of(struct rdoc *d, const struct charts *cs, const char *step)
+{
+	char p[320];
+
+	for (size_t i = 0; cs && i < cs->n; i++) {
+		const struct chart *c = &cs->v[i];
+
+		if (strcmp(c->step, step) != 0)
+			continue;
+		if (c->rendered) {
+			snprintf(p, sizeof(p), "charts/%s.png", c->name);
+			rdoc_image(d, p, c->title);
+		} else {
+			rdoc_para(d, "Chart not rendered: %s (%s).", c->title,
+				  c->why_not ? c->why_not : "charts were not drawn");
+		}
+	}
+}
+
+/* ---- the head: what ran ---- */
+
+static void facts(struct rdoc *d, const struct run_model *m)
+{
+	char mem[32];
+
+	rdoc_heading(d, 1, "dutlab report: %s", m->name);
+	if (m->description && m->description[0])
+		rdoc_para(d, "%s", m->description);
+	rdoc_list(d);
+	rdoc_item(d, "run directory: %s", m->dir[0] ? m->dir : "(not given)");
+	rdoc_item(d, "status: %s; started %s, finished %s", m->status,
+		  m->started_at[0] ? m->started_at : "?", m->finished_at[0] ? m->finished_at : "not yet");
+	rdoc_item(d, "experiment: %s; %u repetition%s per configuration",
+		  m->source[0] ? m->source : "?", m->repetitions, m->repetitions == 1 ? "" : "s");
+	if (m->have_host)
+		rdoc_item(d, "host: %s, %s, %u CPUs, %s GiB memory, %s", m->host.hostname,
+			  m->host.cpu_model, m->host.cpus,
+			  num((double)m->host.mem_bytes / (MIB * 1024), 1, mem, sizeof(mem)), m->host.kernel);
+
+	rdoc_heading(d, 2, "Configurations");
+	rdoc_table(d, "", "#|configuration|status|>repetitions|view|filesystem|replica|reason");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+		unsigned ok = 0;
+
+		for (size_t r = 0; r < c->nreps; r++)
+			ok += strcmp(c->reps[r].status, "complete") == 0 || strcmp(c->reps[r].status, "ok") == 0;
+		rdoc_cell(d, "%u", c->index);
+		rdoc_cell(d, "%s", c->name);
+		rdoc_cell(d, "%s", c->status);
+		rdoc_cell(d, "%u of %zu complete", ok, c->nreps);
+		rdoc_cell(d, "%s", c->view[0] ? c->view : "-");
+		rdoc_cell(d, "%s", c->filesystem[0] ? c->filesystem : "-");
+		rdoc_cell(d, "%s", c->replica[0] ? c->replica : "-");
+		rdoc_cell(d, "%s", c->reason[0] ? c->reason : "");
+	}
+}
+
+static void findings_section(struct rdoc *d, const struct run_model *m, const struct findings *f)
+{
+	rdoc_heading(d, 2, "Findings");
+	if (!f->n) {
+		rdoc_para(d, "No finding: the run has no data a finding is computed from "
+			  "(OLTP TPS of two configurations, DSS plans, dutprobe rows, traces).");
+	} else {
+		rdoc_list(d);
+		for (size_t i = 0; i < f->n; i++)
+			rdoc_item(d, "%s.", f->v[i].text);
+	}
+	if (m->nnotes) {
+		rdoc_para(d, "Not used in this report:");
+		rdoc_list(d);
+		for (size_t i = 0; i < m->nnotes; i++)
+			rdoc_item(d, "%s", m->notes[i]);
+	}
+}
+
+/* ---- per step kind ---- */
+
+static void oltp_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	struct cmp_stat base = run_metric(&m->configs[0], step, "run", "tps");
+
+	rdoc_table(d, SPREAD_NOTE, "configuration|>runs|>TPS (tx/s)|>TPS min-max (tx/s)|"
+		   ">ratio to first|>latency p50 (ms)|>latency p99 (ms)|>p99 min-max (ms)");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+		struct cmp_stat tps = run_metric(c, step, "run", "tps");
+		struct cmp_stat p50 = run_latency(c, step, "run", "txn", "p50");
+		struct cmp_stat p99 = run_latency(c, step, "run", "txn", "p99");
+		char a[64];
+		double ratio;
+
+		if (!tps.n)
+			continue;
+		rdoc_cell(d, "%s", c->name);
+		rdoc_cell(d, "%u", tps.n);
+		rdoc_cell(d, "%s", med(&tps, 1, 1, a, sizeof(a)));
+		rdoc_cell(d, "%s", range(&tps, 1, 1, a, sizeof(a)));
+		if (cmp_ratio(&tps, &base, &ratio))
+			rdoc_cell(d, "%.2fx", ratio);
+		else
+			rdoc_cell(d, "-");
+		rdoc_cell(d, "%s", med(&p50, 1e-6, 2, a, sizeof(a)));
+		rdoc_cell(d, "%s", med(&p99, 1e-6, 2, a, sizeof(a)));
+		rdoc_cell(d, "%s", range(&p99, 1e-6, 2, a, sizeof(a)));
+	}
+}
+
+/* Phase durations of a step per configuration (pgload init, dss). */
+static void phase_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	rdoc_table(d, "Phase times. " SPREAD_NOTE, "configuration|phase|>runs|>time (s)|>min-max (s)");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct dut_result *docs[1];
+		const struct run_config *c = &m->configs[i];
+
+		if (!run_config_docs(c, step, docs, 1))
+			continue;
+		for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
+			const char *pn = dut_phase_name(dut_result_phase_at(docs[0], p));
+			struct cmp_stat t = run_duration(c, step, pn);
+			char a[64];
+
+			if (!t.n)
+				continue;
+			rdoc_cell(d, "%s", c->name);
+			rdoc_cell(d, "%s", pn);
+			rdoc_cell(d, "%u", t.n);
+			rdoc_cell(d, "%s", med(&t, 1, 3, a, sizeof(a)));
+			rdoc_cell(d, "%s", range(&t, 1, 3, a, sizeof(a)));
+		}
+	}
+}
+
+/* m-time per configuration against the first (tools/compare.c). */
+static void dss_mtime(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	const struct dut_result *docs[CMP_MAX_INPUTS][RUN_MAX_DOCS];
+	struct cmp_input in[CMP_MAX_INPUTS];
+	struct cmp_opts o = { .baseline = 0 };
+	struct dut_error err = { { 0 } };
+	struct cmp *cmp = NULL;
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < m->nconfigs && n < CMP_MAX_INPUTS; i++) {
+		in[n] = (struct cmp_input){ .source = m->configs[i].name,
+					    .docs = (struct dut_result *const *)docs[n] };
+		in[n].ndocs = run_config_docs(&m->configs[i], step, docs[n], RUN_MAX_DOCS);
+		n += in[n].ndocs > 0;
+	}
+	if (n < 2)
+		return;
+	r = cmp_build(in, n, &o, &cmp, &err);
+	if (r < 0) {
+		rdoc_para(d, "The configurations' DSS results are not compared: %s.",
+			  r == -EINVAL ? err.msg : strerror(-r));
+		return;
+	}
+	rdoc_table(d, "m-time: the total of the median times of the queries whose plan fingerprint is the "
+		   "same in every configuration (and that succeeded everywhere); m-score: their geometric "
+		   "mean; ratios against the first configuration.",
+		   "configuration|>m-time (s)|>ratio|>m-score (s)|>total, all queries (s)|>queries in the total");
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_dss_sum *s = &cmp->sum[i];
+		char a[32];
+
+		rdoc_cell(d, "%s", in[i].source);
+		rdoc_cell(d, "%s", s->m_defined ? num(s->m_time_s, 3, a, sizeof(a)) : "undefined");
+		if (s->m_defined && cmp->sum[0].m_time_s > 0)
+			rdoc_cell(d, "%.2fx", s->m_time_s / cmp->sum[0].m_time_s);
+		else
+			rdoc_cell(d, "-");
+		rdoc_cell(d, "%s", s->m_defined ? num(s->m_score_s, 4, a, sizeof(a)) : "undefined");
+		rdoc_cell(d, "%s", num(s->total_s, 3, a, sizeof(a)));
+		rdoc_cell(d, "%u", s->nok);
+	}
+	rdoc_para(d, "%c%s.", cmp->explanation[0] >= 'a' && cmp->explanation[0] <= 'z' ?
+		  cmp->explanation[0] - 'a' + 'A' : cmp->explanation[0], cmp->explanation + 1);
+	cmp_free(cmp);
+}
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static void bench_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	rdoc_table(d, "dutprobe bench rows. Each document's value is already the median of its own "
+		   "repetitions; here: the median over the documents of the configuration, with their "
+		   "min-max range. cache = above the link's ceiling (the page cache, not the device).",
+		   "configuration|row|>documents|>MB/s|>MB/s min-max|>IOPS|>IOPS min-max|>p99 (ms)|cache");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+		const struct dut_result *docs[1];
+
+		if (!run_config_docs(c, step, docs, 1))
+			continue;
+		for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
+			struct dut_result_phase *ph = dut_result_phase_at(docs[0], p);
+			const char *pn = dut_phase_name(ph);
+			struct cmp_stat bw = run_metric(c, step, pn, "bw"), io = run_metric(c, step, pn, "iops");
+			struct cmp_stat p99 = run_latency(c, step, pn, "io", "p99");
+			json_object *flag = jget(dut_phase_extra(ph), "cache_not_device");
+			char a[64];
+
+			rdoc_cell(d, "%s", c->name);
+			rdoc_cell(d, "%s", pn);
+			rdoc_cell(d, "%u", bw.n);
+			rdoc_cell(d, "%s", med(&bw, 1e-6, 1, a, sizeof(a)));
+			rdoc_cell(d, "%s", range(&bw, 1e-6, 1, a, sizeof(a)));
+			rdoc_cell(d, "%s", med(&io, 1, 0, a, sizeof(a)));
+			rdoc_cell(d, "%s", range(&io, 1, 0, a, sizeof(a)));
+			rdoc_cell(d, "%s", med(&p99, 1e-6, 2, a, sizeof(a)));
+			rdoc_cell(d, "%s", flag && json_object_get_boolean(flag) ? "cache" : "");
+		}
+	}
+}
+
+static void slc_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	rdoc_table(d, "Knees of the sequential write throughput (dutprobe slc): where the level changed, "
+		   "with the 95% interval of the position.",
+		   "configuration|document|knee|>after (MiB)|>95% interval (MiB)|>before (MB/s)|>after (MB/s)|"
+		   ">change|confidence");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct dut_result *docs[RUN_MAX_DOCS];
+		size_t nd = run_config_docs(&m->configs[i], step, docs, RUN_MAX_DOCS);
+
+		for (size_t k = 0; k < nd; k++) {
+			struct dut_result_phase *ph = dut_result_find_phase(docs[k], "write");
+			json_object *knees = ph ? jget(dut_phase_extra(ph), "knees") : NULL;
+			size_t nk = knees ? json_object_array_length(knees) : 0;
+			char a[32], b[32];
+
+			for (size_t j = 0; j < nk || (j == 0 && !nk); j++) {
+				json_object *kn = nk ? json_object_array_get_idx(knees, j) : NULL;
+
+				rdoc_cell(d, "%s", m->configs[i].name);
+				rdoc_cell(d, "%zu", k + 1);
+				if (!kn) {
+					rdoc_cell(d, "none found");
+					for (int e = 0; e < 6; e++)
+						rdoc_cell(d, "-");
+					continue;
+				}
+				rdoc_cell(d, "%zu", j + 1);
+				rdoc_cell(d, "%s", num(json_object_get_double(jget(kn, "bytes_before")) / MIB, 0, a, sizeof(a)));
+				rdoc_cell(d, "%s-%s", num(json_object_get_double(jget(kn, "ci95_lo_bytes")) / MIB, 0, a, sizeof(a)),
+					  num(json_object_get_double(jget(kn, "ci95_hi_bytes")) / MIB, 0, b, sizeof(b)));
+				rdoc_cell(d, "%s", num(json_object_get_double(jget(kn, "bw_before")) / 1e6, 1, a, sizeof(a)));
+				rdoc_cell(d, "%s", num(json_object_get_double(jget(kn, "bw_after")) / 1e6, 1, a, sizeof(a)));
+				rdoc_cell(d, "%+.0f%%", json_object_get_double(jget(kn, "rel_change")) * 100);
+				rdoc_cell(d, "%s", json_object_get_string(jget(kn, "confidence")) ?: "?");
+			}
+		}
+	}
+}
+
+static void fill_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	rdoc_table(d, "Random-write IOPS per fill level and queue depth (dutprobe fill). " SPREAD_NOTE,
+		   "configuration|level|queue depth|>runs|>IOPS|>IOPS min-max");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+		const struct dut_result *docs[1];
+		json_object *phases;
+
+		if (!run_config_docs(c, step, docs, 1) ||
+		    !json_object_object_get_ex(dut_result_json(docs[0]), "phases", &phases))
+			continue;
+		for (size_t p = 0; p < json_object_array_length(phases); p++) {
+			json_object *ph = json_object_array_get_idx(phases, p);
+			const char *pn = json_object_get_string(jget(ph, "name"));
+
+			json_object_object_foreach(jget(ph, "metrics"), name, val) {
+				struct cmp_stat st;
+				char a[64];
+
+				(void)val;
+				if (strncmp(name, "iops_qd", 7) != 0)
+					continue;
+				st = run_metric(c, step, pn, name);
+				rdoc_cell(d, "%s", c->name);
+				rdoc_cell(d, "%s", strncmp(pn, "level_", 6) == 0 ? pn + 6 : pn);
+				rdoc_cell(d, "%s", name + 7);
+				rdoc_cell(d, "%u", st.n);
+				rdoc_cell(d, "%s", med(&st, 1, 0, a, sizeof(a)));
+				rdoc_cell(d, "%s", range(&st, 1, 0, a, sizeof(a)));
+			}
+		}
+	}
+}
+
+static void step_section(struct rdoc *d, const struct run_model *m, const struct charts *cs,
+			 const struct run_stepinfo *s)
+{
+	rdoc_heading(d, 2, "Step %s (%s)", s->name, run_doc_kind_name(s->kind));
+	switch (s->kind) {
+	case DOC_OLTP:
+		oltp_table(d, m, s->name);
+		break;
+	case DOC_OLTP_INIT:
+		phase_table(d, m, s->name);
+		break;
+	case DOC_DSS:
+		phase_table(d, m, s->name);
+		dss_mtime(d, m, s->name);
+		break;
+	case DOC_PROBE_BENCH:
+		bench_table(d, m, s->name);
+		break;
+	case DOC_PROBE_SLC:
+		slc_table(d, m, s->name);
+		break;
+	case DOC_PROBE_FILL:
+		fill_table(d, m, s->name);
+		break;
+	case DOC_OTHER:
+		rdoc_para(d, "No table for this step: its documents are of a kind the report does not "
+			  "summarise (or none could be read); `dutlab compare` puts any result documents "
+			  "side by side.");
+		break;
+	}
+	charts_of(d, cs, s->name);
+}
+
+static void iomix_section(struct rdoc *d, const struct run_model *m, const struct charts *cs)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		struct run_io_mix mix;
+		char cap[512], a[32], b[32], c1[32], c2[32];
+
+		run_io_mix_of(&m->configs[i], &mix);
+		if (!mix.ntraced)
+			continue;
+		if (!any)
+			rdoc_heading(d, 2, "I/O mix per class (dutfs traces)");
+		any = true;
+		snprintf(cap, sizeof(cap), "%s: requests and bytes of %u trace%s summed; random = not "
+			 "sequential (a request that does not start where the previous one on the file "
+			 "ended)%s", m->configs[i].name, mix.ntraced, mix.ntraced == 1 ? "" : "s",
+			 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
+			 "files count as heap" : "");
+		rdoc_table(d, cap, "class|>reads|>% random|>read (MiB)|>writes|>% random|>written (MiB)");
+		for (int k = 0; k <= RC_COUNT; k++) {
+			const struct run_io_class *x = k < RC_COUNT ? &mix.cls[k] : &mix.total;
+
+			if (k < RC_COUNT && !x->ops[0] && !x->ops[1])
+				continue;
+			rdoc_cell(d, "%s", k < RC_COUNT ? rep_class_name((enum rep_class)k) : "total");
+			rdoc_cell(d, "%s", run_fmt_count(x->ops[0], a, sizeof(a)));
+			rdoc_cell(d, "%.1f", rep_pct(x->ops[0] - x->seq_ops[0], x->ops[0]));
+			rdoc_cell(d, "%s", num((double)x->bytes[0] / MIB, 2, b, sizeof(b)));
+			rdoc_cell(d, "%s", run_fmt_count(x->ops[1], c1, sizeof(c1)));
+			rdoc_cell(d, "%.1f", rep_pct(x->ops[1] - x->seq_ops[1], x->ops[1]));
+			rdoc_cell(d, "%s", num((double)x->bytes[1] / MIB, 2, c2, sizeof(c2)));
+		}
+	}
+	if (any)
+		charts_of(d, cs, "");
+}
+
+int report_run_build(const struct run_model *m, const struct findings *f, const struct charts *cs,
+		     struct rdoc **ret)
+{
+	_cleanup_free_ struct run_stepinfo *steps = NULL;
+	struct rdoc *d = calloc(1, sizeof(*d));
+	size_t nsteps = 0;
+	int r;
+
+	if (!d)
+		return -ENOMEM;
+	r = run_steps(m, &steps, &nsteps);
+	if (r < 0) {
+		free(d);
+		return r;
+	}
+	facts(d, m);
+	findings_section(d, m, f);
+	for (size_t s = 0; s < nsteps; s++)
+		step_section(d, m, cs, &steps[s]);
+	iomix_section(d, m, cs);
+	if (d->oom) {
+		rdoc_free(d);
+		return -ENOMEM;
+	}
+	*ret = d;
+	return 0;
+}

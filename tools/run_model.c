@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manifest.json of a run directory -> struct run_model (pure; json-c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/cleanup.h"
+#include "tools/run_model.h"
+
+DUT_DEFINE_FREEP(json_object *, json_object_put)
+
+/* Where the parser is: the file name and the member path, for messages. */
+struct mctx {
+	const char *fname;
+	struct dut_error *err;
+};
+
+/* A member path into buf (vsnprintf: a path longer than buf is cut, which only shortens a message). */
+static void pathf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+}
+
+static const char *found(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a number";
+	case json_type_int: return json_object_get_int64(o) < 0 ? "a negative integer" : "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "something else";
+}
+
+static int bad(const struct mctx *x, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(const struct mctx *x, const char *path, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	dut_error_set(x->err, "%s: %s%s%s", x->fname, path, *path ? ": " : "", what);
+	return -EINVAL;
+}
+
+/* A member of type t; absent (or null) -> *ret NULL, an error only when required. */
+static int member(const struct mctx *x, json_object *obj, const char *path, const char *key,
+		  json_type t, bool required, json_object **ret)
+{
+	static const char *const want[] = {
+		[json_type_string] = "a string", [json_type_int] = "an integer",
+		[json_type_object] = "an object", [json_type_array] = "an array",
+		[json_type_boolean] = "a boolean",
+	};
+	char p[256];
+	json_object *v;
+
+	pathf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null)) {
+		*ret = NULL;
+		return required ? bad(x, p, "missing (expected %s)", want[t]) : 0;
+	}
+	if (!json_object_is_type(v, t))
+		return bad(x, p, "expected %s, found %s", want[t], found(v));
+	*ret = v;
+	return 0;
+}
+
+static int get_str(const struct mctx *x, json_object *obj, const char *path, const char *key,
+		   bool required, char **ret)
+{
+	json_object *v;
+	int r = member(x, obj, path, key, json_type_string, required, &v);
+
+	if (r < 0)
+		return r;
+	*ret = strdup(v ? json_object_get_string(v) : "");
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_uint(const struct mctx *x, json_object *obj, const char *path, const char *key,
+		    bool required, uint64_t max, uint64_t *ret)
+{
+	json_object *v;
+	int r = member(x, obj, path, key, json_type_int, required, &v);
+	int64_t n;
+
+	if (r < 0)
+		return r;
+	n = v ? json_object_get_int64(v) : 0;
+	if (n < 0 || (uint64_t)n > max) {
+		char p[256];
+
+		pathf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+		return bad(x, p, "%" PRId64 " is out of range (0..%" PRIu64 ")", n, max);
+	}
+	*ret = (uint64_t)n;
+	return 0;
+}
+
+/*
+ * A path the report opens, relative to the run (or rep) directory: it must
+ * stay inside it, so a manifest cannot point the report at /etc/shadow.
+ */
+static int check_rel_path(const struct mctx *x, const char *path, const char *key, const char *v)
+{
+	char p[256];
+
+	pathf(p, sizeof(p), "%s.%s", path, key);
+	if (!*v)
+		return bad(x, p, "empty path");
+	if (v[0] == '/')
+		return bad(x, p, "\"%s\" is absolute: expected a path inside the run directory", v);
+	for (const char *s = v; s; s = strchr(s, '/')) {
+		s += *s == '/';
+		if (strncmp(s, "..", 2) == 0 && (s[2] == '/' || !s[2]))
+			return bad(x, p, "\"%s\" leaves the run directory (..)", v);
+	}
+	return 0;
+}
+
+static int get_path(const struct mctx *x, json_object *obj, const char *path, const char *key,
+		    bool required, char **ret)
+{
+	int r = get_str(x, obj, path, key, required, ret);
+
+	if (r < 0)
+		return r;
+	if (!**ret && !required) {
+		free(*ret);
+		*ret = NULL;
+		return 0;
+	}
+	return check_rel_path(x, path, key, *ret);
+}
+
+static int parse_step(const struct mctx *x, json_object *o, const char *path, struct run_step *s)
+{
+	json_object *res, *ec;
+	uint64_t wall;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(x, path, "expected an object, found %s", found(o));
+	if ((r = get_str(x, o, path, "name", true, &s->name)) < 0 ||
+	    (r = get_str(x, o, path, "type", false, &s->type)) < 0 ||
+	    (r = get_str(x, o, path, "tool", false, &s->tool)) < 0 ||
+	    (r = get_str(x, o, path, "status", true, &s->status)) < 0 ||
+	    (r = get_uint(x, o, path, "wall_ns", false, UINT64_MAX, &wall)) < 0 ||
+	    (r = member(x, o, path, "exit_code", json_type_int, false, &ec)) < 0 ||
+	    (r = member(x, o, path, "results", json_type_array, false, &res)) < 0)
+		return r;
+	s->wall_ns = wall;
+	s->exit_code = ec ? json_object_get_int(ec) : 0;
+	s->ndocs = res ? json_object_array_length(res) : 0;
+	s->docs = calloc(s->ndocs + 1, sizeof(*s->docs));
+	if (!s->docs)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ndocs; i++) {
+		json_object *f = json_object_array_get_idx(res, i);
+		char p[256];
+
+		pathf(p, sizeof(p), "%s.results[%zu]", path, i);
+		if (!json_object_is_type(f, json_type_string))
+			return bad(x, p, "expected a string (a file name), found %s", found(f));
+		s->docs[i].file = strdup(json_object_get_string(f));
+		if (!s->docs[i].file)
+			return -ENOMEM;
+		if ((r = check_rel_path(x, path, "results[]", s->docs[i].file)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_rep(const struct mctx *x, json_object *o, const char *path, struct run_rep *rp)
+{
+	json_object *steps, *art;
+	uint64_t n;
+	char p[256];
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(x, path, "expected an object, found %s", found(o));
+	if ((r = get_uint(x, o, path, "rep", true, 1000000, &n)) < 0 ||
+	    (r = get_path(x, o, path, "dir", true, &rp->dir)) < 0 ||
+	    (r = get_str(x, o, path, "status", true, &rp->status)) < 0 ||
+	    (r = member(x, o, path, "steps", json_type_array, false, &steps)) < 0 ||
+	    (r = member(x, o, path, "artifacts", json_type_object, false, &art)) < 0)
+		return r;
+	rp->rep = (unsigned)n;
+	if (art) {
+		pathf(p, sizeof(p), "%s.artifacts", path);
+		if ((r = get_path(x, art, p, "trace", false, &rp->trace)) < 0 ||
+		    (r = get_path(x, art, p, "relmap", false, &rp->relmap)) < 0)
+			return r;
+	}
+	rp->nsteps = steps ? json_object_array_length(steps) : 0;
+	rp->steps = calloc(rp->nsteps + 1, sizeof(*rp->steps));
+	if (!rp->steps)
+		return -ENOMEM;
+	for (size_t i = 0; i < rp->nsteps; i++) {
+		pathf(p, sizeof(p), "%s.steps[%zu]", path, i);
+		if ((r = parse_step(x, json_object_array_get_idx(steps, i), p, &rp->steps[i])) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_config(const struct mctx *x, json_object *o, const char *path, struct run_config *c)
+{
+	json_object *reps;
+	uint64_t idx;
+	char p[256];
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(x, path, "expected an object, found %s", found(o));
+	if ((r = get_uint(x, o, path, "index", true, 10000, &idx)) < 0 ||
+	    (r = get_str(x, o, path, "name", true, &c->name)) < 0 ||
+	    (r = get_path(x, o, path, "dir", true, &c->dir)) < 0 ||
+	    (r = get_str(x, o, path, "status", true, &c->status)) < 0 ||
+	    (r = get_str(x, o, path, "reason", false, &c->reason)) < 0 ||
+	    (r = get_str(x, o, path, "view", false, &c->view)) < 0 ||
+	    (r = get_str(x, o, path, "filesystem", false, &c->filesystem)) < 0 ||
+	    (r = get_str(x, o, path, "replica", false, &c->replica)) < 0 ||
+	    (r = member(x, o, path, "reps", json_type_array, false, &reps)) < 0)
+		return r;
+	c->index = (unsigned)idx;
+	c->nreps = reps ? json_object_array_length(reps) : 0;
+	c->reps = calloc(c->nreps + 1, sizeof(*c->reps));
+	if (!c->reps)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nreps; i++) {
+		pathf(p, sizeof(p), "%s.reps[%zu]", path, i);
+		if ((r = parse_rep(x, json_object_array_get_idx(reps, i), p, &c->reps[i])) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_host(const struct mctx *x, json_object *root, struct run_model *m)
+{
+	json_object *h;
+	_cleanup_free_ char *hn = NULL, *k = NULL, *cpu = NULL;
+	uint64_t cpus, mem;
+	int r;
+
+	if ((r = member(x, root, "", "host", json_type_object, false, &h)) < 0 || !h)
+		return r;
+	if ((r = get_str(x, h, "host", "hostname", false, &hn)) < 0 ||
+	    (r = get_str(x, h, "host", "kernel", false, &k)) < 0 ||
+	    (r = get_str(x, h, "host", "cpu_model", false, &cpu)) < 0 ||
+	    (r = get_uint(x, h, "host", "cpus", false, 1u << 20, &cpus)) < 0 ||
+	    (r = get_uint(x, h, "host", "mem_bytes", false, UINT64_MAX, &mem)) < 0)
+		return r;
+	snprintf(m->host.hostname, sizeof(m->host.hostname), "%s", hn);
+	snprintf(m->host.kernel, sizeof(m->host.kernel), "%s", k);
+	snprintf(m->host.cpu_model, sizeof(m->host.cpu_model), "%s", cpu);
+	m->host.cpus = (unsigned)cpus;
+	m->host.mem_bytes = mem;
+	m->have_host = true;
+	return 0;
+}
+
+static int parse_root(const struct mctx *x, json_object *root, struct run_model *m)
+{
+	json_object *v, *exp, *cfgs;
+	uint64_t ver, reps;
+	char p[64];
+	int r;
+
+	if (!json_object_is_type(root, json_type_object))
+		return bad(x, "", "expected a JSON object, found %s", found(root));
+	if ((r = member(x, root, "", "schema", json_type_string, true, &v)) < 0)
+		return r;
+	if (strcmp(json_object_get_string(v), RUN_MANIFEST_SCHEMA) != 0)
+		return bad(x, "schema", "expected \"%s\", found \"%s\": not a dutlab run manifest",
+			   RUN_MANIFEST_SCHEMA, json_object_get_string(v));
+	if ((r = get_uint(x, root, "", "schema_version", true, UINT32_MAX, &ver)) < 0)
+		return r;
+	if (ver < 1 || ver > RUN_MANIFEST_VERSION)
+		return bad(x, "schema_version", "the manifest has version %" PRIu64 ", this dutlab reads "
+			   "version %d: use the dutlab that made the run", ver, RUN_MANIFEST_VERSION);
+	if ((r = member(x, root, "", "experiment", json_type_object, true, &exp)) < 0 ||
+	    (r = get_str(x, exp, "experiment", "name", true, &m->name)) < 0 ||
+	    (r = get_str(x, exp, "experiment", "description", false, &m->description)) < 0 ||
+	    (r = get_str(x, exp, "experiment", "source", false, &m->source)) < 0 ||
+	    (r = get_uint(x, exp, "experiment", "repetitions", false, 1000000, &reps)) < 0 ||
+	    (r = get_str(x, root, "", "status", true, &m->status)) < 0 ||
+	    (r = get_str(x, root, "", "started_at", false, &m->started_at)) < 0 ||
+	    (r = get_str(x, root, "", "finished_at", false, &m->finished_at)) < 0 ||
+	    (r = parse_host(x, root, m)) < 0 ||
+	    (r = member(x, root, "", "configs", json_type_array, true, &cfgs)) < 0)
+		return r;
+	m->repetitions = (unsigned)reps;
+	m->nconfigs = json_object_array_length(cfgs);
+	m->configs = calloc(m->nconfigs + 1, sizeof(*m->configs));
+	if (!m->configs)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		pathf(p, sizeof(p), "configs[%zu]", i);
+		if ((r = parse_config(x, json_object_array_get_idx(cfgs, i), p, &m->configs[i])) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int run_manifest_parse(const char *text, size_t len, const char *fname, struct run_model **ret,
+		       struct dut_error *err)
+{
+	struct mctx x = { .fname = fname, .err = err };
+	_cleanup_(json_object_putp) json_object *root = NULL;
+	json_tokener *tok;
+	struct run_model *m;
+	int r;
+
+	if (len > RUN_MANIFEST_MAX_BYTES)
+		return bad(&x, "", "larger than %u MiB: not a manifest", RUN_MANIFEST_MAX_BYTES >> 20);
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success ||
+	    (size_t)json_tokener_get_parse_end(tok) < len) {
+		enum json_tokener_error je = json_tokener_get_error(tok);
+		size_t at = json_tokener_get_parse_end(tok);
+
+		json_tokener_free(tok);
+		if (root && je == json_tokener_success)
+			return bad(&x, "", "text after the JSON document at byte %zu", at);
+		return bad(&x, "", "not valid JSON at byte %zu: %s", at,
+			   je == json_tokener_continue ? "unexpected end of the file"
+						       : json_tokener_error_desc(je));
+	}
+	json_tokener_free(tok);
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->dir = strdup(""))) {
+		free(m);
+		return -ENOMEM;
+	}
+	r = parse_root(&x, root, m);
+	if (r < 0) {
+		run_model_free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+static void free_rep(struct run_rep *rp)
+{
+	for (size_t s = 0; s < rp->nsteps; s++) {
+		struct run_step *st = &rp->steps[s];
+
+		for (size_t d = 0; d < st->ndocs; d++) {
+			free(st->docs[d].file);
+			dut_result_free(st->docs[d].doc);
+		}
+		free(st->docs);
+		free(st->name);
+		free(st->type);
+		free(st->tool);
+		free(st->status);
+	}
+	free(rp->steps);
+	free(rp->dir);
+	free(rp->status);
+	free(rp->trace);
+	free(rp->relmap);
+	report_free(rp->io);
+}
+
+void run_model_free(struct run_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		struct run_config *c = &m->configs[i];
+
+		for (size_t r = 0; r < c->nreps; r++)
+			free_rep(&c->reps[r]);
+		free(c->reps);
+		free(c->name);
+		free(c->dir);
+		free(c->status);
+		free(c->reason);
+		free(c->view);
+		free(c->filesystem);
+		free(c->replica);
+	}
+	for (size_t i = 0; i < m->nnotes; i++)
+		free(m->notes[i]);
+	free(m->notes);
+	free(m->configs);
+	free(m->dir);
+	free(m->name);
+	free(m->description);
+	free(m->source);
+	free(m->status);
+	free(m->started_at);
+	free(m->finished_at);
+	free(m);
+}
+
+int run_model_note(struct run_model *m, const char *fmt, ...)
+{
+	char **n = realloc(m->notes, (m->nnotes + 1) * sizeof(*n));
+	va_list ap;
+	int len;
+
+	if (!n)
+		return -ENOMEM;
+	m->notes = n;
+	va_start(ap, fmt);
+	len = vasprintf(&n[m->nnotes], fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return -ENOMEM;
+	m->nnotes++;
+	return 0;
+}
+
+const struct run_step *run_rep_step(const struct run_rep *r, const char *name)
+{
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].name, name) == 0)
+			return &r->steps[i];
+	return NULL;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The model of one run directory of `dutlab run` (docs/report.md, the
+ * contract "Run directory of dutlab run"): manifest.json, the result
+ * document of every step of every repetition, and each repetition's dutfs
+ * trace summarised by report_build() (with its relation map when there is
+ * one).
+ *
+ * run_manifest_parse() is pure (text in, struct out); run_model_load()
+ * (run_model_load.c) reads the directory: the manifest first (a broken one
+ * is an error naming the file and the member), then the documents and
+ * traces it names.  A missing or unreadable document or trace does not stop
+ * the report: it becomes a note (model->notes) that the report prints.
+ */
+#ifndef DUTLAB_RUN_MODEL_H
+#define DUTLAB_RUN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "lib/result.h"
+#include "tools/report.h"
+
+#define RUN_MANIFEST_SCHEMA "dutlab-run"
+#define RUN_MANIFEST_VERSION 1
+#define RUN_MANIFEST_MAX_BYTES (64u << 20)
+
+/* One result document of a step (a step with repeat = k has k of them). */
+struct run_doc {
+	char *file;                /* as named in the manifest, relative to the rep dir */
+	struct dut_result *doc;    /* NULL until loaded, or when it could not be read */
+};
+
+struct run_step {
+	char *name, *type, *tool, *status;   /* never NULL ("" when absent) */
+	int exit_code;
+	uint64_t wall_ns;
+	struct run_doc *docs;
+	size_t ndocs;
+};
+
+struct run_rep {
+	unsigned rep;              /* 1-based */
+	char *dir;                 /* relative to the run directory */
+	char *status;
+	struct run_step *steps;
+	size_t nsteps;
+	char *trace, *relmap;      /* artifacts, relative to dir; NULL when absent */
+	struct report *io;         /* the trace summarised; NULL when not loaded */
+	bool io_has_relmap;
+};
+
+struct run_config {
+	unsigned index;
+	char *name, *dir, *status; /* never NULL */
+	char *reason;              /* why failed/skipped; "" when none */
+	char *view, *filesystem, *replica;   /* "" when absent */
+	struct run_rep *reps;
+	size_t nreps;
+};
+
+struct run_model {
+	char *dir;                 /* the run directory as given; "" from run_manifest_parse */
+	char *name, *description, *source;
+	unsigned repetitions;
+	char *status, *started_at, *finished_at;   /* finished_at "" while running */
+	bool have_host;
+	struct dut_host host;
+	struct run_config *configs;
+	size_t nconfigs;
+	char **notes;              /* what could not be loaded, and why */
+	size_t nnotes;
+};
+
+/*
+ * Parse manifest text.  fname names the file in error messages:
+ * "RUN/manifest.json: configs[1].reps[0].steps[2].name: expected a string, found a number".
+ */
+int run_manifest_parse(const char *text, size_t len, const char *fname, struct run_model **ret,
+		       struct dut_error *err);
+
+enum run_load_flags {
+	RUN_LOAD_DOCS = 1 << 0,    /* read the result documents */
+	RUN_LOAD_TRACES = 1 << 1,  /* read and summarise the traces (with relmaps) */
+};
+
+/* Read RUNDIR/manifest.json and what it names (flags). */
+int run_model_load(const char *rundir, unsigned flags, struct run_model **ret,
+		   struct dut_error *err);
+void run_model_free(struct run_model *m);
+
+/* Is path a run directory (a directory holding manifest.json)? */
+bool run_dir_detect(const char *path);
+
+/* Add a note (printf-style); -ENOMEM. */
+int run_model_note(struct run_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The step with this name in a rep, or NULL. */
+const struct run_step *run_rep_step(const struct run_rep *r, const char *name);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Reading a run directory: the manifest, then the documents and traces it names. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/cleanup.h"
+#include "lib/file_io.h"
+#include "lib/trace.h"
+#include "tools/relmap.h"
+#include "tools/run_model.h"
+
+DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+DUT_DEFINE_FREEP(struct relmap *, relmap_free)
+
+bool run_dir_detect(const char *path)
+{
+	char p[4096];
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	snprintf(p, sizeof(p), "%s/manifest.json", path);
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void load_docs(struct run_model *m, const struct run_rep *rp)
+{
+	struct dut_error err = { { 0 } };
+	char p[4096];
+
+	for (size_t s = 0; s < rp->nsteps; s++) {
+		struct run_step *st = &rp->steps[s];
+
+		for (size_t d = 0; d < st->ndocs; d++) {
+			snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, st->docs[d].file);
+			if (dut_result_read_file(p, &st->docs[d].doc, &err) < 0)
+				run_model_note(m, "%s (step %s) not used: %s", p, st->name, err.msg);
+		}
+	}
+}
+
+/* The trace of one rep, summarised (with the rep's relation map when it has one). */
+static void load_trace(struct run_model *m, struct run_rep *rp)
+{
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(relmap_freep) struct relmap *rm = NULL;
+	struct dut_error err = { { 0 } };
+	char p[4096];
+	int r;
+
+	if (!rp->trace)
+		return;
+	if (rp->relmap) {
+		snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, rp->relmap);
+		if (relmap_load(p, &rm, &err) < 0)
+			run_model_note(m, "%s not used (relation kinds unknown): %s", p, err.msg);
+	}
+	snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, rp->trace);
+	if (dut_trace_load(p, &t, &err) < 0) {
+		run_model_note(m, "%s not used: %s", p, err.msg);
+		return;
+	}
+	if (t->truncated)
+		run_model_note(m, "%s: %s (the report uses what was written)", p, err.msg);
+	r = report_build(t, rm, &rp->io);
+	if (r < 0)
+		run_model_note(m, "%s not used: %s", p, strerror(-r));
+	rp->io_has_relmap = rm != NULL;
+}
+
+int run_model_load(const char *rundir, unsigned flags, struct run_model **ret,
+		   struct dut_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct run_model *m = NULL;
+	char path[4096];
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	r = dut_read_small_file(path, RUN_MANIFEST_MAX_BYTES, &text, &len);
+	if (r < 0) {
+		dut_error_set(err, "%s: %s%s", path, strerror(-r),
+			      r == -ENOENT ? " (not a run directory of dutlab run?)" : "");
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	r = run_manifest_parse(text, len, path, &m, err);
+	if (r < 0)
+		return r;
+	free(m->dir);
+	m->dir = strdup(rundir);
+	if (!m->dir) {
+		run_model_free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t k = 0; k < m->configs[i].nreps; k++) {
+			if (flags & RUN_LOAD_DOCS)
+				load_docs(m, &m->configs[i].reps[k]);
+			if (flags & RUN_LOAD_TRACES)
+				load_trace(m, &m->configs[i].reps[k]);
+		}
+	*ret = m;
+	return 0;
+}

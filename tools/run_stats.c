@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Numbers out of a run model (pure). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "tools/run_stats.h"
+
+static const char *config_str(const struct dut_result *r, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(dut_result_json(r), "config", &v) ||
+	    !json_object_object_get_ex(v, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+enum run_doc_kind run_doc_kind_of(const struct dut_result *r)
+{
+	static const struct { const char *tool, *key, *value; enum run_doc_kind kind; } kinds[] = {
+		{ "pgload", "workload", "oltp", DOC_OLTP },
+		{ "pgload", "workload", "oltp-init", DOC_OLTP_INIT },
+		{ "dutprobe", "test", "slc", DOC_PROBE_SLC },
+		{ "dutprobe", "test", "fill", DOC_PROBE_FILL },
+		{ "dutprobe", "test", "bench", DOC_PROBE_BENCH },
+	};
+	const char *tool = dut_result_tool_name(r);
+	json_object *v;
+
+	if (strcmp(tool, "pgload") == 0 &&
+	    json_object_object_get_ex(dut_result_json(r), "config", &v) &&
+	    json_object_object_get_ex(v, "scale_factor", NULL))
+		return DOC_DSS;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const char *s = config_str(r, kinds[i].key);
+
+		if (strcmp(tool, kinds[i].tool) == 0 && s && strcmp(s, kinds[i].value) == 0)
+			return kinds[i].kind;
+	}
+	return DOC_OTHER;
+}
+
+const char *run_doc_kind_name(enum run_doc_kind k)
+{
+	static const char *const names[] = {
+		[DOC_OTHER] = "other", [DOC_OLTP] = "pgload oltp", [DOC_OLTP_INIT] = "pgload init",
+		[DOC_DSS] = "pgload dss", [DOC_PROBE_SLC] = "dutprobe slc",
+		[DOC_PROBE_FILL] = "dutprobe fill", [DOC_PROBE_BENCH] = "dutprobe bench",
+	};
+
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+}
+
+static enum run_doc_kind step_kind(const struct run_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t r = 0; r < m->configs[i].nreps; r++) {
+			const struct run_step *s = run_rep_step(&m->configs[i].reps[r], name);
+
+			for (size_t d = 0; s && d < s->ndocs; d++)
+				if (s->docs[d].doc)
+					return run_doc_kind_of(s->docs[d].doc);
+		}
+	return DOC_OTHER;
+}
+
+int run_steps(const struct run_model *m, struct run_stepinfo **ret, size_t *ret_n)
+{
+	struct run_stepinfo *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t r = 0; r < m->configs[i].nreps; r++) {
+			const struct run_rep *rp = &m->configs[i].reps[r];
+
+			for (size_t s = 0; s < rp->nsteps; s++) {
+				const char *name = rp->steps[s].name;
+				bool seen = false;
+				struct run_stepinfo *nv;
+
+				for (size_t k = 0; k < n && !seen; k++)
+					seen = strcmp(v[k].name, name) == 0;
+				if (seen)
+					continue;
+				nv = realloc(v, (n + 1) * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+				v[n++] = (struct run_stepinfo){ .name = name, .kind = step_kind(m, name) };
+			}
+		}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+size_t run_config_docs(const struct run_config *c, const char *step,
+		       const struct dut_result **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+
+		for (size_t d = 0; s && d < s->ndocs && n < max; d++)
+			if (s->docs[d].doc)
+				out[n++] = s->docs[d].doc;
+	}
+	return n;
+}
+
+unsigned run_config_nreps_with(const struct run_config *c, const char *step)
+{
+	unsigned n = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+		bool any = false;
+
+		for (size_t d = 0; s && d < s->ndocs; d++)
+			any |= s->docs[d].doc != NULL;
+		n += any;
+	}
+	return n;
+}
+
+static struct dut_result_phase *doc_phase(const struct dut_result *r, const char *phase)
+{
+	if (phase)
+		return dut_result_find_phase(r, phase);
+	return dut_result_phase_count(r) ? dut_result_phase_at(r, 0) : NULL;
+}
+
+enum what { W_METRIC, W_LATENCY, W_DURATION };
+
+static struct cmp_stat collect(const struct run_config *c, const char *step, const char *phase,
+			       enum what w, const char *name, const char *pct)
+{
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	double v[RUN_MAX_DOCS];
+	unsigned n = 0;
+
+	for (size_t d = 0; d < nd; d++) {
+		struct dut_result_phase *ph = doc_phase(docs[d], phase);
+		struct dut_hist_summary s;
+		const char *unit;
+		uint64_t ns;
+
+		if (!ph)
+			continue;
+		switch (w) {
+		case W_METRIC:
+			if (dut_phase_get_metric(ph, name, &v[n], &unit) == 0)
+				n++;
+			break;
+		case W_DURATION:
+			if (dut_phase_get_duration(ph, &ns) == 0)
+				v[n++] = (double)ns / 1e9;
+			break;
+		case W_LATENCY:
+			if (dut_phase_get_latency(ph, name, &s) < 0)
+				break;
+			v[n++] = (double)(strcmp(pct, "p50") == 0 ? s.p50 : strcmp(pct, "p90") == 0 ? s.p90 :
+					  strcmp(pct, "p99") == 0 ? s.p99 : strcmp(pct, "max") == 0 ? s.max :
+					  s.p999);
+			break;
+		}
+	}
+	return cmp_stat_of(v, n);
+}
+
+struct cmp_stat run_metric(const struct run_config *c, const char *step, const char *phase,
+			   const char *metric)
+{
+	return collect(c, step, phase, W_METRIC, metric, NULL);
+}
+
+struct cmp_stat run_latency(const struct run_config *c, const char *step, const char *phase,
+			    const char *lat, const char *pct)
+{
+	return collect(c, step, phase, W_LATENCY, lat, pct);
+}
+
+struct cmp_stat run_duration(const struct run_config *c, const char *step, const char *phase)
+{
+	return collect(c, step, phase, W_DURATION, NULL, NULL);
+}
+
+static void add_class(struct run_io_class *dst, const struct rep_stats *st)
+{
+	for (int d = 0; d < 2; d++) {
+		dst->ops[d] += st->dir[d].ops;
+		dst->seq_ops[d] += st->dir[d].seq_ops;
+		dst->bytes[d] += st->dir[d].bytes;
+	}
+}
+
+void run_io_mix_of(const struct run_config *c, struct run_io_mix *ret)
+{
+	struct run_io_mix mix = { 0 };
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_rep *rp = &c->reps[r];
+
+		if (!rp->io || !rp->io->nphases)
+			continue;
+		mix.ntraced++;
+		mix.nrelmap += rp->io_has_relmap;
+		for (int k = 0; k < RC_COUNT; k++)
+			add_class(&mix.cls[k], &rp->io->phases[0].cls[k]);
+		add_class(&mix.total, &rp->io->phases[0].total);
+	}
+	*ret = mix;
+}
+
+const char *run_fmt_count(uint64_t v, char *buf, size_t n)
+{
+	char digits[32];
+	size_t len, o = 0;
+
+	len = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	for (size_t i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+const char *run_fmt_num(double v, int decimals, char *buf, size_t n)
+{
+	char ip[32], frac[32] = "";
+	double r = fabs(v);
+	uint64_t whole;
+
+	if (!isfinite(v)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	/* round once, then split, so 999.96 with 1 decimal gives "1,000.0" */
+	snprintf(frac, sizeof(frac), "%.*f", decimals, r);
+	whole = (uint64_t)strtod(frac, NULL);
+	{
+		const char *dot = strchr(frac, '.');
+
+		run_fmt_count(whole, ip, sizeof(ip));
+		snprintf(buf, n, "%s%s%s", v < 0 && r >= 0.5 * pow(10, -decimals) ? "-" : "", ip,
+			 dot ? dot : "");
+	}
+	return buf;
+}

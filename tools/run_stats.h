@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Numbers taken out of a loaded run model (pure): which documents a step
+ * produced, a metric's median and range over a configuration's repetitions,
+ * and the I/O mix of its traces.  Findings, tables and charts all read the
+ * run through these functions, so they agree.
+ */
+#ifndef DUTLAB_RUN_STATS_H
+#define DUTLAB_RUN_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/compare.h"
+#include "tools/report.h"
+#include "tools/run_model.h"
+
+enum run_doc_kind {
+	DOC_OTHER = 0,
+	DOC_OLTP,          /* pgload run: config.workload "oltp" */
+	DOC_OLTP_INIT,     /* pgload init: config.workload "oltp-init" */
+	DOC_DSS,           /* pgload dss: config.scale_factor */
+	DOC_PROBE_SLC,     /* dutprobe: config.test "slc" */
+	DOC_PROBE_FILL,    /* "fill" */
+	DOC_PROBE_BENCH,   /* "bench" */
+};
+
+enum run_doc_kind run_doc_kind_of(const struct dut_result *r);
+const char *run_doc_kind_name(enum run_doc_kind k);
+
+/* A step name of the run (in order of first appearance) and the kind of its documents. */
+struct run_stepinfo {
+	const char *name;          /* borrowed from the model */
+	enum run_doc_kind kind;    /* of the first loaded document; DOC_OTHER when none */
+};
+
+int run_steps(const struct run_model *m, struct run_stepinfo **ret, size_t *ret_n);
+
+/*
+ * The loaded documents of a step in a configuration, every repetition (and
+ * every repeat inside one), in order; at most max.  Returns how many.
+ */
+size_t run_config_docs(const struct run_config *c, const char *step,
+		       const struct dut_result **out, size_t max);
+#define RUN_MAX_DOCS 256
+
+/* Median and range over the configuration's documents of a step; n = 0: none has it. */
+struct cmp_stat run_metric(const struct run_config *c, const char *step, const char *phase,
+			   const char *metric);
+/* A latency percentile ("p50", "p99", ...) in ns. */
+struct cmp_stat run_latency(const struct run_config *c, const char *step, const char *phase,
+			    const char *lat, const char *pct);
+/* A phase's duration in seconds. */
+struct cmp_stat run_duration(const struct run_config *c, const char *step, const char *phase);
+
+/* Repetitions of a configuration whose step produced at least one document. */
+unsigned run_config_nreps_with(const struct run_config *c, const char *step);
+
+/* I/O of one class: ops, sequential ops and bytes per direction (enum rep_dir). */
+struct run_io_class {
+	uint64_t ops[2], seq_ops[2], bytes[2];
+};
+
+/* The I/O mix of a configuration: its traces summed. */
+struct run_io_mix {
+	unsigned ntraced;          /* repetitions with a loaded trace */
+	unsigned nrelmap;          /* of them, with a relation map */
+	struct run_io_class cls[RC_COUNT];
+	struct run_io_class total;
+};
+
+void run_io_mix_of(const struct run_config *c, struct run_io_mix *ret);
+
+/* "12,345" (thousands separators), into buf. */
+const char *run_fmt_count(uint64_t v, char *buf, size_t n);
+/* A number with thousands separators and the given decimals: "1,321.8". */
+const char *run_fmt_num(double v, int decimals, char *buf, size_t n);
+
+#endif
