@@ -333,6 +333,16 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 			      S_ISREG(st.st_mode) ? " (for an image file use type = image)" : "");
 		return -ENOTBLK;
 	}
+	/* first by name: btrfs shows an anonymous 0:N in mountinfo, which dutprobe's
+	 * lookup by device number misses (it would only see an exclusive opener) */
+	real = realpath(c->path, NULL);
+	if (stage_read_text("/proc/self/mountinfo", &mountinfo) == 0 &&
+	    (stage_mountinfo_find_source(mountinfo, c->path, &me) ||
+	     (real && stage_mountinfo_find_source(mountinfo, real, &me)))) {
+		dut_error_set(err, "[target %s]: %s is mounted at %s (%s); refusing to write (unmount it, or "
+			      "pick a device nothing uses)", c->t->name, c->path, me.mount_point, me.fstype);
+		return -EBUSY;
+	}
 	/* dutprobe's rules: mounts of it or its partitions, holders, swap, an exclusive opener */
 	r = safety_examine(c->path, &rep);
 	if (r < 0) {
@@ -343,15 +353,6 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 		dut_error_set(err, "[target %s]: %s%s%s; refusing to write (unmount it, or pick a device "
 			      "nothing uses)", c->t->name, rep.mounted, rep.mounted[0] && rep.in_use[0] ? "; " : "",
 			      rep.in_use);
-		return -EBUSY;
-	}
-	/* btrfs shows an anonymous 0:N in mountinfo: look for the device by name too */
-	real = realpath(c->path, NULL);
-	if (stage_read_text("/proc/self/mountinfo", &mountinfo) == 0 &&
-	    (stage_mountinfo_find_source(mountinfo, c->path, &me) ||
-	     (real && stage_mountinfo_find_source(mountinfo, real, &me)))) {
-		dut_error_set(err, "[target %s]: %s is mounted at %s (%s); refusing to write (unmount it, or "
-			      "pick a device nothing uses)", c->t->name, c->path, me.mount_point, me.fstype);
 		return -EBUSY;
 	}
 	{

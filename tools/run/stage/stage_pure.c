@@ -49,11 +49,14 @@ int stage_space_check(const struct stage_space_facts *f, char *msg, size_t msgle
 		missing = stage_image_missing_bytes(f->image_size, f->image_allocated);
 		if (missing <= f->free_bytes)
 			return 0;
-		snprintf(msg, msglen, "image %s: %s needs %s more (%s already allocated), but %s has only %s free; "
-			 "free space there, make the image smaller or put it on another filesystem", f->path,
+		if (f->image_allocated)
+			snprintf(alloc, sizeof(alloc), " more");
+		else
+			alloc[0] = '\0';
+		snprintf(msg, msglen, "image %s (%s) needs %s%s in %s, which has only %s free; free space there, "
+			 "make the image smaller or put it on another filesystem", f->path,
 			 dut_format_size(f->image_size, size, sizeof(size)),
-			 dut_format_size(missing, need, sizeof(need)),
-			 dut_format_size(f->image_allocated, alloc, sizeof(alloc)), f->fs_dir,
+			 dut_format_size(missing, need, sizeof(need)), alloc, f->fs_dir,
 			 dut_format_size(f->free_bytes, have, sizeof(have)));
 		return -ENOSPC;
 	case DUT_TARGET_DEVICE:

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the pure half of target staging (tools/run/stage/stage_pure.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "tests/cu_main.h"
+#include "tools/run/stage/stage_pure.h"
+
+#define MiB (1ull << 20)
+#define GiB (1ull << 30)
+
+static const struct dut_filesystem fs_ordered = { .name = "ext4-ordered", .type = DUT_FS_EXT4,
+						   .data = DUT_EXT4_ORDERED };
+static const struct dut_filesystem fs_journal = { .name = "ext4-journal", .type = DUT_FS_EXT4,
+						   .data = DUT_EXT4_JOURNAL };
+
+static void test_mkfs_argv_per_filesystem(void)
+{
+	static const struct {
+		struct dut_filesystem fs;
+		bool keep_blocks;
+		const char *want;
+	} rows[] = {
+		{ { .name = "e", .type = DUT_FS_EXT4 }, true,
+		  "mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 /dev/loop7" },
+		{ { .name = "e", .type = DUT_FS_EXT4, .block_size = 1024 }, false,
+		  "mkfs.ext4 -q -F -b 1024 -E lazy_itable_init=0,lazy_journal_init=0 /dev/loop7" },
+		{ { .name = "e", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mkfs_options = "-O ^has_journal" },
+		  false, "mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -O ^has_journal /dev/loop7" },
+		{ { .name = "x", .type = DUT_FS_XFS }, true, "mkfs.xfs -q -f -K /dev/loop7" },
+		{ { .name = "x", .type = DUT_FS_XFS, .block_size = 4096, .mkfs_options = "  -m  reflink=0\t-i size=512 " },
+		  false, "mkfs.xfs -q -f -b size=4096 -m reflink=0 -i size=512 /dev/loop7" },
+		{ { .name = "b", .type = DUT_FS_BTRFS }, true, "mkfs.btrfs -q -f -K /dev/loop7" },
+		{ { .name = "b", .type = DUT_FS_BTRFS, .block_size = 4096, .mkfs_options = "-m single" }, false,
+		  "mkfs.btrfs -q -f -s 4096 -m single /dev/loop7" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct stage_fs_ops *ops = stage_fs_ops_of(rows[i].fs.type);
+		char **argv = NULL, msg[256] = "", got[512];
+		int r;
+
+		CU_CHECK(ops != NULL, "row %zu: no ops", i);
+		if (!ops)
+			continue;
+		r = stage_mkfs_argv(&rows[i].fs, ops->mkfs, "/dev/loop7", rows[i].keep_blocks, &argv, msg, sizeof(msg));
+		CU_CHECK(r == 0, "row %zu: returned %d (%s)", i, r, msg);
+		if (r < 0)
+			continue;
+		stage_argv_join(argv, got, sizeof(got));
+		CU_CHECK(strcmp(got, rows[i].want) == 0, "row %zu: got \"%s\", want \"%s\"", i, got, rows[i].want);
+		stage_argv_free(argv);
+	}
+}
+
+static void test_mkfs_argv_refuses_quotes_and_none(void)
+{
+	static const struct dut_filesystem rows[] = {
+		{ .name = "q", .type = DUT_FS_EXT4, .mkfs_options = "-L \"my label\"" },
+		{ .name = "q", .type = DUT_FS_XFS, .mkfs_options = "-L 'x'" },
+		{ .name = "q", .type = DUT_FS_BTRFS, .mkfs_options = "-L a\\ b" },
+		{ .name = "none", .type = DUT_FS_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char **argv = NULL, msg[256] = "";
+		int r = stage_mkfs_argv(&rows[i], "mkfs", "/dev/x", false, &argv, msg, sizeof(msg));
+
+		CU_CHECK(r == -EINVAL && argv == NULL && msg[0], "row %zu: returned %d, msg \"%s\"", i, r, msg);
+	}
+}
+
+static void test_filesystem_table(void)
+{
+	static const struct {
+		enum dut_fs_type type;
+		const char *mkfs, *package, *fstype;
+	} rows[] = {
+		{ DUT_FS_EXT4, "mkfs.ext4", "e2fsprogs", "ext4" },
+		{ DUT_FS_XFS, "mkfs.xfs", "xfsprogs", "xfs" },
+		{ DUT_FS_BTRFS, "mkfs.btrfs", "btrfs-progs", "btrfs" },
+	};
+
+	CU_CHECK(stage_fs_ops_of(DUT_FS_NONE) == NULL, "none must have no ops");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct stage_fs_ops *o = stage_fs_ops_of(rows[i].type);
+
+		CU_CHECK(o && !strcmp(o->mkfs, rows[i].mkfs) && !strcmp(o->package, rows[i].package) &&
+			 !strcmp(o->fstype, rows[i].fstype), "row %zu (%s)", i, rows[i].mkfs);
+	}
+}
+
+static void test_mount_options_split_flags_from_data(void)
+{
+	static const struct {
+		struct dut_filesystem fs;
+		int ret;
+		unsigned long flags;
+		const char *data;
+	} rows[] = {
+		{ { .name = "o", .type = DUT_FS_EXT4, .data = DUT_EXT4_ORDERED }, 0, 0, "data=ordered" },
+		{ { .name = "w", .type = DUT_FS_EXT4, .data = DUT_EXT4_WRITEBACK }, 0, 0, "data=writeback" },
+		{ { .name = "j", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mount_options = "noatime,barrier=0" },
+		  0, MS_NOATIME, "data=journal,barrier=0" },
+		{ { .name = "x", .type = DUT_FS_XFS }, 0, 0, "" },
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "logbufs=8,nodiratime,lazytime,logbsize=256k" },
+		  0, MS_NODIRATIME | MS_LAZYTIME, "logbufs=8,logbsize=256k" },
+		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "compress=zstd:1,ssd,sync" },
+		  0, MS_SYNCHRONOUS, "compress=zstd:1,ssd" },
+		/* later options win, as with mount(8) */
+		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "noatime,atime,ro,rw,defaults" }, 0, 0, "" },
+		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "nodev,nosuid,noexec,dirsync,strictatime" },
+		  0, MS_NODEV | MS_NOSUID | MS_NOEXEC | MS_DIRSYNC | MS_STRICTATIME, "" },
+		/* refusals */
+		{ { .name = "j", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mount_options = "data=ordered" },
+		  -EINVAL, 0, NULL },
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "noatime,,inode64" }, -EINVAL, 0, NULL },
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "noatime," }, -EINVAL, 0, NULL },
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = ",noatime" }, -EINVAL, 0, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long flags = 12345;
+		char *data = NULL, msg[256] = "";
+		int r = stage_mount_options(&rows[i].fs, &flags, &data, msg, sizeof(msg));
+
+		CU_CHECK(r == rows[i].ret, "row %zu (%s): returned %d, want %d (%s)", i,
+			 rows[i].fs.mount_options ? rows[i].fs.mount_options : "-", r, rows[i].ret, msg);
+		if (r == 0 && rows[i].ret == 0) {
+			CU_CHECK(flags == rows[i].flags, "row %zu: flags %#lx, want %#lx", i, flags, rows[i].flags);
+			CU_CHECK(data && !strcmp(data, rows[i].data), "row %zu: data \"%s\", want \"%s\"", i,
+				 data ? data : "(null)", rows[i].data);
+		}
+		if (r < 0)
+			CU_CHECK(msg[0] && data == NULL && flags == 12345, "row %zu: a refusal must explain itself "
+				 "and leave the outputs alone", i);
+		free(data);
+	}
+}
+
+static void test_space_checks(void)
+{
+	static const struct {
+		struct stage_space_facts f;
+		int ret;
+		const char *msg_has;    /* a fragment the message must have */
+	} rows[] = {
+		/* directory: need vs free space */
+		{ { .type = DUT_TARGET_DIRECTORY, .path = "/d", .fs_dir = "/", .need_bytes = GiB, .free_bytes = GiB },
+		  0, NULL },
+		{ { .type = DUT_TARGET_DIRECTORY, .path = "/d", .fs_dir = "/", .need_bytes = GiB + 1, .free_bytes = GiB },
+		  -ENOSPC, "/ has only 1 GiB free" },
+		/* image: need vs size first */
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/", .need_bytes = 2 * GiB,
+		    .image_size = GiB, .free_bytes = 100 * GiB }, -ENOSPC, "the image is only 1 GiB" },
+		/* image: a new file needs all of its size */
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/var", .image_size = 4 * GiB,
+		    .free_bytes = 3 * GiB }, -ENOSPC, "(4 GiB) needs 4 GiB in /var, which has only 3 GiB free" },
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/var", .image_size = 4 * GiB,
+		    .free_bytes = 4 * GiB }, 0, NULL },
+		/* image: an existing file only what is not allocated yet */
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/var", .image_size = 4 * GiB,
+		    .image_allocated = 3 * GiB, .free_bytes = GiB }, 0, NULL },
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/var", .image_size = 4 * GiB,
+		    .image_allocated = 3 * GiB, .free_bytes = GiB - 1 }, -ENOSPC, "needs 1 GiB more in /var" },
+		/* image larger than asked: nothing more to allocate */
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/var", .image_size = GiB,
+		    .image_allocated = 2 * GiB, .free_bytes = 0 }, 0, NULL },
+		/* filesystem minimum sizes */
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/", .image_size = 256 * MiB,
+		    .free_bytes = GiB, .fs_name = "xfs", .fs_min_bytes = 300 * MiB }, -ENOSPC, "xfs needs at least 300 MiB" },
+		{ { .type = DUT_TARGET_IMAGE, .path = "/i.img", .fs_dir = "/", .image_size = 300 * MiB,
+		    .free_bytes = GiB, .fs_name = "xfs", .fs_min_bytes = 300 * MiB }, 0, NULL },
+		{ { .type = DUT_TARGET_DEVICE, .path = "/dev/sdz", .device_bytes = 64 * MiB, .fs_name = "btrfs",
+		    .fs_min_bytes = 114294784 }, -ENOSPC, "btrfs needs at least" },
+		/* device: need vs its size */
+		{ { .type = DUT_TARGET_DEVICE, .path = "/dev/sdz", .need_bytes = 10 * GiB, .device_bytes = 8 * GiB },
+		  -ENOSPC, "the device has only 8 GiB" },
+		{ { .type = DUT_TARGET_DEVICE, .path = "/dev/sdz", .need_bytes = 8 * GiB, .device_bytes = 8 * GiB }, 0,
+		  NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char msg[512] = "";
+		int r = stage_space_check(&rows[i].f, msg, sizeof(msg));
+
+		CU_CHECK(r == rows[i].ret, "row %zu: returned %d, want %d (%s)", i, r, rows[i].ret, msg);
+		if (rows[i].msg_has)
+			CU_CHECK(strstr(msg, rows[i].msg_has) && strstr(msg, rows[i].f.path),
+				 "row %zu: message \"%s\" lacks \"%s\" or the path", i, msg, rows[i].msg_has);
+	}
+	CU_CHECK(stage_image_missing_bytes(10, 3) == 7 && stage_image_missing_bytes(3, 10) == 0,
+		 "missing bytes");
+}
+
+static const char mountinfo_text[] =
+	"22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw,errors=remount-ro\n"
+	"41 22 7:0 / /var/tmp/dl/mnt/pg-abc123 rw,relatime shared:30 - ext4 /dev/loop0 rw,data=journal\n"
+	"this line is not mountinfo\n"
+	"43 22 0:39 / /var/tmp/dl/mnt/wal-x rw,relatime shared:31 - btrfs /dev/loop1 rw,space_cache=v2\n"
+	"44 22 0:40 / /mnt/with\\040space rw - tmpfs tmpfs rw\n"
+	"45 41 0:41 / /var/tmp/dl/mnt/pg-abc123 rw - tmpfs over rw\n"
+	"46 22 7:2 / /mnt/trunc rw - xfs";   /* no source: malformed, skipped */
+
+static void test_mountinfo_lookups(void)
+{
+	static const struct {
+		bool by_point;
+		const char *want;
+		int found;
+		const char *fstype, *other;     /* other: source (by point) or mount point (by source) */
+	} rows[] = {
+		{ true, "/", 1, "ext4", "/dev/nvme0n1p2" },
+		/* stacked: the top mount wins */
+		{ true, "/var/tmp/dl/mnt/pg-abc123", 1, "tmpfs", "over" },
+		{ true, "/mnt/with space", 1, "tmpfs", "tmpfs" },
+		{ true, "/mnt/with\\040space", 0, NULL, NULL },
+		{ true, "/mnt/trunc", 0, NULL, NULL },
+		{ true, "/var/tmp/dl/mnt", 0, NULL, NULL },
+		/* btrfs: 0:39 in mountinfo, found by its source */
+		{ false, "/dev/loop1", 1, "btrfs", "/var/tmp/dl/mnt/wal-x" },
+		{ false, "/dev/loop0", 1, "ext4", "/var/tmp/dl/mnt/pg-abc123" },
+		{ false, "/dev/loop2", 0, NULL, NULL },
+		{ false, "/dev/loop", 0, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct mountinfo_entry e = { 0 };
+		int r = rows[i].by_point ? stage_mountinfo_find_point(mountinfo_text, rows[i].want, &e)
+					 : stage_mountinfo_find_source(mountinfo_text, rows[i].want, &e);
+
+		CU_CHECK(r == rows[i].found, "row %zu (%s): returned %d", i, rows[i].want, r);
+		if (r == 1 && rows[i].found == 1)
+			CU_CHECK(!strcmp(e.fstype, rows[i].fstype) &&
+				 !strcmp(rows[i].by_point ? e.source : e.mount_point, rows[i].other),
+				 "row %zu (%s): got %s %s %s", i, rows[i].want, e.fstype, e.source, e.mount_point);
+	}
+	{
+		struct mountinfo_entry e;
+
+		CU_CHECK(stage_mountinfo_find_point("", "/", &e) == 0, "empty text");
+	}
+}
+
+static void test_backing_file_text(void)
+{
+	static const struct {
+		const char *text, *want;
+		bool deleted;
+	} rows[] = {
+		{ "/var/tmp/a.img\n", "/var/tmp/a.img", false },
+		{ "/var/tmp/a.img (deleted)\n", "/var/tmp/a.img", true },
+		{ "/var/tmp/with space.img", "/var/tmp/with space.img", false },
+		{ "(deleted)\n", "(deleted)", false },
+		{ "\n", "", false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char out[256];
+		bool del = !rows[i].deleted;
+
+		stage_backing_file_path(rows[i].text, out, sizeof(out), &del);
+		CU_CHECK(!strcmp(out, rows[i].want) && del == rows[i].deleted, "row %zu: got \"%s\" deleted=%d", i,
+			 out, del);
+	}
+}
+
+static void test_paths(void)
+{
+	static const struct {
+		const char *base, *path, *want;
+	} resolve[] = {
+		{ "/etc/dutlab", "/var/tmp/x.img", "/var/tmp/x.img" },
+		{ "/etc/dutlab", "img/x.img", "/etc/dutlab/img/x.img" },
+		{ "/etc/dutlab/", "x.img", "/etc/dutlab/x.img" },
+		{ ".", "x.img", "x.img" },
+		{ NULL, "x.img", "x.img" },
+		{ "", "x.img", "x.img" },
+	};
+	static const struct {
+		const char *path, *want;
+	} dirs[] = {
+		{ "/var/tmp/x.img", "/var/tmp" }, { "/x.img", "/" }, { "x.img", "." }, { "a/b", "a" },
+		{ "/var/tmp/", "/var" }, { "/var//x", "/var" }, { "/", "/" },
+	};
+	static const struct {
+		const char *root, *name, *want;
+	} tmpl[] = {
+		{ "/run/dl", "pgdata", "/run/dl/pgdata-XXXXXX" },
+		{ "/run/dl", "a b/c", "/run/dl/a_b_c-XXXXXX" },
+		{ "/run/dl", "..", "/run/dl/target-XXXXXX" },
+		{ "/run/dl", "", "/run/dl/target-XXXXXX" },
+		{ "/run/dl", "wal+1.x", "/run/dl/wal+1.x-XXXXXX" },
+	};
+
+	for (size_t i = 0; i < sizeof(resolve) / sizeof(resolve[0]); i++) {
+		char *got = stage_resolve_path(resolve[i].base, resolve[i].path);
+
+		CU_CHECK(got && !strcmp(got, resolve[i].want), "resolve row %zu: got %s", i, got ? got : "(null)");
+		free(got);
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char out[256];
+
+		stage_dirname(dirs[i].path, out, sizeof(out));
+		CU_CHECK(!strcmp(out, dirs[i].want), "dirname row %zu (%s): got %s", i, dirs[i].path, out);
+	}
+	for (size_t i = 0; i < sizeof(tmpl) / sizeof(tmpl[0]); i++) {
+		char *got = stage_mountpoint_template(tmpl[i].root, tmpl[i].name);
+
+		CU_CHECK(got && !strcmp(got, tmpl[i].want), "template row %zu: got %s", i, got ? got : "(null)");
+		free(got);
+	}
+}
+
+/* The data= mode reaches the mount data for every ext4 built-in. */
+static void test_ext4_data_mode_reaches_mount_data(void)
+{
+	const struct dut_filesystem *rows[] = { &fs_ordered, &fs_journal };
+	const char *want[] = { "data=ordered", "data=journal" };
+
+	for (size_t i = 0; i < 2; i++) {
+		unsigned long flags;
+		char *data = NULL, msg[128];
+
+		CU_CHECK(stage_mount_options(rows[i], &flags, &data, msg, sizeof(msg)) == 0 && data &&
+			 !strcmp(data, want[i]), "row %zu: %s", i, data ? data : msg);
+		free(data);
+	}
+}
+
+static const struct cu_test tests[] = {
+	{ "mkfs_argv_per_filesystem", test_mkfs_argv_per_filesystem },
+	{ "mkfs_argv_refuses_quotes_and_none", test_mkfs_argv_refuses_quotes_and_none },
+	{ "filesystem_table", test_filesystem_table },
+	{ "mount_options_split_flags_from_data", test_mount_options_split_flags_from_data },
+	{ "ext4_data_mode_reaches_mount_data", test_ext4_data_mode_reaches_mount_data },
+	{ "space_checks", test_space_checks },
+	{ "mountinfo_lookups", test_mountinfo_lookups },
+	{ "backing_file_text", test_backing_file_text },
+	{ "paths", test_paths },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "stage", .tests = tests };
