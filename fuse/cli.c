@@ -8,6 +8,7 @@
 const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
+	"             [--shape RULES.ini [--relmap FILE]]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
@@ -19,6 +20,9 @@ const char dutfs_cli_usage[] =
 	"  --threads N      maximum FUSE worker threads (default 16)\n"
 	"  -o OPTS          extra FUSE mount options\n"
 	"  --debug          log every FUSE request (implies -f)\n"
+	"  --shape FILE     shape I/O with the device models and faults of FILE\n"
+	"                   (docs/shaping.md); control commands crash, recover, reload\n"
+	"  --relmap FILE    relation map JSON: tells heap from index for --shape rules\n"
 	"Stop with `umount MOUNTPOINT` or SIGTERM.  Live statistics: MOUNTPOINT/.dutfs/stats.json\n";
 
 const char *dutfs_view_name(enum dutfs_view v)
@@ -63,13 +67,14 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 }
 
 /* Options that take a value, long and short forms. */
-enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O };
+enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP };
 static const struct {
 	const char *name;
 	enum opt_id id;
 } value_opts[] = {
 	{ "--trace", OPT_TRACE }, { "--view", OPT_VIEW }, { "--pidfile", OPT_PIDFILE },
-	{ "--threads", OPT_THREADS }, { "-o", OPT_O },
+	{ "--threads", OPT_THREADS }, { "-o", OPT_O }, { "--shape", OPT_SHAPE },
+	{ "--relmap", OPT_RELMAP },
 };
 
 static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, const char *v,
@@ -78,14 +83,20 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 	switch (id) {
 	case OPT_TRACE:
 	case OPT_PIDFILE:
+	case OPT_SHAPE:
+	case OPT_RELMAP:
 		if (!*v) {
 			dut_error_set(err, "%s needs a file name", name);
 			return -EINVAL;
 		}
 		if (id == OPT_TRACE)
 			c->trace_path = v;
-		else
+		else if (id == OPT_PIDFILE)
 			c->pidfile = v;
+		else if (id == OPT_SHAPE)
+			c->shape_path = v;
+		else
+			c->relmap_path = v;
 		return 0;
 	case OPT_VIEW:
 		if (!strcmp(v, "device")) {
@@ -173,6 +184,11 @@ int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct 
 			dutfs_cli_free(&c);
 			return r;
 		}
+	}
+	if (!c.help && !c.version && c.relmap_path && !c.shape_path) {
+		dut_error_set(err, "--relmap only serves --shape rules (give --shape RULES.ini too)");
+		dutfs_cli_free(&c);
+		return -EINVAL;
 	}
 	if (!c.help && !c.version && npos < 2) {
 		dut_error_set(err, "missing %s (usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] ...)",

@@ -3,6 +3,7 @@
  * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
  *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
+ *         [--shape RULES.ini [--relmap FILE]]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
  */
@@ -26,6 +27,8 @@ struct dutfs_cli {
 	const char *mountpoint;
 	const char *trace_path;  /* NULL: tracing off */
 	const char *pidfile;
+	const char *shape_path;  /* NULL: no shaping */
+	const char *relmap_path; /* NULL: no relation map (only with shape_path) */
 	enum dutfs_view view;
 	bool foreground;
 	bool debug;

@@ -14,6 +14,7 @@
 
 #include "fuse/ctl_cmd.h"
 #include "fuse/dutfs.h"
+#include "fuse/shaper.h"
 
 /* st_ino values shown for the virtual files: far from any backing inode number */
 #define CTL_ST_INO_BASE 0xfffffffffff00000ull
@@ -218,6 +219,26 @@ static int run_command(struct dutfs *fs, const struct dutfs_ctl_cmd *c, struct d
 		r = dutfs_tracer_set_enabled(fs->tracer, c->verb == DUTFS_CTL_TRACE_ON);
 		if (r == -ENOENT)
 			dut_error_set(err, "no trace file: dutfs was mounted without --trace");
+		break;
+	case DUTFS_CTL_CRASH:
+	case DUTFS_CTL_RECOVER:
+	case DUTFS_CTL_RELOAD:
+		if (!fs->shaper) {
+			dut_error_set(err, "no shaping: dutfs was mounted without --shape");
+			return -ENOENT;
+		}
+		if (c->verb == DUTFS_CTL_CRASH)
+			r = dutfs_shaper_crash(fs->shaper, err);
+		else if (c->verb == DUTFS_CTL_RECOVER)
+			r = dutfs_shaper_recover(fs->shaper, err);
+		else
+			r = dutfs_shaper_reload(fs->shaper, err);
+		if (r < 0)
+			fuse_log(FUSE_LOG_ERR, "dutfs: control: %s\n", err->msg);
+		else
+			fuse_log(FUSE_LOG_INFO, "dutfs: control: %s done\n",
+				 c->verb == DUTFS_CTL_CRASH ? "crash" :
+				 c->verb == DUTFS_CTL_RECOVER ? "recover" : "reload");
 		break;
 	}
 	return r;

@@ -4,7 +4,15 @@
 
 #include "fuse/ctl_cmd.h"
 
-static const char usage[] = "expected \"mark <label>\", \"trace on\" or \"trace off\"";
+static const char usage[] = "expected \"mark <label>\", \"trace on\", \"trace off\", "
+			    "\"crash\", \"recover\" or \"reload\"";
+
+static const struct {
+	const char *word;
+	enum dutfs_ctl_verb verb;
+} bare_verbs[] = {
+	{ "crash", DUTFS_CTL_CRASH }, { "recover", DUTFS_CTL_RECOVER }, { "reload", DUTFS_CTL_RELOAD },
+};
 
 static int word_is(const char *s, size_t n, const char *w)
 {
@@ -77,8 +85,20 @@ int dutfs_ctl_parse(const char *buf, size_t len, struct dutfs_ctl_cmd *ret, stru
 			return -EINVAL;
 		}
 	} else {
-		dut_error_set(err, "unknown command \"%.*s\"; %s", (int)(sp - s), s, usage);
-		return -EINVAL;
+		size_t k, nv = sizeof(bare_verbs) / sizeof(bare_verbs[0]);
+
+		for (k = 0; k < nv && !word_is(s, (size_t)(sp - s), bare_verbs[k].word); k++)
+			;
+		if (k == nv) {
+			dut_error_set(err, "unknown command \"%.*s\"; %s", (int)(sp - s), s, usage);
+			return -EINVAL;
+		}
+		if (sp != e) {
+			dut_error_set(err, "%s takes no argument, found \"%.*s\"", bare_verbs[k].word,
+				      (int)(e - sp - 1), sp + 1);
+			return -EINVAL;
+		}
+		c.verb = bare_verbs[k].verb;
 	}
 	*ret = c;
 	return 0;

@@ -5,6 +5,11 @@
  *   mark <label>    phase marker in the trace (label: 1..255 printable chars)
  *   trace on        resume tracing
  *   trace off       pause tracing (records are not written; stats go on)
+ *   crash           (--shape) the device dies: unsynced data is discarded,
+ *                   every request fails with EIO until recover
+ *   recover         (--shape) back to running after a crash
+ *   reload          (--shape) re-read the rules file; a broken file keeps
+ *                   the old rules
  */
 #ifndef DUTFS_CTL_CMD_H
 #define DUTFS_CTL_CMD_H
@@ -20,6 +25,9 @@ enum dutfs_ctl_verb {
 	DUTFS_CTL_MARK = 1,
 	DUTFS_CTL_TRACE_ON,
 	DUTFS_CTL_TRACE_OFF,
+	DUTFS_CTL_CRASH,
+	DUTFS_CTL_RECOVER,
+	DUTFS_CTL_RELOAD,
 };
 
 struct dutfs_ctl_cmd {

@@ -51,6 +51,8 @@ struct dutfs_inode {
 
 struct dutfs_tracer;
 struct dutfs_ctl;
+struct dutfs_shaper;
+struct shape_sched;
 
 /* FUSE requests counted for stats.json ("requests"); names in fs.c. */
 enum dutfs_req {
@@ -83,6 +85,8 @@ struct dutfs {
 
 	struct dutfs_tracer *tracer;
 	struct dutfs_ctl *ctl;
+	struct dutfs_shaper *shaper; /* NULL without --shape */
+	struct shape_sched *sched;   /* late replies; NULL without --shape */
 	struct dutfs_layer layers[DUTFS_MAX_LAYERS];
 	unsigned nlayers;
 	/* requests served (relaxed atomics: a few ns against a ~10 us round trip) */
@@ -112,12 +116,20 @@ extern const struct fuse_lowlevel_ops dutfs_ll_ops;
 int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *backing,
 		  const char *mountpoint);
 void dutfs_fini_fs(struct dutfs *fs);
+struct dutfs_shaper_opts;
+struct shape_rules;
+/* The shaper layer and the timer thread (--shape); takes ownership of rules. */
+int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules);
 
 /* ops_inode.c: inode table and name/attr ops */
 struct dutfs_inode *dutfs_inode(struct dutfs *fs, fuse_ino_t ino);
 int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
 		    struct fuse_entry_param *e);
 void dutfs_inode_unref(struct dutfs *fs, struct dutfs_inode *in, uint64_t n);
+/* One more reference (keeps in and its fd alive until dutfs_inode_unref). */
+void dutfs_inode_ref(struct dutfs *fs, struct dutfs_inode *in);
+/* Node ids of every regular file the kernel knows (malloc'ed; *ret NULL when none). */
+int dutfs_inode_list_files(struct dutfs *fs, fuse_ino_t **ret, size_t *ret_n);
 /* path relative to the mount root into buf (itab_lock taken inside) */
 int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size);
 void dutfs_fill_entry_timeouts(struct fuse_entry_param *e);
@@ -195,6 +207,17 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result);
 /* dutfs_io_end with the backing call's end time measured by the caller */
 void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint64_t end_ns);
+/* The layers' ->backing_done, once (dutfs_io_end_at calls it if the op did not). */
+void dutfs_io_backing_done(struct dutfs *fs, struct dutfs_io *io);
+
+/*
+ * reply_late.c: end io and reply, now or (io->reply_ns ahead: a shaping
+ * delay) from the timer thread.  For DUTFS_REPLY_BUF, data holds the
+ * result bytes of a successful read; they are copied when the reply waits.
+ */
+enum dutfs_reply_kind { DUTFS_REPLY_ERR, DUTFS_REPLY_BUF, DUTFS_REPLY_WRITE };
+void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32_t result,
+		    enum dutfs_reply_kind kind, const void *data);
 
 /* ctl.c: the virtual .dutfs directory */
 int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret);

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/shaper.h"
+#include "fuse/shape/timerq.h"
 
 int dutfs_itab_init(struct dutfs *fs);
 void dutfs_itab_fini(struct dutfs *fs);
@@ -220,8 +222,32 @@ out_free:
 	return r;
 }
 
+int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules)
+{
+	int r = shape_sched_new(&fs->sched);
+
+	if (r < 0) {
+		shape_rules_free(rules);
+		return r;
+	}
+	r = dutfs_shaper_new(fs, o, rules, &fs->shaper);
+	if (r < 0) {
+		shape_sched_free(fs->sched);
+		fs->sched = NULL;
+		return r;
+	}
+	/* after the tracer: its complete runs last and records the shaped result */
+	fs->layers[fs->nlayers++] = (struct dutfs_layer){ .ops = &dutfs_shaper_layer, .ctx = fs->shaper };
+	return 0;
+}
+
 void dutfs_fini_fs(struct dutfs *fs)
 {
+	/* pending late replies go out (and are traced) before the tracer goes */
+	if (fs->sched)
+		shape_sched_stop(fs->sched);
+	dutfs_shaper_free(fs->shaper);
+	shape_sched_free(fs->sched);
 	dutfs_tracer_free(fs->tracer);
 	dutfs_ctl_free(fs->ctl);
 	dutfs_itab_fini(fs);

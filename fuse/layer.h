@@ -13,13 +13,35 @@
  * A layer's ->submit may fail the request before the backing call by
  * returning -errno (io->result is set to it and the backing call is skipped);
  * ->complete may change io->result and add to io->lat_ns.
+ *
+ * Shaping (fuse/shaper.c) adds three things a submit may ask for: a shorter
+ * transfer (xfer_len < len), no backing call at all (skip_call: an fsync with
+ * barriers off, result 0), and a reply not before reply_ns.  Ops that can
+ * answer late (read, write, fsync, fallocate) reply through dutfs_io_reply():
+ * when reply_ns is still ahead after the backing call, the reply is handed
+ * to the timer thread and ->complete runs there, at the real reply time, so
+ * lat_ns (and the trace record) include the delay.  ->backing_done runs in
+ * the worker right after the backing call (before a late reply).
  */
 #ifndef DUTFS_LAYER_H
 #define DUTFS_LAYER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "fuse/shape/engine.h"
+
 struct dutfs_inode;
+struct dutfs_shaper_gen;
+
+/* The shaper's state for one request (fuse/shaper.c); zero when not shaped. */
+struct dutfs_shape_req {
+	struct dutfs_shaper_gen *gen; /* the rules generation that decided (holds a ref) */
+	struct shape_verdict v;
+	uint64_t key;                 /* shape file key (backing inode) */
+	uint64_t epoch;               /* crash epoch at submit */
+	uint8_t state;                /* DUTFS_SHAPE_* bits */
+};
 
 struct dutfs_io {
 	uint64_t ts_ns;      /* CLOCK_MONOTONIC when the backing call started */
@@ -32,12 +54,20 @@ struct dutfs_io {
 	uint16_t op;         /* enum dut_trace_op */
 	uint16_t flags;      /* DUT_TRACE_F_* */
 	struct dutfs_inode *inode;
+	/* set by layers in ->submit (dutfs_io_begin initialises them) */
+	uint32_t xfer_len;   /* bytes the backing call moves (< len: a short transfer) */
+	bool skip_call;      /* no backing call; the result is 0 */
+	bool backing_done;   /* ->backing_done has run */
+	uint64_t reply_ns;   /* CLOCK_MONOTONIC; reply not before this (0: at once) */
+	struct dutfs_shape_req shape;
 };
 
 struct dutfs_layer_ops {
 	const char *name;
 	int (*submit)(void *ctx, struct dutfs_io *io);
 	void (*complete)(void *ctx, struct dutfs_io *io);
+	/* After the backing call, in the worker, before any late reply (NULL: none). */
+	void (*backing_done)(void *ctx, struct dutfs_io *io);
 };
 
 struct dutfs_layer {

@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/shaper.h"
+#include "fuse/shape/rules.h"
+#include "fuse/shape/timerq.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 
@@ -44,6 +47,16 @@ static void say(int prio, const char *fmt, ...)
 		fputc('\n', stderr);
 	}
 	va_end(ap);
+}
+
+/* libfuse's messages and ours (fuse_log from the layers) go where say() goes. */
+static void log_func(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	if (use_syslog) {
+		vsyslog((int)level, fmt, ap);
+	} else {
+		vfprintf(stderr, fmt, ap);
+	}
 }
 
 static int read_file(const char *path, char **ret, size_t *ret_len)
@@ -350,6 +363,9 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 	fuse_loop_cfg_set_idle_threads(cfg, cli->threads);
 	r = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
+	/* replies still held by a model go out now, and their trace records are written */
+	if (fs->sched)
+		shape_sched_stop(fs->sched);
 	ret = r < 0 ? 1 : 0;
 	if (r < 0)
 		say(LOG_ERR, "FUSE session ended with an error: %s", strerror(-r));
@@ -371,11 +387,28 @@ out_args:
 	return ret;
 }
 
+/* Load and check --shape (and --relmap) before mounting; the path is made absolute for reload. */
+static int load_shaping(const struct dutfs_cli *cli, char *real, struct shape_rules **ret)
+{
+	struct dut_error err = { .msg = "" };
+
+	if (!realpath(cli->shape_path, real)) {
+		say(LOG_ERR, "--shape %s: %s", cli->shape_path, strerror(errno));
+		return -1;
+	}
+	if (shape_rules_load(cli->shape_path, ret, &err) < 0) {
+		say(LOG_ERR, "%s; nothing mounted", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct dutfs_cli cli;
 	struct dut_error err = { .msg = "" };
-	char backing[PATH_MAX], mnt[PATH_MAX];
+	char backing[PATH_MAX], mnt[PATH_MAX], shape_real[PATH_MAX];
+	struct shape_rules *rules = NULL;
 	struct dutfs fs;
 	int ready_fd = -1, r, ret;
 
@@ -398,14 +431,32 @@ int main(int argc, char *argv[])
 		dutfs_cli_free(&cli);
 		return 1;
 	}
+	/* the rules are checked before anything is mounted: a broken file mounts nothing */
+	if (cli.shape_path && load_shaping(&cli, shape_real, &rules) < 0) {
+		dutfs_cli_free(&cli);
+		return 1;
+	}
+	fuse_set_log_func(log_func);
 	if (!cli.foreground)
 		ready_fd = daemonize_start();
 	r = dutfs_init_fs(&fs, &cli, backing, mnt);
 	if (r < 0) {
 		say(LOG_ERR, "%s: %s", r == -ENOMEM ? "start-up" : (cli.trace_path ? cli.trace_path : backing),
 		    strerror(-r));
+		shape_rules_free(rules);
 		dutfs_cli_free(&cli);
 		return 1;
+	}
+	if (rules) {
+		struct dutfs_shaper_opts so = { .rules_path = shape_real };
+
+		r = dutfs_init_shaping(&fs, &so, rules);
+		if (r < 0) {
+			say(LOG_ERR, "cannot start shaping: %s", strerror(-r));
+			dutfs_fini_fs(&fs);
+			dutfs_cli_free(&cli);
+			return 1;
+		}
 	}
 	ret = serve(&fs, &cli, ready_fd);
 	dutfs_fini_fs(&fs);

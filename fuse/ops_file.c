@@ -24,6 +24,7 @@
 
 #include "fuse/dutfs.h"
 #include "fuse/reply_raw.h"
+#include "fuse/shaper.h"
 #include "lib/trace.h"
 
 struct dutfs_fh {
@@ -118,10 +119,10 @@ static void trace_open_trunc(struct dutfs *fs, fuse_req_t req, struct dutfs_inod
 {
 	struct dutfs_io io;
 
-	if (dutfs_io_begin(fs, req, &io, DUT_OP_TRUNCATE, in, 0, 0, open_io->flags) == 0) {
-		io.ts_ns = open_io->ts_ns;
-		dutfs_io_end_at(fs, &io, 0, open_io->ts_ns + open_io->lat_ns);
-	}
+	/* every begin has its end (a layer holds state between them) */
+	(void)dutfs_io_begin(fs, req, &io, DUT_OP_TRUNCATE, in, 0, 0, open_io->flags);
+	io.ts_ns = open_io->ts_ns;
+	dutfs_io_end_at(fs, &io, 0, open_io->ts_ns + open_io->lat_ns);
 }
 
 void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -189,6 +190,10 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		fuse_reply_err(req, EEXIST);
 		return;
 	}
+	if (fs->shaper && dutfs_shaper_is_down(fs->shaper)) {
+		fuse_reply_err(req, EIO); /* a crashed device creates nothing */
+		return;
+	}
 	dir = dutfs_inode(fs, parent);
 	flags = backing_flags(fs, fi->flags) | O_CREAT | O_NOFOLLOW | (fi->flags & O_EXCL);
 	dutfs_creds_enter(fs, req, &cr);
@@ -217,11 +222,10 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		 * (a layer cannot fail a create before it happens).
 		 */
 		dutfs_tracer_file_id(fs, in);
-		if (dutfs_io_begin(fs, req, &io, DUT_OP_CREATE, in, 0, 0,
-				   (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0) == 0) {
-			io.ts_ns = t0;
-			dutfs_io_end_at(fs, &io, 0, t1);
-		}
+		(void)dutfs_io_begin(fs, req, &io, DUT_OP_CREATE, in, 0, 0,
+				     (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0);
+		io.ts_ns = t0;
+		dutfs_io_end_at(fs, &io, 0, t1);
 	}
 	fh = fh_new(fd, flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW));
 	if (!fh) {
@@ -261,19 +265,17 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_READ, dutfs_inode(fs, ino), (uint64_t)off,
 			   (uint32_t)size, fh->trace_flags);
 	if (!r) {
-		n = pread(fh->fd, buf, size, off);
+		size_t want = io.xfer_len; /* < size: a short read injected by shaping */
+
+		n = pread(fh->fd, buf, want, off);
 		if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
 			int bfd = fh_buffered(fh);
 
-			n = bfd < 0 ? -1 : pread(bfd, buf, size, off);
+			n = bfd < 0 ? -1 : pread(bfd, buf, want, off);
 		}
 		r = n < 0 ? -errno : (int)n;
 	}
-	dutfs_io_end(fs, &io, r);
-	if (io.result < 0)
-		fuse_reply_err(req, -io.result);
-	else
-		fuse_reply_buf(req, buf, (size_t)io.result);
+	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_BUF, buf);
 }
 
 void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -306,19 +308,17 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_WRITE, dutfs_inode(fs, ino), (uint64_t)off,
 			   (uint32_t)size, tflags);
 	if (!r) {
-		n = pwrite(fh->fd, src, size, off);
+		size_t want = io.xfer_len; /* < size: a short write injected by shaping */
+
+		n = pwrite(fh->fd, src, want, off);
 		if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
 			int bfd = fh_buffered(fh);
 
-			n = bfd < 0 ? -1 : pwrite(bfd, src, size, off);
+			n = bfd < 0 ? -1 : pwrite(bfd, src, want, off);
 		}
 		r = n < 0 ? -errno : (int)n;
 	}
-	dutfs_io_end(fs, &io, r);
-	if (io.result < 0)
-		fuse_reply_err(req, -io.result);
-	else
-		fuse_reply_write(req, (size_t)io.result);
+	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
 }
 
 /*
@@ -372,10 +372,10 @@ void dutfs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_fi
 	fh = fh_of(fi);
 	r = dutfs_io_begin(fs, req, &io, datasync ? DUT_OP_FDATASYNC : DUT_OP_FSYNC,
 			   dutfs_inode(fs, ino), 0, 0, fh->trace_flags);
-	if (!r)
+	/* skip_call: a model with barriers off acknowledges without syncing */
+	if (!r && !io.skip_call)
 		r = (datasync ? fdatasync(fh->fd) : fsync(fh->fd)) < 0 ? -errno : 0;
-	dutfs_io_end(fs, &io, r);
-	fuse_reply_err(req, -io.result);
+	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_ERR, NULL);
 }
 
 void dutfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
@@ -399,6 +399,5 @@ void dutfs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, 
 			   punch ? fh->trace_flags : (uint16_t)mode);
 	if (!r)
 		r = fallocate(fh->fd, mode, offset, length) < 0 ? -errno : 0;
-	dutfs_io_end(fs, &io, r);
-	fuse_reply_err(req, -io.result);
+	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_ERR, NULL);
 }

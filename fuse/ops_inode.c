@@ -161,6 +161,37 @@ void dutfs_inode_unref(struct dutfs *fs, struct dutfs_inode *in, uint64_t n)
 	pthread_mutex_unlock(&fs->itab_lock);
 }
 
+void dutfs_inode_ref(struct dutfs *fs, struct dutfs_inode *in)
+{
+	pthread_mutex_lock(&fs->itab_lock);
+	in->refs++;
+	pthread_mutex_unlock(&fs->itab_lock);
+}
+
+int dutfs_inode_list_files(struct dutfs *fs, fuse_ino_t **ret, size_t *ret_n)
+{
+	fuse_ino_t *v = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&fs->itab_lock);
+	if (fs->hcount) {
+		v = malloc(fs->hcount * sizeof(*v));
+		if (!v)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; v && i < fs->hsize; i++)
+		for (struct dutfs_inode *p = fs->htab[i]; p; p = p->hnext)
+			if (p->type == S_IFREG && n < fs->hcount)
+				v[n++] = (fuse_ino_t)(uintptr_t)p;
+	pthread_mutex_unlock(&fs->itab_lock);
+	if (r == 0) {
+		*ret = v;
+		*ret_n = n;
+	}
+	return r;
+}
+
 int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size)
 {
 	int r;

@@ -397,8 +397,10 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 	char *out;
 	int r = 0;
 
-	if (!root)
+	if (!root) {
+		json_object_put(info->shape);
 		return -ENOMEM;
+	}
 	r |= add(root, "schema", json_object_new_string("dutfs-stats"));
 	r |= add(root, "schema_version", json_object_new_int(1));
 	r |= add(root, "view", json_object_new_string(info->view ? info->view : "device"));
@@ -423,6 +425,12 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 		r |= add(root, "requests", rq);
 		for (size_t i = 0; !r && i < info->nreq; i++)
 			r |= add(rq, info->req_names[i], json_object_new_uint64(info->req_counts[i]));
+	}
+	if (info->shape) {
+		if (r)
+			json_object_put(info->shape);
+		else
+			r |= add(root, "shape", info->shape);
 	}
 	if (!r)
 		r = render_classes(st, root);

@@ -21,6 +21,8 @@
 
 #include "lib/pgpath.h"
 
+struct json_object;
+
 enum dutfs_stat_kind {
 	DUTFS_STAT_READ = 0,
 	DUTFS_STAT_WRITE,
@@ -66,6 +68,8 @@ struct dutfs_stats_info {
 	const char *const *req_names;
 	const uint64_t *req_counts;
 	size_t nreq;
+	/* "shape": the shaper's document (--shape); render takes the reference; NULL: omitted */
+	struct json_object *shape;
 };
 
 /* Render the JSON document into a malloc'd NUL-terminated buffer. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/shaper.h"
 #include "fuse/stats.h"
 #include "lib/pgpath.h"
 #include "lib/trace.h"
@@ -274,6 +275,7 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 	memcpy(mark, t->last_mark, sizeof(mark));
 	pthread_mutex_unlock(&t->mark_lock);
 	info.last_mark = mark[0] ? mark : NULL;
+	info.shape = fs->shaper ? dutfs_shaper_stats_json(fs->shaper) : NULL;
 	return dutfs_stats_render(t->stats, &info, ret_json, ret_len);
 }
 
@@ -289,6 +291,11 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 	io->flags = flags;
 	io->result = 0;
 	io->lat_ns = 0;
+	io->xfer_len = len;
+	io->skip_call = false;
+	io->backing_done = false;
+	io->reply_ns = 0;
+	memset(&io->shape, 0, sizeof(io->shape));
 	io->file_id = atomic_load_explicit(&in->file_id, memory_order_relaxed);
 	/* a writeback-cache write is the kernel's, not the process's it carries */
 	io->pid = (flags & DUT_TRACE_F_WRITEBACK) ? 0 : (uint32_t)fuse_req_ctx(req)->pid;
@@ -304,8 +311,19 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 	return 0;
 }
 
+void dutfs_io_backing_done(struct dutfs *fs, struct dutfs_io *io)
+{
+	if (io->backing_done)
+		return;
+	io->backing_done = true;
+	for (unsigned i = fs->nlayers; i-- > 0;)
+		if (fs->layers[i].ops->backing_done)
+			fs->layers[i].ops->backing_done(fs->layers[i].ctx, io);
+}
+
 void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint64_t end_ns)
 {
+	dutfs_io_backing_done(fs, io);
 	io->result = result;
 	io->lat_ns = end_ns - io->ts_ns;
 	for (unsigned i = fs->nlayers; i-- > 0;)
