@@ -16,6 +16,7 @@
 #include "lib/result.h"
 #include "lib/trace.h"
 #include "tools/compare.h"
+#include "tools/compare_run.h"
 #include "tools/export.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
@@ -27,6 +28,7 @@ DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct cmp *, cmp_free)
+DUT_DEFINE_FREEP(struct run_model *, run_model_free)
 
 #define EXIT_USAGE 2
 
@@ -65,16 +67,22 @@ static const char export_usage[] =
 	"  -o FILE        output file (default stdout)\n";
 
 static const char compare_usage[] =
-	"usage: dutlab compare RESULT.json RESULT.json... [--baseline N] [--json FILE] [--force]\n"
+	"usage: dutlab compare RESULT.json|RUNDIR... [--step NAME] [--baseline N] [--json FILE] [--force]\n"
 	"  Puts the results of several configurations side by side, with ratios against the\n"
 	"  baseline (default: the first).  Results are dutlab result documents of one tool and\n"
 	"  workload (pgload dss, pgload oltp, dutprobe bench, ...).\n"
+	"  A RUNDIR (a run directory of dutlab run) gives one column per configuration, the\n"
+	"  median over its repetitions; one RUNDIR alone compares its configurations with the\n"
+	"  first.  Without --step every step the configurations share is compared (with result\n"
+	"  documents given too: the step whose documents are of their kind).\n"
 	"  pgload dss: per-phase and per-query times (median of the repetitions, with spread),\n"
 	"    plan changes marked, m-time and m-score over the queries whose plan fingerprint\n"
 	"    is the same in every result, and the plain totals.\n"
 	"  others: every phase metric present in all results (tps, latency, IOPS, B/s, ...).\n"
-	"  --baseline N   the Nth result is the baseline (1-based; default 1)\n"
-	"  --json FILE    also write the comparison as a result document (\"-\" = stdout, then no table)\n"
+	"  --step NAME    compare this step of the run directories\n"
+	"  --baseline N   the Nth column is the baseline (1-based; default 1)\n"
+	"  --json FILE    also write the comparison as a result document (\"-\" = stdout, then no\n"
+	"                 table); with run directories, for one step only\n"
 	"  --force        compare DSS results despite a different scale factor, query set,\n"
 	"                 parameters or data seed (the differences are printed as warnings)\n";
 
@@ -300,58 +308,188 @@ static int cmd_export(int argc, char **argv)
 	return 0;
 }
 
-static void free_docs(struct dut_result **docs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dut_result_free(docs[i]);
-	free(docs);
-}
+struct compare_args {
+	struct cmp_opts co;
+	struct cmp_render_opts ro;
+	const char *json;
+	const char *step;
+};
 
-/*
- * One input per argument: a result document.  (A run directory will give
- * one input per configuration; until then it is refused with what to do.)
- */
-static int load_inputs(char **paths, size_t n, struct dut_result **docs, struct cmp_input *in)
+/* Build, print and (once) write one comparison; 0 or -1 (the error is printed). */
+static int compare_one(const struct cmp_input *in, size_t n, const struct compare_args *a,
+		       const char *heading)
 {
+	_cleanup_(cmp_freep) struct cmp *cmp = NULL;
 	struct dut_error err = { { 0 } };
-	struct stat st;
+	int r;
 
-	for (size_t i = 0; i < n; i++) {
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			dut_err("%s is a directory: comparing run directories is not supported yet; "
-				"give the result documents (*.json) to compare", paths[i]);
-			return -EINVAL;
+	if (a->co.baseline >= n) {
+		dut_err("--baseline %zu: there are only %zu columns to compare%s%s", a->co.baseline + 1, n,
+			heading ? " in " : "", heading ? heading : "");
+		return -1;
+	}
+	r = cmp_build(in, n, &a->co, &cmp, &err);
+	if (r < 0) {
+		dut_err("%s%s%s", heading ? heading : "", heading ? ": " : "",
+			r == -EINVAL ? err.msg : strerror(-r));
+		return -1;
+	}
+	if (!a->json || strcmp(a->json, "-") != 0) {
+		if (heading)
+			printf("== %s ==\n", heading);
+		if ((r = cmp_render_human.render(cmp, &a->ro, stdout, NULL)) < 0) {
+			dut_err("cannot write the comparison: %s", strerror(-r));
+			return -1;
 		}
-		if (dut_result_read_file(paths[i], &docs[i], &err) < 0) {
-			dut_err("%s", err.msg);
-			return -EINVAL;
-		}
-		in[i] = (struct cmp_input){ .source = paths[i], .docs = &docs[i], .ndocs = 1 };
+	}
+	if (a->json && (r = cmp_render_json.render(cmp, &a->ro, NULL, a->json)) < 0) {
+		dut_err("cannot write the result document %s: %s", a->json, strerror(-r));
+		return -1;
 	}
 	return 0;
+}
+
+/* The step names to compare: --step, the kind of the given documents, or every step with a known kind. */
+static int compare_steps(struct run_model **models, struct dut_result **docs, size_t n,
+			 const struct compare_args *a, const char ***ret, size_t *ret_n)
+{
+	const char **names = NULL;
+	size_t nn = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ struct run_stepinfo *st = NULL;
+		size_t ns;
+
+		if (!models[i])
+			continue;
+		if (run_steps(models[i], &st, &ns) < 0)
+			goto oom;
+		for (size_t k = 0; k < ns; k++) {
+			bool seen = false;
+			const char **v;
+
+			if (a->step ? strcmp(st[k].name, a->step) != 0 : st[k].kind == DOC_OTHER)
+				continue;
+			for (size_t j = 0; j < nn && !seen; j++)
+				seen = strcmp(names[j], st[k].name) == 0;
+			if (seen)
+				continue;
+			if (!(v = realloc(names, (nn + 1) * sizeof(*v))))
+				goto oom;
+			names = v;
+			names[nn++] = st[k].name;
+		}
+	}
+	(void)docs;
+	*ret = names;
+	*ret_n = nn;
+	return 0;
+oom:
+	free(names);
+	return -ENOMEM;
+}
+
+/* The inputs of one comparison, in the order of the command line. */
+static int compare_set(struct run_model **models, struct dut_result **docs, char **paths, size_t n,
+		       const char *step, bool by_kind, struct cmp_run_set *set)
+{
+	enum run_doc_kind kind = DOC_OTHER;
+	struct dut_error err = { { 0 } };
+	int r = 0;
+
+	for (size_t i = 0; i < n && by_kind; i++)
+		if (docs[i]) {
+			kind = run_doc_kind_of(docs[i]);
+			break;
+		}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (docs[i]) {
+			r = cmp_run_add_doc(set, paths[i], docs[i], &err);
+			continue;
+		}
+		const char *s = by_kind ? cmp_run_step_of_kind(models[i], kind) : step;
+
+		if (s)
+			r = cmp_run_add_step(set, models[i], s, &err);
+	}
+	if (r == -E2BIG)
+		dut_err("%s", err.msg);
+	else if (r < 0)
+		dut_err("cannot compare: %s", strerror(-r));
+	return r;
+}
+
+static int compare_runs(struct run_model **models, struct dut_result **docs, char **paths, size_t n,
+			const struct compare_args *a)
+{
+	bool any_doc = false, by_kind;
+	_cleanup_free_ const char **steps = NULL;
+	size_t nsteps = 0, done = 0;
+	int failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		any_doc |= docs[i] != NULL;
+	by_kind = any_doc && !a->step;
+	if (!by_kind && compare_steps(models, docs, n, a, &steps, &nsteps) < 0) {
+		dut_err("out of memory");
+		return 1;
+	}
+	if (by_kind)
+		nsteps = 1;
+	if (!nsteps) {
+		dut_err(a->step ? "no run directory has a step \"%s\"" :
+			"the run directories have no result documents to compare%s", a->step ? a->step : "");
+		return 1;
+	}
+	if (a->json && nsteps > 1) {
+		usage_error("compare", "--json writes one comparison: choose the step with --step (steps: %s, ...)",
+			    steps[0]);
+		return EXIT_USAGE;
+	}
+	for (size_t k = 0; k < nsteps; k++) {
+		struct cmp_run_set set = { 0 };
+		char heading[300];
+
+		if (compare_set(models, docs, paths, n, by_kind ? NULL : steps[k], by_kind, &set) < 0) {
+			cmp_run_set_clear(&set);
+			return 1;
+		}
+		snprintf(heading, sizeof(heading), "step %s", by_kind ? "(by document kind)" : steps[k]);
+		if (set.n < 2) {
+			dut_warn("%s: only %zu configuration%s or document%s of it, nothing to compare", heading,
+				 set.n, set.n == 1 ? "" : "s", set.n == 1 ? "" : "s");
+		} else {
+			if (done && (!a->json || strcmp(a->json, "-") != 0))
+				putchar('\n');
+			failed |= compare_one(set.in, set.n, a, nsteps > 1 ? heading : NULL) < 0;
+			done++;
+		}
+		cmp_run_set_clear(&set);
+	}
+	if (!done && !failed)
+		dut_err("nothing to compare: every step has fewer than 2 configurations");
+	return failed || !done ? 1 : 0;
 }
 
 static int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' }, { "baseline", required_argument, NULL, 'b' },
-		{ "force", no_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "force", no_argument, NULL, 'f' }, { "step", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	struct cmp_render_opts ro = { .argc = argc, .argv = argv };
-	struct cmp_opts co = { 0 };
-	_cleanup_(cmp_freep) struct cmp *cmp = NULL;
-	_cleanup_free_ struct cmp_input *in = NULL;
+	struct compare_args a = { .ro = { .argc = argc, .argv = argv } };
+	struct run_model **models = NULL;
 	struct dut_result **docs = NULL;
 	struct dut_error err = { { 0 } };
-	const char *json = NULL;
+	bool any_run = false;
 	size_t n;
-	int c, r;
+	int c, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = optarg;
+			a.json = optarg;
 			break;
 		case 'b': {
 			unsigned long v;
@@ -364,11 +502,14 @@ static int cmd_compare(int argc, char **argv)
 					    optarg);
 				return EXIT_USAGE;
 			}
-			co.baseline = v - 1;
+			a.co.baseline = v - 1;
 			break;
 		}
 		case 'f':
-			co.force = true;
+			a.co.force = true;
+			break;
+		case 's':
+			a.step = optarg;
 			break;
 		case 'h':
 			fputs(compare_usage, stdout);
@@ -379,42 +520,75 @@ static int cmd_compare(int argc, char **argv)
 		}
 	}
 	n = (size_t)(argc - optind);
-	if (n < 2) {
-		usage_error("compare", "need at least 2 result documents to compare, got %zu", n);
+	for (size_t i = 0; i < n; i++)
+		any_run |= run_dir_detect(argv[optind + i]);
+	if (n < (any_run ? 1u : 2u)) {
+		usage_error("compare", "need at least 2 result documents to compare, got %zu (or one run directory)", n);
 		return EXIT_USAGE;
 	}
 	if (n > CMP_MAX_INPUTS) {
 		usage_error("compare", "at most %d result documents, got %zu", CMP_MAX_INPUTS, n);
 		return EXIT_USAGE;
 	}
-	if (co.baseline >= n) {
-		usage_error("compare", "--baseline %zu: there are only %zu results", co.baseline + 1, n);
+	if (!any_run && a.co.baseline >= n) {
+		usage_error("compare", "--baseline %zu: there are only %zu results", a.co.baseline + 1, n);
+		return EXIT_USAGE;
+	}
+	if (!any_run && a.step) {
+		usage_error("compare", "%s", "--step applies to run directories; none was given");
 		return EXIT_USAGE;
 	}
 	docs = calloc(n, sizeof(*docs));
-	in = calloc(n, sizeof(*in));
-	if (!docs || !in) {
-		free(docs);
+	models = calloc(n, sizeof(*models));
+	if (!docs || !models) {
 		dut_err("out of memory");
-		return 1;
+		goto out;
 	}
-	r = load_inputs(argv + optind, n, docs, in);
-	if (r == 0) {
-		r = cmp_build(in, n, &co, &cmp, &err);
-		if (r == -EINVAL)
-			dut_err("%s", err.msg);
-		else if (r < 0)
-			dut_err("cannot compare: %s", strerror(-r));
+	for (size_t i = 0; i < n; i++) {
+		const char *p = argv[optind + i];
+		int r;
+
+		struct stat st;
+
+		if (run_dir_detect(p)) {
+			r = run_model_load(p, RUN_LOAD_DOCS, &models[i], &err);
+		} else if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			dut_err("%s is a directory without manifest.json: not a run directory of dutlab run "
+				"(give a run directory or result documents)", p);
+			goto out;
+		}
+		else {
+			r = dut_result_read_file(p, &docs[i], &err);
+		}
+		if (r < 0) {
+			dut_err("%s", r == -ENOMEM ? "out of memory" : err.msg);
+			goto out;
+		}
+		for (size_t k = 0; models[i] && k < models[i]->nnotes; k++)
+			dut_warn("%s", models[i]->notes[k]);
 	}
-	if (r == 0 && (!json || strcmp(json, "-") != 0) &&
-	    (r = cmp_render_human.render(cmp, &ro, stdout, NULL)) < 0)
-		dut_err("cannot write the comparison: %s", strerror(-r));
-	if (r == 0 && json && (r = cmp_render_json.render(cmp, &ro, NULL, json)) < 0)
-		dut_err("cannot write the result document %s: %s", json, strerror(-r));
-	cmp_free(cmp);
-	cmp = NULL;
-	free_docs(docs, n);
-	return r < 0 ? 1 : 0;
+	if (any_run) {
+		ret = compare_runs(models, docs, argv + optind, n, &a);
+	} else {
+		struct cmp_input *in = calloc(n, sizeof(*in));
+
+		if (!in) {
+			dut_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			in[i] = (struct cmp_input){ .source = argv[optind + i], .docs = &docs[i], .ndocs = 1 };
+		ret = compare_one(in, n, &a, NULL) < 0 ? 1 : 0;
+		free(in);
+	}
+out:
+	for (size_t i = 0; docs && models && i < n; i++) {
+		dut_result_free(docs[i]);
+		run_model_free(models[i]);
+	}
+	free(docs);
+	free(models);
+	return ret;
 }
 
 static const struct command commands[] = {
