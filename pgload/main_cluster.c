@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pgload cluster init|start|stop|status|destroy: argument parsing and messages. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,16 @@ static void print_standby(const struct pgl_cluster *c)
 		printf("replication: %s\n", line);
 }
 
+static void on_standby_signal(int sig)
+{
+	(void)sig;
+	pgl_standby_interrupted = 1;
+}
+
 static int main_standby(const struct pgl_cluster_init_opts *io, const char *primary, bool sync)
 {
+	/* A handler, not SIG_IGN: pg_basebackup must still die of Ctrl-C (exec resets handlers). */
+	struct sigaction sa = { .sa_handler = on_standby_signal };
 	struct pgl_standby_opts so = { .pgdata = io->pgdata, .primary_pgdata = primary,
 				       .bindir = io->bindir, .sync = sync, .nsets = io->nsets };
 	struct dut_error err = { "" };
@@ -66,9 +75,12 @@ static int main_standby(const struct pgl_cluster_init_opts *io, const char *prim
 		return 1;
 	}
 	memcpy(so.sets, io->sets, sizeof(so.sets));
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (pgl_standby_create(&so, &c, &err) < 0) {
 		dut_err("cluster standby: %s", err.msg);
-		return 1;
+		return pgl_standby_interrupted ? 130 : 1;
 	}
 	print_conninfo(&c);
 	print_standby(&c);

@@ -4,10 +4,12 @@
  * pg_basebackup (as postgres), streaming through a physical replication slot
  * over the primary's private socket directory.
  *
- * Invariant kept for destroy: once the slot or synchronous_standby_names
- * exists on the primary, the standby's state file says so (slot, sync_set),
- * written before the change, so `cluster destroy --pgdata STANDBY` can always
- * undo it, even after a crash of pgload or of the standby.
+ * Invariant kept for destroy: from the end of the base backup on, the
+ * standby's state file names its slot, and it says sync_set before
+ * synchronous_standby_names is set, so `cluster destroy --pgdata STANDBY` can
+ * always undo both, even after a crash of pgload or of the standby.  During
+ * the base backup pgload itself drops the slot if the copy fails or is
+ * interrupted (SIGINT/SIGTERM reach pg_basebackup; pgload waits it out).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +26,8 @@
 #include "pgload/standby.h"
 
 #define POLL_MS 200
+
+volatile sig_atomic_t pgl_standby_interrupted;
 
 static void sleep_ms(unsigned ms)
 {
@@ -352,6 +356,11 @@ static int wait_replication(PGconn *c, const struct pgl_cluster *sc, const char 
 	int r;
 
 	for (unsigned i = 0; i < polls; i++) {
+		if (pgl_standby_interrupted) {
+			dut_error_set(err, "interrupted while waiting for standby %s to be \"%s\"",
+				      sc->sb.app_name, want);
+			return -EINTR;
+		}
 		if ((r = replication_row(c, sc->sb.app_name, row, sizeof(row), err)) < 0)
 			return r;
 		if (strncmp(row, want, strlen(want)) == 0)

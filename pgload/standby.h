@@ -12,6 +12,7 @@
 #ifndef PGL_STANDBY_H
 #define PGL_STANDBY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -19,6 +20,13 @@
 #include "pgload/cluster.h"
 
 #define PGL_STANDBY_WAIT_S 60       /* bound on "streaming" and on "sync" */
+
+/*
+ * Set by the program's SIGINT/SIGTERM handler: waits end early (-EINTR).
+ * pg_basebackup, in the same process group, gets the signal itself; pgload
+ * stays to drop the slot it made and empty the directory.
+ */
+extern volatile sig_atomic_t pgl_standby_interrupted;
 
 struct pgl_standby_opts {
 	const char *pgdata, *primary_pgdata;
