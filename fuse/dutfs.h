@@ -91,6 +91,13 @@ struct dutfs {
 	unsigned nlayers;
 	/* requests served (relaxed atomics: a few ns against a ~10 us round trip) */
 	_Atomic uint64_t nreq[DUTFS_REQ_KINDS];
+	/*
+	 * Generation of regular-file entries (device view): a crash bumps it
+	 * so the kernel makes fresh inodes, whose size comes from the backing
+	 * file (with the writeback cache the kernel never re-reads the size of
+	 * an inode it has).
+	 */
+	_Atomic uint64_t file_generation;
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)
@@ -128,8 +135,10 @@ int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
 void dutfs_inode_unref(struct dutfs *fs, struct dutfs_inode *in, uint64_t n);
 /* One more reference (keeps in and its fd alive until dutfs_inode_unref). */
 void dutfs_inode_ref(struct dutfs *fs, struct dutfs_inode *in);
-/* Node ids of every regular file the kernel knows (malloc'ed; *ret NULL when none). */
-int dutfs_inode_list_files(struct dutfs *fs, fuse_ino_t **ret, size_t *ret_n);
+/* Every regular file the kernel knows: node id, parent node id and name (name may be NULL). */
+struct dutfs_file_ref { fuse_ino_t ino, parent; char *name; };
+int dutfs_inode_list_files(struct dutfs *fs, struct dutfs_file_ref **ret, size_t *ret_n);
+void dutfs_file_refs_free(struct dutfs_file_ref *v, size_t n);
 /* path relative to the mount root into buf (itab_lock taken inside) */
 int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size);
 void dutfs_fill_entry_timeouts(struct fuse_entry_param *e);

@@ -234,7 +234,7 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	if (dutfs_reply_create_raw(req, e.ino, &e.attr, DUTFS_TIMEOUT_S, (uint64_t)(uintptr_t)fh,
+	if (dutfs_reply_create_raw(req, e.ino, e.generation, &e.attr, DUTFS_TIMEOUT_S, (uint64_t)(uintptr_t)fh,
 				   open_reply_flags(fs)) < 0) {
 		close(fd);
 		fh_free(fh);

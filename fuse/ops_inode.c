@@ -168,28 +168,45 @@ void dutfs_inode_ref(struct dutfs *fs, struct dutfs_inode *in)
 	pthread_mutex_unlock(&fs->itab_lock);
 }
 
-int dutfs_inode_list_files(struct dutfs *fs, fuse_ino_t **ret, size_t *ret_n)
+int dutfs_inode_list_files(struct dutfs *fs, struct dutfs_file_ref **ret, size_t *ret_n)
 {
-	fuse_ino_t *v = NULL;
+	struct dutfs_file_ref *v = NULL;
 	size_t n = 0;
 	int r = 0;
 
 	pthread_mutex_lock(&fs->itab_lock);
 	if (fs->hcount) {
-		v = malloc(fs->hcount * sizeof(*v));
+		v = calloc(fs->hcount, sizeof(*v));
 		if (!v)
 			r = -ENOMEM;
 	}
-	for (size_t i = 0; v && i < fs->hsize; i++)
-		for (struct dutfs_inode *p = fs->htab[i]; p; p = p->hnext)
-			if (p->type == S_IFREG && n < fs->hcount)
-				v[n++] = (fuse_ino_t)(uintptr_t)p;
+	for (size_t i = 0; v && i < fs->hsize; i++) {
+		for (struct dutfs_inode *p = fs->htab[i]; p; p = p->hnext) {
+			struct dutfs_inode *parent = (struct dutfs_inode *)p->pn.parent;
+
+			if (p->type != S_IFREG || n >= fs->hcount)
+				continue;
+			v[n].ino = (fuse_ino_t)(uintptr_t)p;
+			if (parent && p->pn.name) {
+				v[n].parent = parent == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)parent;
+				v[n].name = strdup(p->pn.name); /* NULL (ENOMEM): no entry to drop */
+			}
+			n++;
+		}
+	}
 	pthread_mutex_unlock(&fs->itab_lock);
 	if (r == 0) {
 		*ret = v;
 		*ret_n = n;
 	}
 	return r;
+}
+
+void dutfs_file_refs_free(struct dutfs_file_ref *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].name);
+	free(v);
 }
 
 int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size)
@@ -258,6 +275,8 @@ int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
 	}
 	e->ino = node_id(fs, in);
 	e->attr = st;
+	if (S_ISREG(st.st_mode))
+		e->generation = atomic_load_explicit(&fs->file_generation, memory_order_relaxed);
 	dutfs_fill_entry_timeouts(e);
 	return 0;
 }

@@ -39,8 +39,8 @@ static void split_timeout(double t, uint64_t *sec, uint32_t *nsec)
 	*nsec = (uint32_t)((t - (double)*sec) * 1e9);
 }
 
-int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, const struct stat *st,
-			   double timeout_s, uint64_t fh, unsigned flags)
+int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, uint64_t generation,
+			   const struct stat *st, double timeout_s, uint64_t fh, unsigned flags)
 {
 	struct {
 		struct fuse_entry_out e;
@@ -53,6 +53,7 @@ int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, const struct s
 		       "no padding between the two reply structs");
 	memset(&out, 0, sizeof(out));
 	out.e.nodeid = nodeid;
+	out.e.generation = generation;
 	split_timeout(timeout_s, &out.e.entry_valid, &out.e.entry_valid_nsec);
 	split_timeout(timeout_s, &out.e.attr_valid, &out.e.attr_valid_nsec);
 	a->ino = st->st_ino;

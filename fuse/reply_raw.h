@@ -24,7 +24,7 @@ struct fuse_req;
 #define DUTFS_FOPEN_PARALLEL_DIRECT_WRITES 4u
 
 int dutfs_reply_open_raw(struct fuse_req *req, uint64_t fh, unsigned flags);
-int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, const struct stat *st,
-			   double timeout_s, uint64_t fh, unsigned flags);
+int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, uint64_t generation,
+			   const struct stat *st, double timeout_s, uint64_t fh, unsigned flags);
 
 #endif

@@ -227,21 +227,39 @@ static int file_class(struct dutfs_shaper *sh, struct dutfs_io *io, char *buf, s
 
 /* ---- crash ---- */
 
-/* Invalidate the kernel's pages and attributes of every file it knows. */
+/*
+ * Make the kernel forget what it cached about every file: pages and
+ * attributes (notify_inval_inode).  In the device view the writeback cache
+ * makes the kernel keep its own file sizes, even over fresh attributes, so
+ * regular files also get a new entry generation and their dentries are
+ * dropped: the next lookup builds a fresh inode whose size is the backing
+ * file's.  An fd opened before the crash keeps the old inode, which the
+ * kernel marks bad at that lookup (its I/O fails with EIO, like a process
+ * that outlived a device reset).  Returns the number of inodes invalidated.
+ */
 static uint64_t invalidate_kernel(struct dutfs_shaper *sh)
 {
-	fuse_ino_t *inos = NULL;
+	struct dutfs *fs = sh->fs;
+	struct dutfs_file_ref *v = NULL;
 	size_t n = 0;
 	uint64_t done = 0;
 
-	if (!sh->fs->se || dutfs_inode_list_files(sh->fs, &inos, &n) < 0)
+	if (!fs->se || dutfs_inode_list_files(fs, &v, &n) < 0)
 		return 0;
+	if (fs->view == DUTFS_VIEW_DEVICE) {
+		atomic_fetch_add(&fs->file_generation, 1);
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].name)
+				(void)fuse_lowlevel_notify_inval_entry(fs->se, v[i].parent, v[i].name,
+								       strlen(v[i].name));
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		/* -ENOENT: the kernel has forgotten it, nothing cached */
-		if (fuse_lowlevel_notify_inval_inode(sh->fs->se, inos[i], 0, 0) == 0)
+		if (fuse_lowlevel_notify_inval_inode(fs->se, v[i].ino, 0, 0) == 0)
 			done++;
 	}
-	free(inos);
+	dutfs_file_refs_free(v, n);
 	return done;
 }
 
