@@ -66,7 +66,30 @@ expect_line "mixed" "$TMP/err" "cannot compare a pgload dss result (A: h-base.js
 run "invalid" 1 h-base.json bad-json.json
 expect_line "invalid" "$TMP/err" "bad-json.json: line 3"
 run "directory" 1 h-base.json .
-expect_line "directory" "$TMP/err" ". is a directory: comparing run directories is not supported yet"
+expect_line "directory" "$TMP/err" ". is a directory without manifest.json: not a run directory of dutlab run"
+
+# Run directories (tests/tools/fixtures/rundir-*): one column per configuration, the
+# median over its repetitions.  rundir-oltp TPS: sync-on 283.718 and 189.965 (median
+# 236.842, spread (283.718-189.965)/2/236.842 = 20%), sync-off 431.515 and 180.011
+# (median 305.763, 41%); ratio 305.763/236.842 = 1.29.
+run "rundir" 0 ../rundir-oltp
+expect_line "rundir" "$TMP/out" "== step oltp =="
+expect_line "rundir" "$TMP/out" "  A  ../rundir-oltp: sync-on (2 documents of step oltp)"
+grep -E '^  run / tps \(tx/s\) +236\.842 ±20% +305\.763 ±41% +1\.29x$' "$TMP/out" >/dev/null ||
+	fail "rundir: tps line"
+run "rundir dss" 0 --step dss ../rundir-dss
+expect_line "rundir dss" "$TMP/out" "3 results, baseline A"
+expect_line "rundir dss" "$TMP/out" "and for Q6, Q14, Q15 in config C, so those are out of m-time; 2 of 22 queries are compared."
+run "rundir and a document" 0 ../rundir-oltp oltp-a.json
+expect_line "rundir and a document" "$TMP/out" "  C  oltp-a.json"
+run "rundir json without step" 2 ../rundir-oltp --json "$TMP/x.json"
+expect_line "rundir json without step" "$TMP/err" "--json writes one comparison: choose the step with --step"
+run "rundir json with step" 0 ../rundir-oltp --step oltp --json "$TMP/x.json"
+grep -q '"schema": "dutlab-result"' "$TMP/x.json" || fail "rundir json with step: no result document"
+run "rundir unknown step" 1 ../rundir-oltp --step nosuch
+expect_line "rundir unknown step" "$TMP/err" "no run directory has a step \"nosuch\""
+run "rundir baseline" 0 ../rundir-oltp --step oltp --baseline 2
+expect_line "rundir baseline" "$TMP/out" "baseline B"
 
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "compare-cli: all checks passed"

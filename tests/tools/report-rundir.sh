@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `dutlab report RUNDIR` end to end on copies of the fixture run directories:
+# report.md and report.html written, every chart a real PNG (signature, > 1 KB)
+# drawn by gnuplot and linked relatively; without gnuplot (DUTLAB_GNUPLOT names
+# a missing program) the report is still written and says which package to install.
+# usage: report-rundir.sh DUTLAB   (DUT_SOURCE_ROOT: the source tree)
+set -u
+DUTLAB=$1
+FIX=${DUT_SOURCE_ROOT:-.}/tests/tools/fixtures
+command -v gnuplot >/dev/null 2>&1 || { echo "SKIP: gnuplot is not installed (apt-get install gnuplot-nox)"; exit 77; }
+TMP=$(mktemp -d /tmp/report-rundir.XXXXXX) || exit 99
+trap 'rm -rf "$TMP"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_line() {
+	grep -qF -- "$3" "$2" || { fail "$1: no line with \"$3\" in $2"; }
+}
+
+# check_pngs NAME DIR COUNT: COUNT charts, each a PNG larger than 1 KB, each linked from both reports
+check_pngs() {
+	n=0
+	for f in "$2"/charts/*.png; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		sig=$(od -An -tx1 -N8 "$f" | tr -d ' \n')
+		[ "$sig" = "89504e470d0a1a0a" ] || fail "$1: $f is not a PNG (signature $sig)"
+		[ "$(stat -c %s "$f")" -gt 1024 ] || fail "$1: $f is not larger than 1 KB"
+		b=$(basename "$f")
+		grep -qF "](charts/$b)" "$2/report.md" || fail "$1: report.md does not link charts/$b"
+		grep -qF "<img src=\"charts/$b\"" "$2/report.html" || fail "$1: report.html does not link charts/$b"
+	done
+	[ "$n" = "$3" ] || fail "$1: $n charts, expected $3"
+}
+
+# rundir-dss holds symlinks into the compare fixtures: copy what they point to
+cp -rL "$FIX/rundir-oltp" "$FIX/rundir-probe" "$FIX/rundir-dss" "$TMP/" || exit 99
+
+for d in oltp probe dss; do
+	"$DUTLAB" report "$TMP/rundir-$d" >"$TMP/$d.out" 2>"$TMP/$d.err" || { fail "report rundir-$d: exit $?"; cat "$TMP/$d.err"; }
+	[ -s "$TMP/rundir-$d/report.md" ] && [ -s "$TMP/rundir-$d/report.html" ] || fail "rundir-$d: no report files"
+	grep -q "<script" "$TMP/rundir-$d/report.html" && fail "rundir-$d: report.html has JavaScript"
+done
+# oltp: TPS+latency per config (2), I/O mix per config (2)
+check_pngs oltp "$TMP/rundir-oltp" 4
+expect_line oltp "$TMP/oltp.out" "report.html: 5 findings, 4 of 4 charts drawn"
+expect_line oltp "$TMP/rundir-oltp/report.md" "- sync-on: 67% of random reads hit heap relations (64 of 96, 2 traced repetitions)."
+expect_line oltp "$TMP/rundir-oltp/report.md" "| sync-off | 2 | 305.8 | 180.0-431.5 | 1.29x |"
+# probe: slc knee, fill; bench has findings but no chart
+check_pngs probe "$TMP/rundir-probe" 2
+expect_line probe "$TMP/rundir-probe/report.md" "3,200 MB/s exceeds the interface ceiling of 600 MB/s"
+expect_line probe "$TMP/rundir-probe/report.md" "| btrfs | skipped | 0 of 0 complete |"
+# dss: phases and queries
+check_pngs dss "$TMP/rundir-dss" 2
+expect_line dss "$TMP/rundir-dss/report.md" "changed the plans of Q6, Q14 and Q15 (against default)"
+
+# the data and scripts stay next to the images, so a user can redraw them
+[ -s "$TMP/rundir-probe/charts/slc-slc-c00-file-ext4-1.gp" ] && [ -s "$TMP/rundir-probe/charts/slc-slc-c00-file-ext4-1.dat" ] ||
+	fail "probe: slc script or data missing"
+
+# no gnuplot: the report is still written, charts listed as not rendered with the package
+rm -rf "$TMP/rundir-oltp/charts" "$TMP/rundir-oltp/report.md"
+DUTLAB_GNUPLOT=/nonexistent/gnuplot "$DUTLAB" report "$TMP/rundir-oltp" >"$TMP/nog.out" 2>"$TMP/nog.err" ||
+	fail "no gnuplot: exit $?"
+expect_line "no gnuplot" "$TMP/nog.out" "0 of 4 charts drawn"
+expect_line "no gnuplot" "$TMP/nog.err" "apt-get install gnuplot-nox"
+expect_line "no gnuplot" "$TMP/rundir-oltp/report.md" "Chart not rendered: TPS and mean latency per second: sync-on, step oltp (/nonexistent/gnuplot is not installed (apt-get install gnuplot-nox)"
+ls "$TMP/rundir-oltp/charts/"*.png >/dev/null 2>&1 && fail "no gnuplot: PNG files appeared"
+
+# a gnuplot that fails: its exit status is reported per chart
+printf '#!/bin/sh\necho "bad plot" >&2\nexit 3\n' >"$TMP/badplot"
+chmod +x "$TMP/badplot"
+DUTLAB_GNUPLOT="$TMP/badplot" "$DUTLAB" report "$TMP/rundir-oltp" >"$TMP/bad.out" 2>&1 || fail "failing gnuplot: exit $?"
+expect_line "failing gnuplot" "$TMP/rundir-oltp/report.md" "gnuplot exited with status 3; see charts/oltp-oltp-c00-sync-on.log"
+grep -q "bad plot" "$TMP/rundir-oltp/charts/oltp-oltp-c00-sync-on.log" || fail "failing gnuplot: log not kept"
+
+# a broken manifest: exit 1, the file and the member named
+printf '{"schema":"dutlab-run","schema_version":1,"experiment":{"name":"x"},"status":"complete","configs":[{"index":"0"}]}' \
+	>"$TMP/rundir-dss/manifest.json"
+"$DUTLAB" report "$TMP/rundir-dss" >/dev/null 2>"$TMP/broken.err" && fail "broken manifest: exit 0"
+expect_line "broken manifest" "$TMP/broken.err" "$TMP/rundir-dss/manifest.json: configs[0].index: expected an integer, found a string"
+
+# a trace still works as before
+"$DUTLAB" report "$TMP/rundir-oltp/c00-sync-on/rep1/trace.dtr" >"$TMP/trace.out" 2>&1 || fail "report TRACE: exit $?"
+expect_line "report TRACE" "$TMP/trace.out" "By class (whole trace)"
+
+[ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "report-rundir: all checks passed"

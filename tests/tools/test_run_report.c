@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of `dutlab report RUNDIR` and `dutlab compare RUNDIR` pieces:
+ * the manifest parser (good and broken manifests), the run model loaded from
+ * the fixture run directories tests/tools/fixtures/rundir-*, the findings on
+ * them (exact numbers, from the documents' own values), TPS findings on
+ * synthetic models, chart building, and the Markdown/HTML renderers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/result.h"
+#include "tests/cu_main.h"
+#include "tools/chart.h"
+#include "tools/compare_run.h"
+#include "tools/findings.h"
+#include "tools/report_doc.h"
+#include "tools/run_model.h"
+#include "tools/run_stats.h"
+
+DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct findings *, findings_free)
+DUT_DEFINE_FREEP(struct charts *, charts_free)
+DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
+}
+
+static struct run_model *load_fixture(const char *name)
+{
+	struct dut_error err = { { 0 } };
+	struct run_model *m = NULL;
+	char p[512];
+	int r;
+
+	snprintf(p, sizeof(p), "%s/tests/tools/fixtures/%s", cu_source_root(), name);
+	r = run_model_load(p, RUN_LOAD_DOCS | RUN_LOAD_TRACES, &m, &err);
+	CU_CHECK(r == 0, "%s: run_model_load: %d %s", name, r, err.msg);
+	return r == 0 ? m : NULL;
+}
+
+/* ---- the manifest parser ---- */
+
+#define STEP "{\"name\":\"oltp\",\"status\":\"ok\",\"results\":[\"oltp.json\"]}"
+#define REP "{\"rep\":1,\"dir\":\"c00-a/rep1\",\"status\":\"complete\",\"steps\":[" STEP "]}"
+#define CFG "{\"index\":0,\"name\":\"a\",\"dir\":\"c00-a\",\"status\":\"complete\",\"reps\":[" REP "]}"
+#define HEAD "\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":\"x\"},\"status\":\"complete\""
+
+static void test_manifest_good(void)
+{
+	static const char text[] = "{" HEAD ",\"host\":{\"hostname\":\"h\",\"cpus\":2,\"mem_bytes\":1024},"
+		"\"configs\":[" CFG ",{\"index\":1,\"name\":\"b\",\"dir\":\"c01-b\",\"status\":\"skipped\","
+		"\"reason\":\"mkfs.btrfs is not installed\"}],\"future_member\":[1,2]}";
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	struct dut_error err = { { 0 } };
+	int r = run_manifest_parse(text, strlen(text), "m.json", &m, &err);
+
+	CU_CHECK(r == 0, "good manifest refused: %s", err.msg);
+	if (r)
+		return;
+	CU_CHECK(strcmp(m->name, "x") == 0 && strcmp(m->status, "complete") == 0, "name/status");
+	CU_CHECK(m->have_host && m->host.cpus == 2 && m->host.mem_bytes == 1024, "host");
+	CU_CHECK(m->nconfigs == 2, "nconfigs %zu", m->nconfigs);
+	CU_CHECK(m->configs[0].nreps == 1 && m->configs[0].reps[0].nsteps == 1, "reps/steps");
+	CU_CHECK(strcmp(m->configs[0].reps[0].steps[0].docs[0].file, "oltp.json") == 0, "result file");
+	CU_CHECK(m->configs[0].reps[0].trace == NULL, "no trace artifact");
+	CU_CHECK(m->configs[1].nreps == 0 && strcmp(m->configs[1].reason, "mkfs.btrfs is not installed") == 0,
+		 "skipped config");
+}
+
+struct bad_manifest {
+	const char *name;
+	const char *text;
+	const char *msg;          /* the whole error message */
+};
+
+static const struct bad_manifest bad_manifests[] = {
+	{ "not json", "{\"schema\":", "m.json: not valid JSON at byte 10: unexpected end of the file" },
+	/* byte 102 is the "x" */
+	{ "trailing text", "{" HEAD ",\"configs\":[]} x", "m.json: not valid JSON at byte 102: unexpected character" },
+	{ "array root", "[]", "m.json: expected a JSON object, found an array" },
+	{ "other schema", "{\"schema\":\"dutlab-result\"}",
+	  "m.json: schema: expected \"dutlab-run\", found \"dutlab-result\": not a dutlab run manifest" },
+	{ "newer version", "{\"schema\":\"dutlab-run\",\"schema_version\":2}",
+	  "m.json: schema_version: the manifest has version 2, this dutlab reads version 1: use the dutlab that made the run" },
+	{ "no configs", "{" HEAD "}", "m.json: configs: missing (expected an array)" },
+	{ "no experiment name", "{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{}}",
+	  "m.json: experiment.name: missing (expected a string)" },
+	{ "config not object", "{" HEAD ",\"configs\":[3]}", "m.json: configs[0]: expected an object, found an integer" },
+	{ "step name number", "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c00-a\",\"status\":\"complete\","
+	  "\"reps\":[{\"rep\":1,\"dir\":\"c00-a/rep1\",\"status\":\"complete\",\"steps\":[{\"name\":7}]}]}]}",
+	  "m.json: configs[0].reps[0].steps[0].name: expected a string, found an integer" },
+	{ "dir leaves", "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"x/../../etc\",\"status\":\"complete\"}]}",
+	  "m.json: configs[0].dir: \"x/../../etc\" leaves the run directory (..)" },
+	{ "absolute result", "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c\",\"status\":\"complete\","
+	  "\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\",\"steps\":[{\"name\":\"s\",\"status\":\"ok\","
+	  "\"results\":[\"/etc/passwd\"]}]}]}]}",
+	  "m.json: configs[0].reps[0].steps[0].results[]: \"/etc/passwd\" is absolute: expected a path inside the run directory" },
+	{ "negative index", "{" HEAD ",\"configs\":[{\"index\":-1}]}",
+	  "m.json: configs[0].index: -1 is out of range (0..10000)" },
+	{ "result not string", "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c\",\"status\":\"complete\","
+	  "\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\",\"artifacts\":{\"trace\":5}}]}]}",
+	  "m.json: configs[0].reps[0].artifacts.trace: expected a string, found an integer" },
+};
+
+static void test_manifest_broken(void)
+{
+	for (size_t i = 0; i < sizeof(bad_manifests) / sizeof(bad_manifests[0]); i++) {
+		const struct bad_manifest *b = &bad_manifests[i];
+		struct run_model *m = NULL;
+		struct dut_error err = { { 0 } };
+		int r = run_manifest_parse(b->text, strlen(b->text), "m.json", &m, &err);
+
+		CU_CHECK(r == -EINVAL && !m, "%s: accepted (r=%d)", b->name, r);
+		CU_CHECK(strcmp(err.msg, b->msg) == 0, "%s: message\n  got  %s\n  want %s", b->name, err.msg, b->msg);
+		run_model_free(m);
+	}
+}
+
+static void test_load_missing_dir(void)
+{
+	struct run_model *m = NULL;
+	struct dut_error err = { { 0 } };
+	int r = run_model_load("/nonexistent-dutlab-run", RUN_LOAD_DOCS, &m, &err);
+
+	CU_CHECK(r == -EINVAL && !m, "missing run dir: r=%d", r);
+	CU_CHECK(strcmp(err.msg, "/nonexistent-dutlab-run/manifest.json: No such file or directory "
+			"(not a run directory of dutlab run?)") == 0, "message: %s", err.msg);
+}
+
+/* ---- the model of the fixtures ---- */
+
+static void test_load_oltp_fixture(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+
+	if (!m)
+		return;
+	CU_CHECK(m->nconfigs == 2 && m->nnotes == 0, "configs %zu notes %zu (%s)", m->nconfigs, m->nnotes,
+		 m->nnotes ? m->notes[0] : "");
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t r = 0; r < m->configs[i].nreps; r++) {
+			const struct run_rep *rp = &m->configs[i].reps[r];
+			const struct run_step *s = run_rep_step(rp, "oltp");
+
+			CU_CHECK(rp->io && rp->io_has_relmap, "config %zu rep %zu: trace with relmap", i, r);
+			CU_CHECK(s && s->ndocs == 1 && s->docs[0].doc, "config %zu rep %zu: oltp doc", i, r);
+			CU_CHECK(run_doc_kind_of(s->docs[0].doc) == DOC_OLTP, "kind");
+		}
+	/* tps of the fixture documents: 283.718... and 189.965... -> median 236.842 */
+	struct cmp_stat tps = run_metric(&m->configs[0], "oltp", "run", "tps");
+
+	CU_CHECK(tps.n == 2 && near(tps.median, (283.71800221820763 + 189.96546486932422) / 2) &&
+		 near(tps.min, 189.96546486932422) && near(tps.max, 283.71800221820763), "tps stat");
+}
+
+static void test_load_reports_broken_docs(void)
+{
+	/* a manifest naming documents that are not there: loaded, with notes */
+	static const char text[] = "{" HEAD ",\"configs\":[" CFG "]}";
+	char dir[] = "/tmp/test-run-report.XXXXXX", p[600];
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	struct dut_error err = { { 0 } };
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		cu_fail("mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/manifest.json", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	CU_CHECK(run_model_load(dir, RUN_LOAD_DOCS | RUN_LOAD_TRACES, &m, &err) == 0, "load: %s", err.msg);
+	CU_CHECK(m && m->nnotes == 1 && strstr(m->notes[0], "c00-a/rep1/oltp.json (step oltp) not used: "),
+		 "note: %s", m && m->nnotes ? m->notes[0] : "(none)");
+	unlink(p);
+	rmdir(dir);
+}
+
+/* ---- findings ---- */
+
+static const struct finding *find(const struct findings *f, enum finding_kind k, size_t config,
+				  const char *subject)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].kind == k && f->v[i].config == config &&
+		    (!subject || strcmp(f->v[i].subject, subject) == 0))
+			return &f->v[i];
+	return NULL;
+}
+
+static void test_findings_oltp(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	const struct finding *x;
+
+	if (!m || findings_build(m, &f) < 0) {
+		cu_fail("findings_build");
+		return;
+	}
+	/* TPS: medians 305.763 (431.515, 180.011) vs 236.842 (283.718, 189.965): ranges overlap */
+	x = find(f, FIND_TPS_RATIO, 1, "oltp");
+	CU_CHECK(x != NULL, "no TPS finding");
+	if (x) {
+		double v = (431.5152091338623 + 180.01052385463996) / 2, b = (283.71800221820763 + 189.96546486932422) / 2;
+
+		CU_CHECK(near(x->value[0], v / b) && near(x->value[1], v) && near(x->value[2], b), "tps ratio %g", x->value[0]);
+		CU_CHECK(!x->exceeds && x->count[0] == 2 && x->count[1] == 2, "exceeds/reps");
+		CU_CHECK(strcmp(x->text, "sync-off: 1.29x the TPS of sync-on in step oltp (305.8 vs 236.8 tx/s, "
+				"medians of 2 and 2 repetitions; ranges 180.0-431.5 and 190.0-283.7 tx/s): the "
+				"difference does not exceed the run-to-run spread (the min-max ranges overlap)") == 0,
+			 "text: %s", x->text);
+	}
+	/* random reads: the two sync-on traces, read by report_build: heap 31+33, all 47+49 */
+	x = find(f, FIND_RANDOM_READS, 0, NULL);
+	CU_CHECK(x && strcmp(x->subject, "heap") == 0 && x->count[0] == 64 && x->count[1] == 96,
+		 "sync-on random reads: %s %llu of %llu", x ? x->subject : "-",
+		 x ? (unsigned long long)x->count[0] : 0, x ? (unsigned long long)x->count[1] : 0);
+	CU_CHECK(x && strcmp(x->text, "sync-on: 67% of random reads hit heap relations (64 of 96, 2 traced "
+			     "repetitions)") == 0, "text: %s", x ? x->text : "");
+	x = find(f, FIND_RANDOM_READS, 1, "heap");
+	CU_CHECK(x && x->count[0] == 83 && x->count[1] == 143, "sync-off random reads");
+	x = find(f, FIND_WRITE_BYTES, 0, "wal");
+	CU_CHECK(x && x->count[0] == x->count[1] && near(x->value[0], 100), "sync-on: all writes WAL");
+	CU_CHECK(find(f, FIND_TPS_RATIO, 0, NULL) == NULL, "the first config is not compared with itself");
+}
+
+static void test_findings_probe(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-probe");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	const struct finding *x;
+
+	if (!m || findings_build(m, &f) < 0) {
+		cu_fail("findings_build");
+		return;
+	}
+	x = find(f, FIND_CACHE_ROW, 1, "SEQ1M Q8T1 R");
+	CU_CHECK(x && near(x->value[0], 3.2e9) && near(x->value[1], 6e8), "cache row");
+	CU_CHECK(x && strcmp(x->text, "usb-sata-edited: the page cache served SEQ1M Q8T1 R, not the device: "
+			     "3,200 MB/s exceeds the interface ceiling of 600 MB/s (USB 3.0 bridge to SATA "
+			     "6 Gb/s (hand-edited))") == 0, "text: %s", x ? x->text : "");
+	CU_CHECK(find(f, FIND_CACHE_ROW, 0, NULL) == NULL, "the real virtio rows are not flagged");
+
+	x = find(f, FIND_SLC_KNEE, 0, "slc");
+	CU_CHECK(x && near(x->value[0], 25165824) && near(x->value[1], 454669367.4570085) &&
+		 near(x->value[2], 1463374672.8230479) && near(x->value[3], 2.218546877278725), "slc knee");
+	CU_CHECK(x && strstr(x->text, "rose after 24 MiB written: 454.7 -> 1,463.4 MB/s (+222%, confidence medium)"),
+		 "text: %s", x ? x->text : "");
+
+	x = find(f, FIND_FILL_DROP, 0, "qd8");
+	CU_CHECK(x && near(x->value[0], 3783.379176668367) && near(x->value[1], 6260.755311651256) &&
+		 near(x->value[2], 3783.379176668367 / 6260.755311651256) && x->value[3] == 90 && x->value[4] == 30,
+		 "fill qd8");
+	CU_CHECK(x && strcmp(x->text, "file-ext4: random-write IOPS at qd8: 3,783 at 90% full vs 6,261 at "
+			     "30% full (0.60x)") == 0, "text: %s", x ? x->text : "");
+}
+
+static void test_findings_dss(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	const struct finding *x;
+
+	if (!m || findings_build(m, &f) < 0) {
+		cu_fail("findings_build");
+		return;
+	}
+	/* the same plan changes test_compare finds between dss-a and dss-c */
+	x = find(f, FIND_DSS_PLANS, 2, NULL);
+	CU_CHECK(x && strcmp(x->subject, "Q6, Q14 and Q15") == 0 && x->count[0] == 3 && x->count[1] == 22 &&
+		 x->count[2] == 19, "no-shipdate-idx plans: %s", x ? x->subject : "-");
+	CU_CHECK(x && strstr(x->text, "no-shipdate-idx: this DSS configuration changed the plans of Q6, Q14 and "
+			     "Q15 (against default), so those are out of m-time; m-time over the 19 queries"),
+		 "text: %s", x ? x->text : "");
+	CU_CHECK(x && near(x->value[2], x->value[0] / x->value[1]), "m-time ratio");
+	x = find(f, FIND_DSS_PLANS, 1, NULL);
+	CU_CHECK(x && x->count[0] == 19 && x->count[2] == 3, "rpc50-nohash: 19 changed, 3 kept");
+}
+
+/* ---- TPS findings on synthetic models: the spread verdict ---- */
+
+static struct dut_result *oltp_doc(double tps)
+{
+	char text[600];
+	struct dut_result *r = NULL;
+	struct dut_error err = { { 0 } };
+
+	snprintf(text, sizeof(text), "{\"schema\":\"dutlab-result\",\"schema_version\":1,\"tool\":{\"name\":"
+		 "\"pgload\",\"version\":\"0\"},\"config\":{\"workload\":\"oltp\"},\"phases\":[{\"name\":\"run\","
+		 "\"metrics\":{\"tps\":{\"value\":%.17g,\"unit\":\"tx/s\"}}}]}", tps);
+	if (dut_result_parse(text, strlen(text), &r, &err) < 0)
+		cu_fail("oltp_doc: %s", err.msg);
+	return r;
+}
+
+#define MAXR 3
+struct tps_case {
+	const char *name;
+	double a[MAXR], b[MAXR];
+	unsigned na, nb;
+	double ratio;
+	bool exceeds;
+	const char *verdict;   /* the end of the sentence */
+};
+
+static const struct tps_case tps_cases[] = {
+	{ "separate ranges", { 100, 110, 90 }, { 200, 190, 210 }, 3, 3, 2.0, true,
+	  "the difference exceeds the run-to-run spread (the min-max ranges do not overlap)" },
+	{ "overlapping ranges", { 100, 150 }, { 140, 160 }, 2, 2, 150.0 / 125, false,
+	  "the difference does not exceed the run-to-run spread (the min-max ranges overlap)" },
+	{ "touching ranges overlap", { 100, 120 }, { 120, 140 }, 2, 2, 130.0 / 110, false,
+	  "does not exceed" },
+	{ "one repetition", { 100 }, { 300 }, 1, 1, 3.0, false,
+	  "with one repetition the run-to-run spread is unknown" },
+};
+
+static void test_tps_spread_verdict(void)
+{
+	for (size_t i = 0; i < sizeof(tps_cases) / sizeof(tps_cases[0]); i++) {
+		const struct tps_case *t = &tps_cases[i];
+		char text[2048], reps[2][600];
+		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		struct dut_error err = { { 0 } };
+		const struct finding *x;
+
+		for (int c = 0; c < 2; c++) {
+			size_t len = 0;
+			unsigned n = c ? t->nb : t->na;
+
+			reps[c][0] = 0;
+			for (unsigned r = 0; r < n; r++)
+				len += (size_t)snprintf(reps[c] + len, sizeof(reps[c]) - len,
+					"%s{\"rep\":%u,\"dir\":\"c%d/r%u\",\"status\":\"complete\",\"steps\":[" STEP "]}",
+					r ? "," : "", r + 1, c, r + 1);
+		}
+		snprintf(text, sizeof(text), "{" HEAD ",\"configs\":["
+			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
+			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
+			 reps[0], reps[1]);
+		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+			cu_fail("%s: manifest: %s", t->name, err.msg);
+			continue;
+		}
+		for (int c = 0; c < 2; c++)
+			for (size_t r = 0; r < m->configs[c].nreps; r++)
+				m->configs[c].reps[r].steps[0].docs[0].doc = oltp_doc(c ? t->b[r] : t->a[r]);
+		if (findings_build(m, &f) < 0) {
+			cu_fail("%s: findings_build", t->name);
+			continue;
+		}
+		x = find(f, FIND_TPS_RATIO, 1, "oltp");
+		CU_CHECK(x && near(x->value[0], t->ratio), "%s: ratio %g, want %g", t->name, x ? x->value[0] : 0, t->ratio);
+		CU_CHECK(x && x->exceeds == t->exceeds, "%s: exceeds", t->name);
+		CU_CHECK(x && strstr(x->text, t->verdict), "%s: text %s", t->name, x ? x->text : "");
+	}
+}
+
+/* ---- compare inputs from a run ---- */
+
+static void test_compare_run_inputs(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	struct cmp_run_set set = { 0 };
+	struct dut_error err = { { 0 } };
+
+	if (!m)
+		return;
+	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_OLTP), "oltp") == 0, "step of kind oltp");
+	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_OLTP_INIT), "load") == 0, "step of kind init");
+	CU_CHECK(cmp_run_step_of_kind(m, DOC_DSS) == NULL, "no dss step");
+	CU_CHECK(cmp_run_add_step(&set, m, "oltp", &err) == 0 && set.n == 2, "two inputs");
+	CU_CHECK(set.n == 2 && set.in[0].ndocs == 2 && set.in[1].ndocs == 2, "two documents each");
+	CU_CHECK(set.n && strstr(set.in[1].source, ": sync-off (2 documents of step oltp)"), "source %s",
+		 set.n ? set.in[1].source : "");
+	cmp_run_set_clear(&set);
+}
+
+/* ---- charts (pure part) ---- */
+
+static const struct chart *chart_named(const struct charts *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+static void test_charts_probe(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-probe");
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	const struct chart *x;
+
+	if (!m || charts_build(m, &c) < 0) {
+		cu_fail("charts_build");
+		return;
+	}
+	CU_CHECK(c->n == 2, "charts: %zu (slc and fill; bench has none)", c->n);
+	x = chart_named(c, "slc-slc-c00-file-ext4-1");
+	CU_CHECK(x && x->ndata == 1 && strstr(x->script, "set arrow from 24, graph 0 to 24, graph 1") &&
+		 strstr(x->script, "set output 'slc-slc-c00-file-ext4-1.png'"), "slc chart script");
+	/* 32 windows of 8 MiB: the first is at 8 MiB written */
+	CU_CHECK(x && strncmp(x->data[0].text, "# written_MiB MB_per_s\n8 ", 25) == 0, "slc data: %.40s",
+		 x ? x->data[0].text : "");
+	x = chart_named(c, "fill-fill-c00-file-ext4");
+	CU_CHECK(x && strstr(x->data[0].text, "\n90 808.09408365653076 3783.3791766683671\n"), "fill data: %s",
+		 x ? x->data[0].text : "");
+	CU_CHECK(x && strstr(x->script, "using 1:3 with linespoints title 'QD 8'"), "fill script");
+}
+
+static void test_charts_oltp(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	const struct chart *x;
+
+	if (!m || charts_build(m, &c) < 0) {
+		cu_fail("charts_build");
+		return;
+	}
+	x = chart_named(c, "oltp-oltp-c01-sync-off");
+	CU_CHECK(x && x->ndata == 2 && strstr(x->script, "set multiplot layout 2,1"), "oltp chart");
+	CU_CHECK(x && strcmp(x->step, "oltp") == 0, "oltp chart step");
+	x = chart_named(c, "iomix-c00-sync-on");
+	CU_CHECK(x && strcmp(x->step, "") == 0 && strstr(x->data[0].text, "\"heap\" 1 64 0 0\n"),
+		 "iomix data: %s", x ? x->data[0].text : "");
+}
+
+static const struct { const char *in, *out; } safe_names[] = {
+	{ "c00-ext4", "c00-ext4" }, { "a b/c", "a-b-c" }, { ".hidden", "-hidden" }, { "x'y", "x-y" },
+};
+
+static void test_chart_safe_name(void)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(safe_names) / sizeof(safe_names[0]); i++)
+		CU_CHECK(strcmp(chart_safe_name(safe_names[i].in, buf, sizeof(buf)), safe_names[i].out) == 0,
+			 "%s -> %s", safe_names[i].in, buf);
+}
+
+static const struct { double v; int dec; const char *out; } nums[] = {
+	{ 0, 0, "0" }, { 999.96, 1, "1,000.0" }, { 1234567.891, 2, "1,234,567.89" }, { -1500, 0, "-1,500" },
+	{ 12.5, 0, "12" }, { 236.842, 1, "236.8" },
+};
+
+static void test_fmt_num(void)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		CU_CHECK(strcmp(run_fmt_num(nums[i].v, nums[i].dec, buf, sizeof(buf)), nums[i].out) == 0,
+			 "%g/%d -> %s, want %s", nums[i].v, nums[i].dec, buf, nums[i].out);
+}
+
+/* ---- renderers ---- */
+
+static struct rdoc *small_doc(void)
+{
+	struct rdoc *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	rdoc_heading(d, 1, "report: %s", "x");
+	rdoc_para(d, "a <b> & c");
+	rdoc_list(d);
+	rdoc_item(d, "one");
+	rdoc_item(d, "two");
+	rdoc_table(d, "caption", "name|>value (s)");
+	rdoc_cell(d, "a|b");
+	rdoc_cell(d, "1.5");
+	rdoc_image(d, "charts/x.png", "X over time");
+	return d;
+}
+
+static void test_render_md(void)
+{
+	_cleanup_(rdoc_freep) struct rdoc *d = small_doc();
+	_cleanup_free_ char *md = NULL;
+
+	CU_CHECK(d && !d->oom && render_md(d, &md) == 0, "render_md");
+	CU_CHECK(md && strcmp(md, "# report: x\n\na <b> & c\n\n- one\n- two\n\ncaption\n\n"
+			      "| name | value (s) |\n| --- | ---: |\n| a\\|b | 1.5 |\n\n"
+			      "![X over time](charts/x.png)\n\n") == 0, "markdown:\n%s", md ? md : "");
+}
+
+static void test_render_html(void)
+{
+	_cleanup_(rdoc_freep) struct rdoc *d = small_doc();
+	_cleanup_free_ char *html = NULL;
+
+	CU_CHECK(d && render_html(d, "t<1>", &html) == 0, "render_html");
+	if (!html)
+		return;
+	CU_CHECK(strstr(html, "<title>t&lt;1&gt;</title>") != NULL, "title escaped");
+	CU_CHECK(strstr(html, "<p>a &lt;b&gt; &amp; c</p>") != NULL, "paragraph escaped");
+	CU_CHECK(strstr(html, "<tr><th>name</th><th>value (s)</th></tr>\n<tr><td>a|b</td><td class=\"n\">1.5</td></tr>"),
+		 "table:\n%s", html);
+	CU_CHECK(strstr(html, "<img src=\"charts/x.png\" alt=\"X over time\">") != NULL, "relative image");
+	CU_CHECK(strstr(html, "<script") == NULL, "no JavaScript");
+}
+
+static void test_report_doc_oltp(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL;
+
+	if (!m || findings_build(m, &f) < 0 || charts_build(m, &c) < 0 || report_run_build(m, f, c, &d) < 0 ||
+	    render_md(d, &md) < 0) {
+		cu_fail("building the report");
+		return;
+	}
+	CU_CHECK(strstr(md, "| sync-off | 2 | 305.8 | 180.0-431.5 | 1.29x |") != NULL, "oltp table row:\n%s", md);
+	CU_CHECK(strstr(md, "the spread is the min-max range of those runs (not an IQR)") != NULL, "spread says which");
+	/* charts not drawn (charts_render not called): said so, with no image link */
+	CU_CHECK(strstr(md, "Chart not rendered: TPS and mean latency per second: sync-on, step oltp") != NULL,
+		 "undrawn chart reported");
+	CU_CHECK(strstr(md, "](charts/") == NULL, "no link to an undrawn chart");
+	CU_CHECK(strstr(md, "| heap | 65 | 98.5 | 0.51 | 0 | 0.0 | 0.00 |") != NULL, "iomix row");
+}
+
+static const struct cu_test tests[] = {
+	{ "manifest_good", test_manifest_good },
+	{ "manifest_broken_names_file_and_member", test_manifest_broken },
+	{ "load_missing_dir", test_load_missing_dir },
+	{ "load_oltp_fixture", test_load_oltp_fixture },
+	{ "load_notes_missing_documents", test_load_reports_broken_docs },
+	{ "findings_oltp", test_findings_oltp },
+	{ "findings_probe", test_findings_probe },
+	{ "findings_dss", test_findings_dss },
+	{ "tps_spread_verdict", test_tps_spread_verdict },
+	{ "compare_run_inputs", test_compare_run_inputs },
+	{ "charts_probe", test_charts_probe },
+	{ "charts_oltp", test_charts_oltp },
+	{ "chart_safe_name", test_chart_safe_name },
+	{ "fmt_num", test_fmt_num },
+	{ "render_md", test_render_md },
+	{ "render_html", test_render_html },
+	{ "report_doc_oltp", test_report_doc_oltp },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "unit", .tests = tests };
