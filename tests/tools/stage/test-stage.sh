@@ -165,5 +165,13 @@ out=$("$driver" check --type image --path "$work/q.img" --size $((160 * MiB)) --
 	--mount-options "noatime,data=ordered" --mnt-root "$mnt")
 grep -q 'refused: EINVAL: .*data=ordered' <<<"$out" && pass "data= in mount-options: refused" || fail "data=: $out"
 
+# a missing mkfs names its Debian package (the search path narrowed by the test seam)
+for pair in ext4-ordered:e2fsprogs xfs:xfsprogs btrfs:btrfs-progs; do
+	out=$(DUT_STAGE_PROGRAM_PATH=$work/no-such-dir "$driver" check --type image --path "$work/m.img" \
+		--size $((320 * MiB)) --fs "${pair%%:*}" --mnt-root "$mnt")
+	grep -q "refused: ENOENT: .*apt-get install ${pair#*:}" <<<"$out" &&
+		pass "missing mkfs for ${pair%%:*}: refused, naming ${pair#*:}" || fail "missing mkfs: $out"
+done
+
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

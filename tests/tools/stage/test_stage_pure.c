@@ -29,6 +29,12 @@ static void test_mkfs_argv_per_filesystem(void)
 		  "mkfs.ext4 -q -F -b 1024 -E lazy_itable_init=0,lazy_journal_init=0 /dev/loop7" },
 		{ { .name = "e", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mkfs_options = "-O ^has_journal" },
 		  false, "mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -O ^has_journal /dev/loop7" },
+		/* mke2fs keeps only the last -E: the user's are folded into ours */
+		{ { .name = "e", .type = DUT_FS_EXT4, .mkfs_options = "-E lazy_itable_init=1 -m 0 -Estride=16" }, true,
+		  "mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0,lazy_itable_init=1,stride=16 "
+		  "-m 0 /dev/loop7" },
+		{ { .name = "e", .type = DUT_FS_EXT4, .mkfs_options = "-E" }, false,
+		  "mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -E /dev/loop7" },
 		{ { .name = "x", .type = DUT_FS_XFS }, true, "mkfs.xfs -q -f -K /dev/loop7" },
 		{ { .name = "x", .type = DUT_FS_XFS, .block_size = 4096, .mkfs_options = "  -m  reflink=0\t-i size=512 " },
 		  false, "mkfs.xfs -q -f -b size=4096 -m reflink=0 -i size=512 /dev/loop7" },

@@ -130,6 +130,45 @@ static int argv_push(char ***argv, size_t *n, const char *s, size_t len)
 	return 0;
 }
 
+/*
+ * mke2fs keeps only its last -E: fold the user's "-E X" / "-EX" (from index
+ * user on) into our own -E as "ours,X", so both apply and the user's values
+ * win where they name the same option.
+ */
+static int merge_ext4_extended(char **argv, size_t *n, size_t user)
+{
+	size_t own = 0;
+
+	for (size_t i = 1; i < user; i++)
+		if (!strcmp(argv[i], "-E") && i + 1 < user)
+			own = i + 1;
+	for (size_t i = user; own && i < *n;) {
+		const char *val;
+		size_t drop;
+		char *merged;
+
+		if (!strcmp(argv[i], "-E") && i + 1 < *n) {
+			val = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], "-E", 2) && argv[i][2]) {
+			val = argv[i] + 2;
+			drop = 1;
+		} else {
+			i++;
+			continue;
+		}
+		if (asprintf(&merged, "%s,%s", argv[own], val) < 0)
+			return -ENOMEM;
+		free(argv[own]);
+		argv[own] = merged;
+		for (size_t k = i; k < i + drop; k++)
+			free(argv[k]);
+		memmove(&argv[i], &argv[i + drop], (*n + 1 - i - drop) * sizeof(char *));
+		*n -= drop;
+	}
+	return 0;
+}
+
 int stage_mkfs_argv(const struct dut_filesystem *fs, const char *prog, const char *device, bool keep_blocks,
 		    char ***ret, char *msg, size_t msglen)
 {
@@ -163,6 +202,8 @@ int stage_mkfs_argv(const struct dut_filesystem *fs, const char *prog, const cha
 			r = argv_push(&argv, &n, p, len);
 		p += len;
 	}
+	if (r == 0 && fs->type == DUT_FS_EXT4)
+		r = merge_ext4_extended(argv, &n, 1 + nown);
 	if (r == 0)
 		r = argv_push(&argv, &n, device, strlen(device));
 	if (r < 0) {

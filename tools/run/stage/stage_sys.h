@@ -18,7 +18,8 @@ const char *stage_sysfs_root(void);
 int stage_read_text(const char *path, char **ret);
 
 /* Find an executable by name in $PATH, then /usr/sbin and /sbin (root's
- * PATH sometimes lacks them).  0 with the full path in out, or -ENOENT. */
+ * PATH sometimes lacks them); with DUT_STAGE_PROGRAM_PATH set (tests), only
+ * in that list.  0 with the full path in out, or -ENOENT. */
 int stage_find_program(const char *name, char *out, size_t len);
 
 /*
