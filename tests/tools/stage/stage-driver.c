@@ -6,13 +6,15 @@
  *   stage-driver check|cycle --type directory|image|device --path P
  *       [--size BYTES] [--destructive] [--fs NAME] [--block-size N]
  *       [--mkfs-options S] [--mount-options S] [--mnt-root D] [--need BYTES]
- *       [--remove-created-image]
+ *       [--remove-created-image] [--busy]
  *
  * check: dut_stage_check(); prints "refused: <errno name>: <message>" and
  *        exits 3 when refused, 0 when accepted.
  * cycle: prepare, print "dir=", "device=", and the mountinfo line of the
  *        mountpoint ("mount=..."), write and fsync 1 MiB into dir, teardown;
  *        a refused prepare prints "refused: ..." and exits 3.
+ *        --busy: keep the written file open across the teardown (which
+ *        then fails with EBUSY and leaves the mount to the caller).
  * Exit 2: usage or a failed write/teardown.
  */
 #include <errno.h>
@@ -102,7 +104,8 @@ int main(int argc, char **argv)
 		{ "fs", required_argument, NULL, 'f' },       { "block-size", required_argument, NULL, 'b' },
 		{ "mkfs-options", required_argument, NULL, 'k' }, { "mount-options", required_argument, NULL, 'o' },
 		{ "mnt-root", required_argument, NULL, 'm' }, { "need", required_argument, NULL, 'n' },
-		{ "remove-created-image", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
+		{ "remove-created-image", no_argument, NULL, 'r' }, { "busy", no_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct dut_target t = { .name = "t" };
 	struct dut_filesystem fs = named_fs[0];
@@ -110,7 +113,8 @@ int main(int argc, char **argv)
 	struct dut_stage *st;
 	struct dut_error err = { { 0 } };
 	const char *cmd;
-	int c, r;
+	bool busy = false;
+	int c, r, busy_fd = -1;
 
 	if (argc < 2)
 		return usage();
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 		case 'm': spec.mnt_root = optarg; break;
 		case 'n': spec.need_bytes = strtoull(optarg, NULL, 0); break;
 		case 'r': spec.remove_created_image = true; break;
+		case 'B': busy = true; break;
 		default: return usage();
 		}
 	}
@@ -190,7 +195,15 @@ int main(int argc, char **argv)
 		dut_stage_teardown(st, &err);
 		return 2;
 	}
+	if (busy && dut_stage_dir(st)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/stage-test.dat", dut_stage_dir(st));
+		busy_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	r = dut_stage_teardown(st, &err);
+	if (busy_fd >= 0)
+		close(busy_fd);
 	if (r < 0) {
 		printf("teardown failed: %s: %s\n", errno_name(-r), err.msg);
 		return 2;

@@ -83,6 +83,22 @@ out=$("$driver" cycle --type image --path "$work/ext4-ordered.img" --size $((160
 if [ $? -eq 0 ] && [ -e "$work/ext4-ordered.img" ]; then pass "remove-created-image keeps the user's image"
 else fail "remove-created-image deleted a user's image: $out"; fi
 
+# a busy filesystem: teardown gives up after its retries and says what to do;
+# the loop device then detaches by itself at the user's umount (autoclear)
+out=$("$driver" cycle --type image --path "$work/busy.img" --size $((64 * MiB)) --fs ext4-ordered \
+	--mnt-root "$mnt" --busy)
+busy_mnt=$(sed -n 's/^dir=//p' <<<"$out")
+if grep -q "^teardown failed: EBUSY: cannot unmount $busy_mnt .*umount $busy_mnt" <<<"$out" &&
+   grep -q " $busy_mnt " /proc/self/mountinfo; then
+	umount "$busy_mnt" && rmdir "$busy_mnt"
+	for i in $(seq 30); do [ -z "$(losetup -j "$work/busy.img")" ] && break; sleep 0.1; done
+	[ -z "$(losetup -j "$work/busy.img")" ] && pass "busy teardown: EBUSY with the mountpoint; loop gone after umount" ||
+		fail "busy teardown: loop still attached after umount: $(losetup -j "$work/busy.img")"
+else
+	fail "busy teardown: $out"
+fi
+assert_clean "busy" "$work/busy.img"
+
 # directory target (filesystem none)
 out=$("$driver" cycle --type directory --path "$work/dir/a/b" --fs none)
 if [ $? -eq 0 ] && [ -f "$work/dir/a/b/stage-test.dat" ]; then pass "directory: mkdir -p and used as is"
