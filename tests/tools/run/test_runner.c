@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The runner's pure parts (tools/run/runner.h): step command lines from
+ * step parameters, the ETA, manifest.json, the cleanup stack's order, the
+ * names of run directories.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "tests/cu_main.h"
+#include "tools/run/runner.h"
+
+#define S 1000000000ull
+
+static struct dut_experiment *parse(const char *text)
+{
+	struct dut_experiment *e = NULL;
+	struct dut_error err = { "" };
+	int r = dut_experiment_parse(text, strlen(text), "t.ini", &e, &err);
+
+	CU_CHECK(r == 0, "parse failed (%d): %s", r, err.msg);
+	return e;
+}
+
+static char *join(char **v)
+{
+	size_t n = 1;
+	char *s;
+
+	for (size_t i = 0; v && v[i]; i++)
+		n += strlen(v[i]) + 1;
+	s = calloc(1, n);
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+#define HEAD "[target t]\ntype = directory\npath = /tmp/x\n"
+
+static const struct {
+	const char *name, *text;
+	size_t step;
+	bool relmap;
+	const char *want[2];    /* the commands, joined by blanks */
+} argv_rows[] = {
+	{ "oltp-init with every option", HEAD "[step load]\ntype = oltp-init\nscale = 10\njobs = 2\nfillfactor = 90\n",
+	  0, true, { "PGLOAD init --pgdata /m/pgdata -s 10 --jobs 2 --fillfactor 90 --json J "
+		     "--dutfs-control /dev/null --relmap R" } },
+	{ "oltp-run: scripts with weights, defaults passed", HEAD
+	  "[step l]\ntype = oltp-init\nscale = 1\n"
+	  "[step rw]\ntype = oltp-run\nscript = tpcb-like@3, select-only\nclients = 8\nthreads = 2\n"
+	  "duration = 30s\nprogress = 10s\nrate = 100.5\n",
+	  1, false, { "PGLOAD run --pgdata /m/pgdata -b tpcb-like@3 -b select-only -c 8 -j 2 -T 30 -R 100.5 "
+		      "-M simple -P 10 --json J --dutfs-control /dev/null" } },
+	{ "oltp-run with transactions", HEAD "[step l]\ntype = oltp-init\nscale = 1\n"
+	  "[step ro]\ntype = oltp-run\nscript = select-only\ntransactions = 10\nclients = 4\nthreads = 4\n"
+	  "protocol = prepared\nmax-tries = 3\nseed = 7\n",
+	  1, false, { "PGLOAD run --pgdata /m/pgdata -b select-only -c 4 -j 4 -t 10 -M prepared --max-tries 3 "
+		      "--seed 7 --json J --dutfs-control /dev/null" } },
+	{ "dss: lists without blanks, duration as seconds", HEAD
+	  "[step d]\ntype = dss\nscale = 0.05\nphases = load, keys\nqueries = 1, 3-5\ntimeout = 90s\n",
+	  0, false, { "PGLOAD dss -d CONN --pgdata /m/pgdata -s 0.05 --phases load,keys --queries 1,3-5 "
+		      "--reps 1 --timeout 90 --json J" } },
+	{ "bench on a file: sizes in bytes, sub-second durations in ms, booleans as flags", HEAD
+	  "[step b]\ntype = bench\nsize = 64M\ntime = 500ms\nreps = 2\nread-only = yes\n",
+	  0, false, { "DUTPROBE bench --time 500ms --warmup 1 --reps 2 --read-only --size 67108864 --json J /d/f" } },
+	{ "slc: no-trim false is not passed", HEAD
+	  "[step s]\ntype = slc\nsize = 1G\nidle = 30s\n",
+	  0, false, { "DUTPROBE slc --bs 1048576 --qd 8 --window 67108864 --idle 30 --size 1073741824 --json J /d/f" } },
+	{ "fill: lists of levels and queue depths", HEAD
+	  "[step f]\ntype = fill\nsize = 256M\nlevels = 30%, 60%\nqd = 1, 8\nround-time = 2s\nmax-rounds = 3\n",
+	  0, false, { "DUTPROBE fill --levels 30%,60% --qd 1,8 --bs 16384 --round-time 2 --max-rounds 3 "
+		      "--size 268435456 --json J /d/f" } },
+	{ "restore of self: a dump first, then the timed restore", HEAD
+	  "[step l]\ntype = oltp-init\nscale = 1\n[step r]\ntype = restore\njobs = 2\n",
+	  1, false, { "PGLOAD restore dump --source CONN --out DUMP",
+		      "PGLOAD restore run --dump DUMP --pgdata /m/pgdata -j 2 --dbname restored --clean --json J" } },
+};
+
+static void test_step_argv_from_params(void)
+{
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(argv_rows); i++) {
+		struct dut_experiment *e = parse(argv_rows[i].text);
+		struct dut_plan *p = NULL;
+		char **cmds[2] = { NULL, NULL };
+		struct dut_error err = { "" };
+		size_t n = 0;
+
+		if (!e)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		struct run_step_ctx c = {
+			.pgload = "PGLOAD", .dutprobe = "DUTPROBE", .cfg = &p->configs[0],
+			.pgdata = "/m/pgdata", .conninfo = "CONN", .probe_target = "/d/f", .json_path = "J",
+			.relmap_path = argv_rows[i].relmap ? "R" : NULL, .dump_path = "DUMP", .dump_is_self = true,
+		};
+		int r = run_step_argv(&e->steps[argv_rows[i].step], &c, cmds, &n, &err);
+
+		CU_CHECK(r == 0, "%s: run_step_argv %d: %s", argv_rows[i].name, r, err.msg);
+		for (size_t k = 0; r == 0 && k < 2; k++) {
+			char *got = k < n ? join(cmds[k]) : NULL;
+			const char *want = argv_rows[i].want[k];
+
+			CU_CHECK((!got && !want) || (got && want && strcmp(got, want) == 0),
+				 "%s: command %zu:\n  got  %s\n  want %s", argv_rows[i].name, k,
+				 got ? got : "(none)", want ? want : "(none)");
+			free(got);
+			run_strv_free(cmds[k]);
+		}
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+}
+
+static void test_matrix_placement_reaches_oltp_init(void)
+{
+	static const char text[] =
+		"[target a]\ntype = directory\npath = /a\n[target b]\ntype = directory\npath = /b\n"
+		"[tablespace fastts]\ntarget = b\n"
+		"[matrix]\ntables-on = default, fastts\n"
+		"[step load]\ntype = oltp-init\nscale = 1\n";
+	static const char *const want[] = {
+		"P init --pgdata D -s 1 --json J --dutfs-control /dev/null",
+		"P init --pgdata D -s 1 --tables-on fastts --json J --dutfs-control /dev/null",
+	};
+	struct dut_experiment *e = parse(text);
+	struct dut_plan *p = NULL;
+
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(p->nconfigs, 2);
+	for (size_t i = 0; i < 2; i++) {
+		struct run_step_ctx c = { .pgload = "P", .cfg = &p->configs[i], .pgdata = "D", .json_path = "J" };
+		char **cmds[2] = { NULL, NULL };
+		size_t n = 0;
+		char *got;
+
+		CU_ASSERT_EQUAL_FATAL(run_step_argv(&e->steps[0], &c, cmds, &n, NULL), 0);
+		got = join(cmds[0]);
+		CU_CHECK(strcmp(got, want[i]) == 0, "config %zu: got %s", i, got);
+		free(got);
+		run_strv_free(cmds[0]);
+	}
+	dut_plan_free(p);
+	dut_experiment_free(e);
+}
+
+static void test_restore_formats_other_than_custom_are_refused(void)
+{
+	struct dut_experiment *e = parse(HEAD "[step l]\ntype = oltp-init\nscale = 1\n"
+					 "[step r]\ntype = restore\nformat = directory\n");
+	struct dut_error err = { "" };
+
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL(run_step_supported(&e->steps[0], NULL), 0);
+	CU_ASSERT_EQUAL(run_step_supported(&e->steps[1], &err), -ENOTSUP);
+	CU_CHECK(strstr(err.msg, "custom") != NULL, "message: %s", err.msg);
+	CU_ASSERT(run_step_writes_relmap(&e->steps[0]));
+	CU_ASSERT(!run_step_writes_relmap(&e->steps[1]));
+	dut_experiment_free(e);
+}
+
+static void test_duration_args(void)
+{
+	static const struct { uint64_t ns; const char *want; } rows[] = {
+		{ 30 * S, "30" }, { 0, "0" }, { S / 2, "500ms" }, { 1500000000ull, "1500ms" }, { 100000000ull, "100ms" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		run_fmt_duration_arg(rows[i].ns, buf, sizeof(buf));
+		CU_CHECK(strcmp(buf, rows[i].want) == 0, "%llu ns: got %s, want %s",
+			 (unsigned long long)rows[i].ns, buf, rows[i].want);
+	}
+}
+
+/* ---- ETA ---- */
+
+static void test_eta_scales_by_measured_time(void)
+{
+	struct dut_plan_item items[4] = {
+		{ .kind = DUT_PLAN_SETUP, .est_ns = 10 * S }, { .kind = DUT_PLAN_STEP, .est_ns = 20 * S },
+		{ .kind = DUT_PLAN_STEP, .est_ns = 30 * S }, { .kind = DUT_PLAN_STEP, .est_ns = 40 * S },
+	};
+	struct dut_plan plan = { .items = items, .nitems = 4 };
+	struct run_progress p;
+
+	CU_ASSERT_EQUAL_FATAL(run_progress_init(&p, &plan), 0);
+	/* nothing done: the estimates as they are */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 0, 0), 100 * S);
+	/* setup took twice its estimate: the rest scales by 2 */
+	p.state[0] = RUN_ITEM_DONE;
+	p.actual_ns[0] = 20 * S;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 0), 180 * S);
+	/* 10 s into item 1 (estimate 20 s x 2) */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 10 * S), 170 * S);
+	/* an overrunning item has nothing (not a negative time) left */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 100 * S), 140 * S);
+	/* item 1 took half: ratio (20 + 10) / (10 + 20) = 1 */
+	p.state[1] = RUN_ITEM_DONE;
+	p.actual_ns[1] = 10 * S;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 70 * S);
+	/* skipped items count neither way */
+	p.state[2] = RUN_ITEM_SKIPPED;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 40 * S);
+	/* the ratio is bounded: 100x slower counts as 4x */
+	p.actual_ns[0] = 1000 * S;
+	p.actual_ns[1] = 2000 * S;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 160 * S);
+	/* and 1000x faster as 1/4 */
+	p.actual_ns[0] = 0;
+	p.actual_ns[1] = 1;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 10 * S);
+	run_progress_free(&p);
+}
+
+static void test_duration_format(void)
+{
+	static const struct { uint64_t ns; const char *want; } rows[] = {
+		{ 0, "0.0s" }, { 400000000ull, "0.4s" }, { 9 * S, "9.0s" }, { 42 * S, "42s" },
+		{ 185 * S, "3m05s" }, { 3720 * S, "1h02m" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		run_fmt_duration(rows[i].ns, buf, sizeof(buf));
+		CU_CHECK(strcmp(buf, rows[i].want) == 0, "%llu ns: got %s, want %s",
+			 (unsigned long long)rows[i].ns, buf, rows[i].want);
+	}
+}
+
+/* ---- cleanup stack ---- */
+
+struct undo_log {
+	char order[32];
+	size_t n;
+};
+
+struct undo_item {
+	struct undo_log *log;
+	char id;
+	int ret;
+};
+
+static int undo_record(void *arg, struct dut_error *err)
+{
+	struct undo_item *u = arg;
+
+	u->log->order[u->log->n++] = u->id;
+	if (u->ret < 0)
+		dut_error_set(err, "undo %c failed", u->id);
+	return u->ret;
+}
+
+static void report_count(const char *label, int ret, const struct dut_error *err, void *ctx)
+{
+	(*(unsigned *)ctx) += ret < 0 && strstr(err->msg, "failed") != NULL;
+}
+
+static void test_cleanup_stack_unwinds_lifo_and_keeps_going(void)
+{
+	struct undo_log log = { "", 0 };
+	struct undo_item items[] = {
+		{ &log, 'a', 0 }, { &log, 'b', -EBUSY }, { &log, 'c', 0 }, { &log, 'd', 0 },
+	};
+	struct run_cleanup c = { 0 };
+	unsigned reported = 0;
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(items); i++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "undo %c", items[i].id);
+		CU_ASSERT_EQUAL_FATAL(run_cleanup_push(&c, label, undo_record, &items[i], NULL), 0);
+	}
+	/* a failing action (b) does not stop the ones under it (a) */
+	CU_ASSERT_EQUAL(run_cleanup_unwind(&c, report_count, &reported), 1);
+	CU_ASSERT_STRING_EQUAL(log.order, "dcba");
+	CU_ASSERT_EQUAL(reported, 1);
+	CU_ASSERT_EQUAL(c.n, 0);
+	/* unwinding an empty stack does nothing; the stack is reusable */
+	CU_ASSERT_EQUAL(run_cleanup_unwind(&c, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(run_cleanup_push(&c, "again", undo_record, &items[0], NULL), 0);
+	CU_ASSERT_EQUAL(run_cleanup_unwind(&c, NULL, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(log.order, "dcbaa");
+	run_cleanup_free(&c);
+}
+
+static int undo_nothing(void *arg, struct dut_error *err)
+{
+	return 0;
+}
+
+static void test_cleanup_stack_frees_owned_args(void)
+{
+	struct run_cleanup c = { 0 };
+
+	/* ASan (the unit suite runs under it in CI) sees a leak if these are not freed */
+	for (int i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL_FATAL(run_cleanup_push(&c, "x", undo_nothing, malloc(16), free), 0);
+	CU_ASSERT_EQUAL(run_cleanup_unwind(&c, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(run_cleanup_push(&c, "y", undo_nothing, malloc(16), free), 0);
+	run_cleanup_free(&c);
+}
+
+/* ---- names and the manifest ---- */
+
+static void test_config_dirnames(void)
+{
+	static const struct { unsigned i; const char *name, *want; } rows[] = {
+		{ 0, "default", "c00-default" },
+		{ 7, "ext4-journal+syscall", "c07-ext4-journal+syscall" },
+		{ 12, "tables=slowts+indexes=fastts", "c12-tables_slowts+indexes_fastts" },
+		{ 3, "shape=../x/hdd.ini", "c03-shape_.._x_hdd.ini" },
+		{ 100, "..", "c100-__" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		CU_ASSERT_EQUAL_FATAL(run_config_dirname(rows[i].i, rows[i].name, buf, sizeof(buf)), 0);
+		CU_CHECK(strcmp(buf, rows[i].want) == 0, "%s: got %s, want %s", rows[i].name, buf, rows[i].want);
+	}
+	CU_ASSERT_EQUAL(run_config_dirname(1, "a-long-name", buf, 8), -ENAMETOOLONG);
+}
+
+static const char *jstr(json_object *o, const char *path)
+{
+	/* "a.b.c" through objects; "configs.0" style indexes into arrays */
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(k));
+		else if (!json_object_object_get_ex(o, k, &o))
+			return NULL;
+	}
+	return o ? json_object_get_string(o) : NULL;
+}
+
+static void test_manifest_document(void)
+{
+	static const char text[] =
+		"[experiment]\nname = m\ndescription = two filesystems\nrepetitions = 2\n"
+		"[target t]\ntype = directory\npath = /tmp/x\n"
+		"[matrix]\nset.work_mem = 4MB, 64MB\n"
+		"[step load]\ntype = oltp-init\nscale = 1\n"
+		"[step rw]\ntype = oltp-run\nduration = 5s\nrepeat = 2\n";
+	static const struct { const char *path, *want; } rows[] = {
+		{ "schema", "dutlab-run" },
+		{ "schema_version", "1" },
+		{ "experiment.name", "m" },
+		{ "experiment.description", "two filesystems" },
+		{ "experiment.source", "t.ini" },
+		{ "experiment.repetitions", "2" },
+		{ "started_at", "2026-11-30T08:00:00Z" },
+		{ "status", "running" },
+		{ "dimensions.0.key", "set.work_mem" },
+		{ "dimensions.0.values.1", "64MB" },
+		{ "configs.1.index", "1" },
+		{ "configs.1.name", "work_mem=64MB" },
+		{ "configs.1.dir", "c01-work_mem_64MB" },
+		{ "configs.1.dims.set.work_mem", NULL },  /* the key has a dot: looked up below */
+		{ "configs.1.view", "device" },
+		{ "configs.1.replica", "none" },
+		{ "configs.1.settings.work_mem", "64MB" },
+		{ "configs.0.status", "failed" },
+		{ "configs.0.reason", "mkfs.btrfs is not installed" },
+		{ "configs.0.reps.1.rep", "2" },
+		{ "configs.0.reps.1.dir", "c00-work_mem_4MB/rep2" },
+		{ "configs.0.reps.0.status", "complete" },
+		{ "configs.0.reps.0.steps.0.name", "load" },
+		{ "configs.0.reps.0.steps.0.type", "oltp-init" },
+		{ "configs.0.reps.0.steps.0.tool", "pgload" },
+		{ "configs.0.reps.0.steps.0.status", "ok" },
+		{ "configs.0.reps.0.steps.0.exit_code", "0" },
+		{ "configs.0.reps.0.steps.0.argv.1", "init" },
+		{ "configs.0.reps.0.steps.0.wall_ns", "1500000000" },
+		{ "configs.0.reps.0.steps.0.results.0", "load.json" },
+		{ "configs.0.reps.0.steps.1.results.1", "rw.2.json" },
+		{ "configs.0.reps.0.steps.1.logs.0", "rw.1.log" },
+		{ "configs.0.reps.0.steps.1.status", "skipped" },
+		{ "configs.0.reps.0.artifacts.trace", "trace.dtr" },
+		{ "configs.0.reps.0.artifacts.relmap", "relmap.json" },
+		{ "configs.0.reps.1.steps.0.exit_code", NULL },
+		{ "host.cpus", "2" },
+	};
+	struct dut_experiment *e = parse(text);
+	struct dut_plan *p = NULL;
+	struct run_state *st = NULL;
+	json_object *m, *dims = NULL, *v = NULL;
+	char *argv[] = { "pgload", "init", NULL };
+
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(run_state_new(p, "t.ini", "/r", &st), 0);
+	snprintf(st->started_at, sizeof(st->started_at), "2026-11-30T08:00:00Z");
+	st->status = RUN_RUNNING;
+	st->have_host = true;
+	st->host.cpus = 2;
+	st->cfgs[0].status = RUN_FAILED;
+	run_set_text(&st->cfgs[0].reason, "%s", "mkfs.btrfs is not installed");
+	st->cfgs[0].reps[0].status = RUN_COMPLETE;
+	st->cfgs[0].reps[0].steps[0].status = RUN_COMPLETE;
+	st->cfgs[0].reps[0].steps[0].exit_code = 0;
+	st->cfgs[0].reps[0].steps[0].wall_ns = 1500000000ull;
+	st->cfgs[0].reps[0].steps[0].argv = run_strv_copy(argv);
+	run_list_add(&st->cfgs[0].reps[0].steps[0].results, "load.json");
+	run_list_add(&st->cfgs[0].reps[0].steps[1].results, "rw.1.json");
+	run_list_add(&st->cfgs[0].reps[0].steps[1].results, "rw.2.json");
+	run_list_add(&st->cfgs[0].reps[0].steps[1].logs, "rw.1.log");
+	st->cfgs[0].reps[0].steps[1].status = RUN_SKIPPED;
+	run_rep_add_artifact(&st->cfgs[0].reps[0], "trace", "trace.dtr");
+	run_rep_add_artifact(&st->cfgs[0].reps[0], "relmap", "x.json");
+	run_rep_add_artifact(&st->cfgs[0].reps[0], "relmap", "relmap.json");   /* replaces */
+	m = run_manifest_json(st);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		const char *got = jstr(m, rows[i].path);
+
+		if (!rows[i].want)
+			continue;
+		CU_CHECK(got && strcmp(got, rows[i].want) == 0, "%s: got %s, want %s", rows[i].path,
+			 got ? got : "(absent)", rows[i].want);
+	}
+	/* no finished_at while running; null exit code before a step ran */
+	CU_ASSERT(!json_object_object_get_ex(m, "finished_at", NULL));
+	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.steps.0.exit_code"));
+	CU_ASSERT_EQUAL(json_object_object_length(json_object_array_get_idx(
+		json_object_object_get(json_object_array_get_idx(json_object_object_get(m, "configs"), 0),
+				       "reps"), 0) ? json_object_object_get(json_object_array_get_idx(
+		json_object_object_get(json_object_array_get_idx(json_object_object_get(m, "configs"), 0),
+				       "reps"), 0), "artifacts") : NULL), 2);
+	json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(m, "configs"), 1), "dims", &dims);
+	CU_ASSERT(dims && json_object_object_get_ex(dims, "set.work_mem", &v) &&
+		  strcmp(json_object_get_string(v), "64MB") == 0);
+	json_object_put(m);
+	run_state_free(st);
+	dut_plan_free(p);
+	dut_experiment_free(e);
+}
+
+static const struct cu_test tests[] = {
+	{ "step_argv_from_params", test_step_argv_from_params },
+	{ "matrix_placement_reaches_oltp_init", test_matrix_placement_reaches_oltp_init },
+	{ "restore_formats_other_than_custom_are_refused", test_restore_formats_other_than_custom_are_refused },
+	{ "duration_args", test_duration_args },
+	{ "eta_scales_by_measured_time", test_eta_scales_by_measured_time },
+	{ "duration_format", test_duration_format },
+	{ "cleanup_stack_unwinds_lifo_and_keeps_going", test_cleanup_stack_unwinds_lifo_and_keeps_going },
+	{ "cleanup_stack_frees_owned_args", test_cleanup_stack_frees_owned_args },
+	{ "config_dirnames", test_config_dirnames },
+	{ "manifest_document", test_manifest_document },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "runner", .tests = tests };

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * manifest.json of a run directory (pure): the run state as the document
+ * the contract "Run directory of dutlab run" describes.  The runner writes
+ * it atomically after every step, so a reader (dutlab report, a person
+ * after Ctrl-C) always sees a whole document.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/run/runner.h"
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static void add_int(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static json_object *strv_json(char *const *v)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; v && v[i]; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static json_object *list_json(const struct run_argv_list *l)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_object_array_add(a, json_object_new_string(l->v[i]));
+	return a;
+}
+
+static json_object *step_json(const struct dut_step *s, const struct run_step_state *ss)
+{
+	json_object *o = json_object_new_object();
+
+	add_str(o, "name", s->name);
+	add_str(o, "type", s->type->name);
+	add_str(o, "tool", s->type->tool);
+	add_str(o, "mark", s->mark ? s->mark : s->name);
+	add_int(o, "repeat", s->repeat);
+	json_object_object_add(o, "argv", strv_json(ss->argv));
+	add_str(o, "status", run_step_status_name(ss->status));
+	if (ss->exit_code >= 0)
+		add_int(o, "exit_code", ss->exit_code);
+	else
+		json_object_object_add(o, "exit_code", NULL);
+	if (ss->started_at[0])
+		add_str(o, "started_at", ss->started_at);
+	add_int(o, "wall_ns", (int64_t)ss->wall_ns);
+	json_object_object_add(o, "results", list_json(&ss->results));
+	json_object_object_add(o, "logs", list_json(&ss->logs));
+	return o;
+}
+
+static json_object *rep_json(const struct run_state *st, const struct run_cfg_state *cs,
+			     const struct run_rep_state *rs)
+{
+	json_object *o = json_object_new_object(), *steps = json_object_new_array();
+	json_object *arts = json_object_new_object();
+	char dir[512];
+
+	add_int(o, "rep", rs->rep);
+	snprintf(dir, sizeof(dir), "%s/rep%u", cs->dir, rs->rep);
+	add_str(o, "dir", dir);
+	add_str(o, "status", run_status_name(rs->status));
+	if (rs->reason)
+		add_str(o, "reason", rs->reason);
+	for (size_t i = 0; i < st->exp->nsteps; i++)
+		json_object_array_add(steps, step_json(&st->exp->steps[i], &rs->steps[i]));
+	json_object_object_add(o, "steps", steps);
+	for (size_t i = 0; i < rs->nartifacts; i++)
+		add_str(arts, rs->artifacts[i].key, rs->artifacts[i].file);
+	json_object_object_add(o, "artifacts", arts);
+	return o;
+}
+
+static json_object *config_json(const struct run_state *st, size_t c)
+{
+	const struct dut_config *cfg = &st->plan->configs[c];
+	const struct run_cfg_state *cs = &st->cfgs[c];
+	json_object *o = json_object_new_object(), *dims = json_object_new_object();
+	json_object *reps = json_object_new_array(), *sets = json_object_new_object();
+
+	add_int(o, "index", cfg->index);
+	add_str(o, "name", cfg->name);
+	add_str(o, "dir", cs->dir);
+	for (size_t d = 0; d < st->exp->ndims; d++)
+		add_str(dims, st->exp->dims[d].key, cfg->dim_values[d]);
+	json_object_object_add(o, "dims", dims);
+	add_str(o, "view", dut_view_name(cfg->view));
+	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace && cfg->view != DUT_VIEW_OFF));
+	add_str(o, "filesystem", cfg->filesystem ? cfg->filesystem->name : "none");
+	add_str(o, "replica", dut_replica_mode_name(cfg->replica));
+	if (cfg->shape)
+		add_str(o, "shape", cfg->shape);
+	if (cfg->tables_on)
+		add_str(o, "tables_on", cfg->tables_on);
+	if (cfg->indexes_on)
+		add_str(o, "indexes_on", cfg->indexes_on);
+	for (size_t i = 0; i < cfg->nsettings; i++)
+		add_str(sets, cfg->settings[i].name, cfg->settings[i].value);
+	json_object_object_add(o, "settings", sets);
+	add_int(o, "est_ns", (int64_t)cfg->est_ns);
+	add_str(o, "status", run_status_name(cs->status));
+	if (cs->reason)
+		add_str(o, "reason", cs->reason);
+	for (unsigned r = 0; r < st->exp->repetitions; r++)
+		json_object_array_add(reps, rep_json(st, cs, &cs->reps[r]));
+	json_object_object_add(o, "reps", reps);
+	return o;
+}
+
+json_object *run_manifest_json(const struct run_state *st)
+{
+	const struct dut_experiment *e = st->exp;
+	json_object *o = json_object_new_object(), *ex = json_object_new_object();
+	json_object *dims = json_object_new_array(), *cfgs = json_object_new_array();
+
+	if (!o || !ex || !dims || !cfgs) {
+		json_object_put(o);
+		json_object_put(ex);
+		json_object_put(dims);
+		json_object_put(cfgs);
+		return NULL;
+	}
+	add_str(o, "schema", "dutlab-run");
+	add_int(o, "schema_version", 1);
+	add_str(ex, "name", e->name);
+	if (e->description)
+		add_str(ex, "description", e->description);
+	add_str(ex, "source", st->source);
+	add_int(ex, "repetitions", e->repetitions);
+	add_int(ex, "est_ns", (int64_t)st->plan->est_ns);
+	json_object_object_add(o, "experiment", ex);
+	add_str(o, "started_at", st->started_at);
+	if (st->finished_at[0])
+		add_str(o, "finished_at", st->finished_at);
+	add_str(o, "status", run_status_name(st->status));
+	if (st->have_host) {
+		json_object *h = json_object_new_object();
+
+		add_str(h, "hostname", st->host.hostname);
+		add_str(h, "kernel", st->host.kernel);
+		add_str(h, "cpu_model", st->host.cpu_model);
+		add_int(h, "cpus", st->host.cpus);
+		add_int(h, "mem_bytes", (int64_t)st->host.mem_bytes);
+		json_object_object_add(o, "host", h);
+	}
+	for (size_t d = 0; d < e->ndims; d++) {
+		json_object *dim = json_object_new_object(), *vals = json_object_new_array();
+
+		add_str(dim, "key", e->dims[d].key);
+		for (size_t v = 0; v < e->dims[d].nvalues; v++)
+			json_object_array_add(vals, json_object_new_string(e->dims[d].values[v]));
+		json_object_object_add(dim, "values", vals);
+		json_object_array_add(dims, dim);
+	}
+	json_object_object_add(o, "dimensions", dims);
+	for (size_t c = 0; c < st->plan->nconfigs; c++)
+		json_object_array_add(cfgs, config_json(st, c));
+	json_object_object_add(o, "configs", cfgs);
+	return o;
+}

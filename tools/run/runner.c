@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `dutlab run`: check everything, make the run directory, walk the plan
+ * (setup items start a repetition, step items run a step), print progress
+ * with an ETA, keep manifest.json current, tear down on failure and on
+ * Ctrl-C.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "tools/run/runner_priv.h"
+
+#define RUNS_ROOT "/var/tmp/dutlab/runs"
+
+static void vout(struct runner *R, FILE *to, const char *prefix, const char *fmt, va_list ap)
+{
+	va_list ap2;
+
+	va_copy(ap2, ap);
+	fputs(prefix, to);
+	vfprintf(to, fmt, ap);
+	fputc('\n', to);
+	fflush(to);
+	if (R->log) {
+		fputs(prefix, R->log);
+		vfprintf(R->log, fmt, ap2);
+		fputc('\n', R->log);
+		fflush(R->log);
+	}
+	va_end(ap2);
+}
+
+void runner_say(struct runner *R, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vout(R, stdout, "", fmt, ap);
+	va_end(ap);
+}
+
+void runner_warn(struct runner *R, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vout(R, stderr, "dutlab run: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void runner_error(struct runner *R, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vout(R, stderr, "dutlab run: ", fmt, ap);
+	va_end(ap);
+}
+
+void runner_write_manifest(struct runner *R)
+{
+	json_object *m = run_manifest_json(R->st);
+	char path[PATH_MAX + 32];
+	int r;
+
+	if (!m) {
+		runner_warn(R, "out of memory building manifest.json");
+		return;
+	}
+	run_pathf(path, sizeof(path), "%s/manifest.json", R->st->rundir);
+	r = run_write_atomic(path, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(m);
+	if (r < 0)
+		runner_warn(R, "cannot write %s: %s", path, strerror(-r));
+}
+
+/* ---- the run directory ---- */
+
+static int pick_rundir(const struct runner *R, char *buf, size_t len)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	struct stat st;
+
+	if (R->o->out) {
+		run_pathf(buf, len, "%s", R->o->out);
+		return 0;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	run_pathf(buf, len, "%s/%s-%s", RUNS_ROOT, R->e->name, stamp);
+	for (unsigned i = 2; stat(buf, &st) == 0 && i < 100; i++)
+		run_pathf(buf, len, "%s/%s-%s-%u", RUNS_ROOT, R->e->name, stamp, i);
+	return 0;
+}
+
+static int make_rundir(struct runner *R, struct dut_error *err)
+{
+	const char *dir = R->st->rundir;
+	char path[PATH_MAX + 32];
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	struct stat st;
+	int r;
+
+	if (stat(dir, &st) == 0) {
+		_cleanup_closedir_ DIR *d = opendir(dir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				dut_error_set(err, "the run directory %s exists and is not empty; give a new --out",
+					      dir);
+				return -EEXIST;
+			}
+	}
+	r = run_mkdir_p(dir, 0755);
+	if (r < 0) {
+		dut_error_set(err, "cannot create the run directory %s: %s", dir, strerror(-r));
+		return r;
+	}
+	run_pathf(path, sizeof(path), "%s/run.log", dir);
+	R->log = fopen(path, "ae");
+	if (!R->log) {
+		dut_error_set(err, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	run_pathf(path, sizeof(path), "%s/experiment.ini", dir);
+	if (R->o->source) {
+		r = dut_read_small_file(R->o->source, DUT_EXP_MAX_BYTES, &text, &len);
+		if (r == 0)
+			r = run_write_atomic(path, text);
+	} else {
+		r = run_write_atomic(path, dut_experiment_default_text);
+	}
+	if (r < 0)
+		runner_warn(R, "cannot copy the experiment to %s: %s", path, strerror(-r));
+	return 0;
+}
+
+/* ---- progress ---- */
+
+static void item_label(const struct runner *R, const struct dut_plan_item *it, char *buf, size_t len)
+{
+	const struct run_cfg_state *cs = &R->st->cfgs[it->config];
+
+	if (it->kind == DUT_PLAN_SETUP) {
+		run_pathf(buf, len, "%s rep %u/%u: setup", cs->dir, it->rep + 1, R->e->repetitions);
+	} else {
+		const struct dut_step *s = &R->e->steps[it->step];
+
+		if (s->repeat > 1)
+			run_pathf(buf, len, "%s rep %u/%u: %s (%s) %u/%u", cs->dir, it->rep + 1, R->e->repetitions,
+				 s->name, s->type->name, it->iteration + 1, s->repeat);
+		else
+			run_pathf(buf, len, "%s rep %u/%u: %s (%s)", cs->dir, it->rep + 1, R->e->repetitions,
+				 s->name, s->type->name);
+	}
+}
+
+static void progress_start(struct runner *R, size_t i)
+{
+	char label[512], est[32], left[32], el[32];
+
+	item_label(R, &R->plan->items[i], label, sizeof(label));
+	run_fmt_duration(R->plan->items[i].est_ns, est, sizeof(est));
+	run_fmt_duration(run_progress_left_ns(&R->prog, i, 0), left, sizeof(left));
+	run_fmt_duration(run_now_ns() - R->t0_ns, el, sizeof(el));
+	runner_say(R, "[%6s] [%zu/%zu] %s: start (estimate %s; about %s left in the run)", el, i + 1,
+		   R->plan->nitems, label, est, left);
+}
+
+static void progress_end(struct runner *R, size_t i, uint64_t took_ns, const char *how)
+{
+	char label[512], took[32], left[32], el[32];
+
+	item_label(R, &R->plan->items[i], label, sizeof(label));
+	run_fmt_duration(took_ns, took, sizeof(took));
+	run_fmt_duration(run_progress_left_ns(&R->prog, i + 1, 0), left, sizeof(left));
+	run_fmt_duration(run_now_ns() - R->t0_ns, el, sizeof(el));
+	runner_say(R, "[%6s] [%zu/%zu] %s: %s in %s (about %s left)", el, i + 1, R->plan->nitems, label, how,
+		   took, left);
+}
+
+/* ---- the walk ---- */
+
+static void skip_rest_of_rep(struct runner *R, size_t i)
+{
+	for (size_t j = i + 1; j < R->plan->nitems && R->plan->items[j].kind != DUT_PLAN_SETUP; j++) {
+		struct run_step_state *ss =
+			&R->st->cfgs[R->plan->items[j].config].reps[R->plan->items[j].rep].steps[R->plan->items[j].step];
+
+		R->prog.state[j] = RUN_ITEM_SKIPPED;
+		if (ss->status == RUN_PENDING)
+			ss->status = RUN_SKIPPED;
+	}
+}
+
+static void end_rep(struct runner *R, enum run_status status)
+{
+	struct rep_ctx *x = R->rep;
+	struct run_rep_state *rs;
+	uint64_t t0;
+	char took[32];
+
+	if (!x)
+		return;
+	rs = &R->st->cfgs[x->cfg].reps[x->rep];
+	t0 = run_now_ns();
+	runner_say(R, "         %s rep %u: teardown", R->st->cfgs[x->cfg].dir, x->rep + 1);
+	rep_teardown(R);
+	run_fmt_duration(run_now_ns() - t0, took, sizeof(took));
+	runner_say(R, "         %s rep %u: torn down in %s", R->st->cfgs[x->cfg].dir, rs->rep, took);
+	if (rs->status == RUN_RUNNING || rs->status == RUN_PENDING)
+		rs->status = status;
+	for (size_t s = 0; s < R->e->nsteps; s++)
+		if (rs->steps[s].status == RUN_RUNNING)
+			rs->steps[s].status = status == RUN_COMPLETE ? RUN_COMPLETE : status;
+	runner_write_manifest(R);
+}
+
+static void fail_rep(struct runner *R, size_t i, int r, const struct dut_error *err)
+{
+	const struct dut_plan_item *it = &R->plan->items[i];
+	struct run_cfg_state *cs = &R->st->cfgs[it->config];
+	struct run_rep_state *rs = &cs->reps[it->rep];
+	enum run_status st = r == -EINTR ? RUN_INTERRUPTED : RUN_FAILED;
+
+	rs->status = st;
+	run_set_text(&rs->reason, "%s", r == -EINTR ? "interrupted" : err->msg[0] ? err->msg : strerror(-r));
+	if (r != -EINTR)
+		runner_error(R, "%s rep %u failed: %s", cs->dir, it->rep + 1, rs->reason);
+	skip_rest_of_rep(R, i);
+	end_rep(R, st);
+}
+
+static void finish_configs(struct runner *R)
+{
+	for (size_t c = 0; c < R->plan->nconfigs; c++) {
+		struct run_cfg_state *cs = &R->st->cfgs[c];
+		enum run_status st = RUN_COMPLETE;
+
+		if (!R->cfg_ok[c]) {
+			cs->status = RUN_SKIPPED;
+			continue;
+		}
+		for (unsigned r = 0; r < R->e->repetitions; r++) {
+			enum run_status rs = cs->reps[r].status;
+
+			if (rs == RUN_FAILED && st == RUN_COMPLETE)
+				st = RUN_FAILED;
+			if (rs == RUN_INTERRUPTED)
+				st = RUN_INTERRUPTED;
+			if ((rs == RUN_PENDING || rs == RUN_RUNNING) && st == RUN_COMPLETE)
+				st = run_signal_received ? RUN_INTERRUPTED : RUN_PENDING;
+		}
+		if (st == RUN_FAILED && !cs->reason) {
+			for (unsigned r = 0; r < R->e->repetitions && !cs->reason; r++)
+				if (cs->reps[r].reason)
+					run_set_text(&cs->reason, "rep %u: %s", r + 1, cs->reps[r].reason);
+		}
+		cs->status = st;
+	}
+}
+
+static void walk(struct runner *R)
+{
+	for (size_t i = 0; i < R->plan->nitems; i++) {
+		const struct dut_plan_item *it = &R->plan->items[i];
+		struct run_cfg_state *cs = &R->st->cfgs[it->config];
+		struct dut_error err = { "" };
+		uint64_t t0;
+		int r;
+
+		if (run_signal_received)
+			break;
+		if (R->prog.state[i] == RUN_ITEM_SKIPPED)
+			continue;
+		if (it->kind == DUT_PLAN_SETUP) {
+			end_rep(R, RUN_COMPLETE);
+			if (!R->cfg_ok[it->config]) {
+				R->prog.state[i] = RUN_ITEM_SKIPPED;
+				skip_rest_of_rep(R, i);
+				continue;
+			}
+			cs->status = RUN_RUNNING;
+			cs->reps[it->rep].status = RUN_RUNNING;
+			runner_write_manifest(R);
+		}
+		progress_start(R, i);
+		t0 = run_now_ns();
+		if (it->kind == DUT_PLAN_SETUP)
+			r = rep_setup(R, it->config, it->rep, &err);
+		else
+			r = rep_run_step(R, it, &err);
+		R->prog.state[i] = RUN_ITEM_DONE;
+		R->prog.actual_ns[i] = run_now_ns() - t0;
+		progress_end(R, i, R->prog.actual_ns[i], r == 0 ? "ok" : r == -EINTR ? "interrupted" : "FAILED");
+		if (r < 0)
+			fail_rep(R, i, r, &err);
+		else
+			runner_write_manifest(R);
+	}
+	if (run_signal_received && R->rep) {
+		struct dut_error err = { "" };
+
+		for (size_t s = 0; s < R->e->nsteps; s++) {
+			struct run_step_state *ss = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep].steps[s];
+
+			if (ss->status == RUN_RUNNING)
+				ss->status = RUN_INTERRUPTED;
+		}
+		fail_rep(R, 0, -EINTR, &err);
+	}
+	end_rep(R, RUN_COMPLETE);
+}
+
+static void summary(struct runner *R)
+{
+	char took[32];
+
+	run_fmt_duration(run_now_ns() - R->t0_ns, took, sizeof(took));
+	runner_say(R, "\nrun %s after %s:", run_status_name(R->st->status), took);
+	for (size_t c = 0; c < R->plan->nconfigs; c++) {
+		const struct run_cfg_state *cs = &R->st->cfgs[c];
+
+		runner_say(R, "  %-32s %s%s%s", cs->dir, run_status_name(cs->status), cs->reason ? ": " : "",
+			   cs->reason ? cs->reason : "");
+	}
+	runner_say(R, "run directory: %s (manifest.json, run.log, <config>/rep<N>/)", R->st->rundir);
+}
+
+static int setup_runner(struct runner *R, const struct dut_experiment *e, const struct run_opts *o,
+			struct dut_error *err)
+{
+	char root[PATH_MAX - 32], rundir[PATH_MAX];
+	int r;
+
+	R->e = e;
+	R->o = o;
+	R->t0_ns = run_now_ns();
+	r = run_build_root(root, sizeof(root));
+	if (r < 0) {
+		dut_error_set(err, "cannot find the dutlab build directory: %s (set DUT_BUILD_ROOT)", strerror(-r));
+		return r;
+	}
+	run_pathf(R->dutfs, sizeof(R->dutfs), "%s/fuse/dutfs", root);
+	run_pathf(R->pgload, sizeof(R->pgload), "%s/pgload/pgload", root);
+	run_pathf(R->dutprobe, sizeof(R->dutprobe), "%s/probe/dutprobe", root);
+	r = dut_experiment_plan(e, (struct dut_plan **)&R->plan);
+	if (r < 0) {
+		dut_error_set(err, "cannot plan the experiment: %s", strerror(-r));
+		return r;
+	}
+	pick_rundir(R, rundir, sizeof(rundir));
+	r = run_state_new(R->plan, o->source ? o->source : "built-in", rundir, &R->st);
+	if (r < 0 || run_progress_init(&R->prog, R->plan) < 0 ||
+	    !(R->cfg_ok = calloc(R->plan->nconfigs, sizeof(*R->cfg_ok)))) {
+		dut_error_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void free_runner(struct runner *R)
+{
+	if (R->log)
+		fclose(R->log);
+	if (R->work_root[0])
+		rmdir(R->work_root);
+	free(R->cfg_ok);
+	run_progress_free(&R->prog);
+	run_state_free(R->st);
+	dut_plan_free((struct dut_plan *)R->plan);
+}
+
+/* Refuse, or (with --yes) go on without the configurations that cannot run. */
+static bool configs_runnable(struct runner *R)
+{
+	size_t ok = 0;
+
+	for (size_t c = 0; c < R->plan->nconfigs; c++) {
+		ok += R->cfg_ok[c];
+		if (!R->cfg_ok[c])
+			runner_error(R, "configuration %s cannot run: %s", R->st->cfgs[c].dir, R->st->cfgs[c].reason);
+	}
+	if (ok == R->plan->nconfigs)
+		return true;
+	if (ok == 0) {
+		runner_error(R, "no configuration can run; nothing was started");
+		return false;
+	}
+	if (!R->o->yes) {
+		runner_error(R, "%zu of %zu configurations cannot run (above); fix them, or run again with --yes "
+			     "to run the other %zu and record these as skipped", R->plan->nconfigs - ok,
+			     R->plan->nconfigs, ok);
+		return false;
+	}
+	for (size_t c = 0; c < R->plan->nconfigs; c++)
+		if (!R->cfg_ok[c])
+			R->st->cfgs[c].status = RUN_SKIPPED;
+	return true;
+}
+
+int run_experiment(const struct dut_experiment *e, const struct run_opts *o, char **ret_rundir)
+{
+	struct runner R = { 0 };
+	struct dut_error err = { "" };
+	int r, code;
+
+	*ret_rundir = NULL;
+	if (setup_runner(&R, e, o, &err) < 0) {
+		dut_err("%s", err.msg);
+		free_runner(&R);
+		return 1;
+	}
+	if (o->dry_run) {
+		unsigned bad;
+
+		dutlab_run_print_plan(R.plan, stdout);
+		fflush(stdout);
+		bad = runner_check(&R, false);
+		for (size_t c = 0; c < R.plan->nconfigs; c++)
+			if (!R.cfg_ok[c])
+				runner_error(&R, "configuration %s cannot run: %s", R.st->cfgs[c].dir,
+					     R.st->cfgs[c].reason);
+		printf("\n%s; nothing was done (--dry-run).\n",
+		       bad ? "a run would be refused (above)" : "checks passed");
+		free_runner(&R);
+		return 0;
+	}
+	if (runner_check(&R, false) > 0 || !configs_runnable(&R)) {
+		dut_err("nothing was started");
+		free_runner(&R);
+		return 1;
+	}
+	if (make_rundir(&R, &err) < 0) {
+		dut_err("%s", err.msg);
+		free_runner(&R);
+		return 1;
+	}
+	run_pathf(R.work_root, sizeof(R.work_root), "/run/dutlab-%ld", (long)getpid());
+	r = run_mkdir_p(R.work_root, 0755);
+	if (r < 0) {
+		runner_error(&R, "cannot create %s for the mountpoints: %s", R.work_root, strerror(-r));
+		R.work_root[0] = '\0';
+		free_runner(&R);
+		return 1;
+	}
+	R.st->have_host = dut_host_probe(&R.st->host) == 0;
+	dut_host_utc_now(R.st->started_at, sizeof(R.st->started_at));
+	R.st->status = RUN_RUNNING;
+	runner_write_manifest(&R);
+	{
+		char est[32];
+
+		run_fmt_duration(R.plan->est_ns, est, sizeof(est));
+		runner_say(&R, "dutlab run: experiment %s: %zu configuration(s) x %u repetition(s), %zu items (setups and step runs); "
+			   "estimated %s\nrun directory: %s", e->name, R.plan->nconfigs, e->repetitions,
+			   R.plan->nitems, est, R.st->rundir);
+	}
+	run_signals_install();
+	walk(&R);
+	finish_configs(&R);
+	if (run_signal_received) {
+		R.st->status = RUN_INTERRUPTED;
+		runner_error(&R, "interrupted (signal %d): everything was torn down", (int)run_signal_received);
+	} else {
+		R.st->status = RUN_COMPLETE;
+		for (size_t c = 0; c < R.plan->nconfigs; c++)
+			if (R.st->cfgs[c].status == RUN_FAILED)
+				R.st->status = RUN_FAILED;
+	}
+	dut_host_utc_now(R.st->finished_at, sizeof(R.st->finished_at));
+	runner_write_manifest(&R);
+	summary(&R);
+	code = R.st->status == RUN_COMPLETE ? 0 : R.st->status == RUN_INTERRUPTED ? 130 : 1;
+	*ret_rundir = strdup(R.st->rundir);
+	free_runner(&R);
+	return code;
+}

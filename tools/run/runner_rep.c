@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One repetition of a configuration: stage the targets, mount dutfs over
+ * each target that holds data, create the cluster (and the standby), and
+ * push one undo action per resource on the cleanup stack.  Teardown
+ * unwinds the stack: stop the standby and the cluster (copying the server
+ * log), copy dutfs's stats.json, unmount and wait for the daemon (the
+ * trace is complete only when it has exited), remove the run's data, tear
+ * the targets down.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "lib/cleanup.h"
+#include "tools/run/runner_priv.h"
+
+#define MOUNT_TIMEOUT_NS (60 * NS_PER_S)
+#define UMOUNT_TIMEOUT_NS (30 * NS_PER_S)
+#define DUTFS_EXIT_TIMEOUT_NS (60 * NS_PER_S)
+#define CLUSTER_TIMEOUT_NS (300 * NS_PER_S)
+#define STOP_TIMEOUT_NS (120 * NS_PER_S)
+
+bool cfg_target_holds_data(const struct dut_experiment *e, const struct dut_config *cfg, size_t t)
+{
+	const struct dut_config_target *ct = &cfg->targets[t];
+
+	if (!cfg->needs_cluster)
+		return false;
+	if (ct->holds_pgdata || ct->holds_wal || (ct->holds_replica && cfg->replica != DUT_REPLICA_NONE))
+		return true;
+	for (size_t i = 0; i < e->ntablespaces; i++)
+		if (strcmp(e->tablespaces[i].target, ct->target->name) == 0)
+			return true;
+	return false;
+}
+
+bool cfg_target_used(const struct dut_experiment *e, const struct dut_config *cfg, size_t t)
+{
+	if (cfg_target_holds_data(e, cfg, t))
+		return true;
+	for (size_t i = 0; i < e->nsteps; i++) {
+		const struct dut_step *s = &e->steps[i];
+		const char *name = s->target ? s->target : e->pg_target;
+
+		if (s->type->probe && name && strcmp(name, cfg->targets[t].target->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+void rep_mark(struct runner *R, const char *label)
+{
+	struct rep_ctx *x = R->rep;
+	char cmd[256];
+
+	run_pathf(cmd, sizeof(cmd), "mark %s", label);
+	for (size_t t = 0; x && t < R->e->ntargets; t++) {
+		struct dut_error err = { "" };
+
+		if (x->targets[t].mounted && run_dutfs_control(x->targets[t].mnt, cmd, &err) < 0)
+			runner_warn(R, "phase marker \"%s\" not written: %s", label, err.msg);
+	}
+}
+
+static struct run_rep_state *rep_state(struct runner *R)
+{
+	return &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+}
+
+static void rep_artifact(struct runner *R, const char *key, const char *file)
+{
+	if (run_rep_add_artifact(rep_state(R), key, file) < 0)
+		runner_warn(R, "out of memory recording %s", file);
+}
+
+static int cmd(struct runner *R, char *const argv[], const char *log, bool interruptible, uint64_t timeout_ns,
+	       int *ret_status)
+{
+	struct run_cmd_opts o = { .log_path = log, .interruptible = interruptible,
+				  .timeout_ns = timeout_ns, .grace_ns = 20 * NS_PER_S };
+
+	return run_command(argv, &o, ret_status);
+}
+
+/* ---- undo actions ---- */
+
+struct undo_arg {
+	struct runner *R;
+	struct rep_target *t;
+};
+
+static int undo_stage(void *arg, struct dut_error *err)
+{
+	struct rep_target *t = ((struct undo_arg *)arg)->t;
+	int r = rep_stage_teardown(t->stage, err);
+
+	t->stage = NULL;
+	return r;
+}
+
+static int undo_backing(void *arg, struct dut_error *err)
+{
+	struct rep_target *t = ((struct undo_arg *)arg)->t;
+	int r;
+
+	if (t->mounted) {
+		/* never remove data from under a mount that is still there */
+		dut_error_set(err, "%s is still mounted: %s stays", t->mnt, t->backing);
+		return -EBUSY;
+	}
+	r = run_rm_rf(t->backing);
+	if (r < 0)
+		dut_error_set(err, "cannot remove %s: %s", t->backing, strerror(-r));
+	return r;
+}
+
+static int undo_mount(void *arg, struct dut_error *err)
+{
+	struct undo_arg *a = arg;
+	struct rep_target *t = a->t;
+	struct runner *R = a->R;
+	char src[PATH_MAX + 32], dst[PATH_MAX + 96], name[96];
+	int r;
+
+	if (run_is_mountpoint(t->mnt) == 1) {
+		run_pathf(src, sizeof(src), "%s/.dutfs/stats.json", t->mnt);
+		run_pathf(name, sizeof(name), "dutfs-stats%s.json", t->suffix);
+		run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, name);
+		if (run_copy_file(src, dst) == 0)
+			rep_artifact(R, t->suffix[0] ? name : "stats", name);
+		r = run_umount(t->mnt, UMOUNT_TIMEOUT_NS, err);
+		if (r < 0)
+			return r;
+		if (err->msg[0])
+			runner_warn(R, "%s", err->msg);
+	}
+	t->mounted = false;
+	if (!t->dutfs_pid && run_read_pidfile(t->pidfile, &t->dutfs_pid) < 0)
+		t->dutfs_pid = 0;
+	/* the trace is complete (footer written) only when the daemon has exited */
+	if (t->dutfs_pid && run_wait_gone(t->dutfs_pid, DUTFS_EXIT_TIMEOUT_NS) < 0) {
+		kill(t->dutfs_pid, SIGKILL);
+		dut_error_set(err, "dutfs (pid %ld) did not exit %.0f s after the unmount of %s; killed it "
+			      "(its trace has no footer)", (long)t->dutfs_pid,
+			      (double)DUTFS_EXIT_TIMEOUT_NS / NS_PER_S, t->mnt);
+		run_wait_gone(t->dutfs_pid, 5 * NS_PER_S);
+		r = -ETIMEDOUT;
+	} else {
+		r = 0;
+	}
+	unlink(t->pidfile);
+	rmdir(t->mnt);
+	return r;
+}
+
+struct cluster_arg {
+	struct runner *R;
+	char pgdata[PATH_MAX];
+	char log_name[64];      /* postgres.log or standby-postgres.log */
+};
+
+static int undo_cluster(void *arg, struct dut_error *err)
+{
+	struct cluster_arg *a = arg;
+	struct runner *R = a->R;
+	char state[PATH_MAX + 32], src[PATH_MAX + 32], dst[PATH_MAX + 96], log[PATH_MAX + 32];
+	char *stop[] = { R->pgload, "cluster", "stop", "--pgdata", a->pgdata, NULL, NULL };
+	char *destroy[] = { R->pgload, "cluster", "destroy", "--pgdata", a->pgdata, NULL };
+	int status = 0, r;
+
+	run_pathf(state, sizeof(state), "%s/pgload_state.json", a->pgdata);
+	if (access(state, F_OK) < 0)
+		return 0;       /* init never got as far as a cluster */
+	run_pathf(log, sizeof(log), "%s/cluster.log", R->rep->dir);
+	r = cmd(R, stop, log, false, STOP_TIMEOUT_NS, &status);
+	if (r < 0 || status != 0) {
+		stop[5] = "--immediate";
+		runner_warn(R, "the cluster in %s did not stop (see %s); stopping it immediately", a->pgdata, log);
+		cmd(R, stop, log, false, STOP_TIMEOUT_NS, &status);
+	}
+	run_pathf(src, sizeof(src), "%s/pgload_server.log", a->pgdata);
+	run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, a->log_name);
+	if (run_copy_file(src, dst) == 0)
+		rep_artifact(R, strcmp(a->log_name, "postgres.log") == 0 ? "server_log" : "standby_server_log",
+			     a->log_name);
+	r = cmd(R, destroy, log, false, STOP_TIMEOUT_NS, &status);
+	if (r < 0 || status != 0) {
+		dut_error_set(err, "pgload cluster destroy --pgdata %s failed (see %s)", a->pgdata, log);
+		return r < 0 ? r : -EIO;
+	}
+	return 0;
+}
+
+static int push(struct runner *R, const char *label, run_undo_fn fn, void *arg, struct dut_error *err)
+{
+	int r = run_cleanup_push(&R->rep->cleanup, label, fn, arg, free);
+
+	if (r < 0) {
+		/* cannot remember it: undo now rather than leave it behind */
+		struct dut_error e2 = { "" };
+
+		fn(arg, &e2);
+		free(arg);
+		dut_error_set(err, "out of memory");
+	}
+	return r;
+}
+
+static int push_target(struct runner *R, const char *label, run_undo_fn fn, struct rep_target *t,
+		       struct dut_error *err)
+{
+	struct undo_arg *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		struct dut_error e2 = { "" };
+		struct undo_arg tmp = { R, t };
+
+		fn(&tmp, &e2);
+		dut_error_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	a->R = R;
+	a->t = t;
+	return push(R, label, fn, a, err);
+}
+
+/* ---- setup ---- */
+
+static int make_backing(struct runner *R, struct rep_target *t, struct dut_error *err)
+{
+	char marker[PATH_MAX + 32];
+	struct stat st;
+	int fd, r;
+
+	run_pathf(t->backing, sizeof(t->backing), "%s/%s", t->dir, RUN_BACKING_NAME);
+	run_pathf(marker, sizeof(marker), "%s/%s", t->backing, RUN_BACKING_MARKER);
+	if (stat(t->backing, &st) == 0) {
+		if (access(marker, F_OK) < 0) {
+			dut_error_set(err, "%s exists and was not made by dutlab run; move it away", t->backing);
+			return -EEXIST;
+		}
+		if (run_is_mountpoint(t->backing) == 1) {
+			dut_error_set(err, "%s is mounted; unmount it first", t->backing);
+			return -EBUSY;
+		}
+		runner_warn(R, "removing %s, left by an earlier run that did not finish", t->backing);
+		r = run_rm_rf(t->backing);
+		if (r < 0) {
+			dut_error_set(err, "cannot remove the leftover %s: %s", t->backing, strerror(-r));
+			return r;
+		}
+	}
+	if (mkdir(t->backing, 0755) < 0) {
+		dut_error_set(err, "cannot create %s: %s", t->backing, strerror(errno));
+		return -errno;
+	}
+	r = push_target(R, "remove the run's data", undo_backing, t, err);
+	if (r < 0)
+		return r;
+	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		static const char text[] = "made by dutlab run: the data of a run, removed when it ends\n";
+
+		if (write(fd, text, sizeof(text) - 1) < 0)
+			r = -errno;
+		close(fd);
+	}
+	/* PostgreSQL (user postgres) must reach the data without dutfs too (view off) */
+	run_allow_traverse(t->backing);
+	return 0;
+}
+
+static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct rep_target *t, size_t ti,
+		       struct dut_error *err)
+{
+	struct run_argv a = { 0 };
+	char trace[PATH_MAX + 64], log[PATH_MAX + 64], name[96], shape[PATH_MAX];
+	const char *shape_rel = t->ct->shape;
+	int status = 0, r;
+
+	run_pathf(t->mnt, sizeof(t->mnt), "%s/mnt-%zu", R->work_root, ti);
+	run_pathf(t->pidfile, sizeof(t->pidfile), "%s/dutfs-%zu.pid", R->work_root, ti);
+	r = run_mkdir_p(t->mnt, 0755);
+	if (r < 0) {
+		dut_error_set(err, "cannot create the mountpoint %s: %s", t->mnt, strerror(-r));
+		return r;
+	}
+	r = push_target(R, "unmount dutfs", undo_mount, t, err);
+	if (r < 0)
+		return r;
+	run_pathf(name, sizeof(name), "trace%s.dtr", t->suffix);
+	run_pathf(trace, sizeof(trace), "%s/%s", R->rep->dir, name);
+	run_pathf(log, sizeof(log), "%s/dutfs%s.log", R->rep->dir, t->suffix);
+	r = run_argv_add(&a, R->dutfs);
+	r = r ?: run_argv_add(&a, t->backing);
+	r = r ?: run_argv_add(&a, t->mnt);
+	r = r ?: run_argv_add(&a, "--view");
+	r = r ?: run_argv_add(&a, dut_view_name(cfg->view));
+	if (cfg->trace) {
+		r = r ?: run_argv_add(&a, "--trace");
+		r = r ?: run_argv_add(&a, trace);
+	}
+	if (shape_rel && strcmp(shape_rel, "none") != 0) {
+		if (shape_rel[0] == '/' || !R->e->base_dir)
+			run_pathf(shape, sizeof(shape), "%s", shape_rel);
+		else
+			run_pathf(shape, sizeof(shape), "%s/%s", R->e->base_dir, shape_rel);
+		r = r ?: run_argv_add(&a, "--shape");
+		r = r ?: run_argv_add(&a, shape);
+	}
+	r = r ?: run_argv_add(&a, "--pidfile");
+	r = r ?: run_argv_add(&a, t->pidfile);
+	if (r < 0) {
+		run_argv_free(&a);
+		dut_error_set(err, "out of memory");
+		return r;
+	}
+	r = cmd(R, a.v, log, true, MOUNT_TIMEOUT_NS, &status);
+	run_argv_free(&a);
+	if (r == -EINTR)
+		return r;
+	if (r < 0 || status != 0) {
+		dut_error_set(err, "dutfs could not mount %s on %s (exit %d): see %s", t->backing, t->mnt, status, log);
+		return r < 0 ? r : -EIO;
+	}
+	if (run_is_mountpoint(t->mnt) != 1) {
+		dut_error_set(err, "dutfs exited 0 but %s is not mounted: see %s", t->mnt, log);
+		return -EIO;
+	}
+	t->mounted = true;
+	if (run_read_pidfile(t->pidfile, &t->dutfs_pid) < 0)
+		runner_warn(R, "dutfs wrote no pid to %s: the end of its trace cannot be waited for", t->pidfile);
+	if (cfg->trace)
+		rep_artifact(R, t->suffix[0] ? name : "trace", name);
+	return 0;
+}
+
+static int read_conninfo(struct rep_ctx *x, struct dut_error *err)
+{
+	char path[PATH_MAX + 32];
+	json_object *o = NULL, *sock, *port;
+
+	run_pathf(path, sizeof(path), "%s/pgload_state.json", x->pgdata);
+	o = json_object_from_file(path);
+	if (!o || !json_object_object_get_ex(o, "socket_dir", &sock) ||
+	    !json_object_object_get_ex(o, "port", &port)) {
+		json_object_put(o);
+		dut_error_set(err, "cannot read the cluster's socket and port from %s", path);
+		return -EINVAL;
+	}
+	run_pathf(x->conninfo, sizeof(x->conninfo), "host=%s port=%d user=postgres dbname=postgres",
+		 json_object_get_string(sock), json_object_get_int(port));
+	json_object_put(o);
+	return 0;
+}
+
+static struct rep_target *target_named(struct runner *R, const char *name)
+{
+	for (size_t t = 0; name && t < R->e->ntargets; t++)
+		if (strcmp(R->e->targets[t].name, name) == 0)
+			return &R->rep->targets[t];
+	return NULL;
+}
+
+static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
+{
+	struct rep_ctx *x = R->rep;
+	struct rep_target *pg = target_named(R, R->e->pg_target), *wal = target_named(R, R->e->wal_target);
+	struct cluster_arg *ca;
+	struct run_argv a = { 0 };
+	char log[PATH_MAX + 32];
+	int status = 0, r;
+
+	run_pathf(x->pgdata, sizeof(x->pgdata), "%s/pgdata", pg->mnt);
+	ca = calloc(1, sizeof(*ca));
+	if (!ca)
+		return -ENOMEM;
+	ca->R = R;
+	run_pathf(ca->pgdata, sizeof(ca->pgdata), "%s", x->pgdata);
+	run_pathf(ca->log_name, sizeof(ca->log_name), "postgres.log");
+	r = push(R, "stop the cluster", undo_cluster, ca, err);
+	if (r < 0)
+		return r;
+	r = run_argv_add(&a, R->pgload);
+	r = r ?: run_argv_add(&a, "cluster");
+	r = r ?: run_argv_add(&a, "init");
+	r = r ?: run_argv_add(&a, "--pgdata");
+	r = r ?: run_argv_add(&a, x->pgdata);
+	if (wal && wal != pg)
+		r = r ?: run_argv_addf(&a, "--wal-dir=%s/pg_wal", wal->mnt);
+	for (size_t i = 0; i < R->e->ntablespaces; i++) {
+		struct rep_target *tt = target_named(R, R->e->tablespaces[i].target);
+
+		r = r ?: run_argv_add(&a, "--tablespace");
+		r = r ?: run_argv_addf(&a, "%s=%s/ts-%s", R->e->tablespaces[i].name, tt->mnt,
+				       R->e->tablespaces[i].name);
+	}
+	for (size_t i = 0; i < cfg->nsettings; i++) {
+		r = r ?: run_argv_add(&a, "--set");
+		r = r ?: run_argv_addf(&a, "%s=%s", cfg->settings[i].name, cfg->settings[i].value);
+	}
+	if (r < 0) {
+		run_argv_free(&a);
+		return r;
+	}
+	run_pathf(log, sizeof(log), "%s/cluster.log", x->dir);
+	rep_mark(R, "setup");
+	r = cmd(R, a.v, log, true, CLUSTER_TIMEOUT_NS, &status);
+	run_argv_free(&a);
+	if (r == -EINTR)
+		return r;
+	if (r < 0 || status != 0) {
+		dut_error_set(err, "pgload cluster init failed (exit %d): see %s", status, log);
+		return r < 0 ? r : -EIO;
+	}
+	return read_conninfo(x, err);
+}
+
+static int start_standby(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
+{
+	struct rep_ctx *x = R->rep;
+	struct rep_target *rt = target_named(R, R->e->replica_target);
+	struct cluster_arg *ca;
+	char log[PATH_MAX + 32];
+	char *argv[] = { R->pgload, "cluster", "standby", "--pgdata", x->standby_pgdata, "--primary", x->pgdata,
+			 cfg->replica == DUT_REPLICA_SYNC ? "--sync" : NULL, NULL };
+	int status = 0, r;
+
+	run_pathf(x->standby_pgdata, sizeof(x->standby_pgdata), "%s/standby", rt->mnt);
+	ca = calloc(1, sizeof(*ca));
+	if (!ca)
+		return -ENOMEM;
+	ca->R = R;
+	run_pathf(ca->pgdata, sizeof(ca->pgdata), "%s", x->standby_pgdata);
+	run_pathf(ca->log_name, sizeof(ca->log_name), "standby-postgres.log");
+	r = push(R, "stop the standby", undo_cluster, ca, err);
+	if (r < 0)
+		return r;
+	run_pathf(log, sizeof(log), "%s/standby.log", x->dir);
+	r = cmd(R, argv, log, true, CLUSTER_TIMEOUT_NS, &status);
+	if (r == -EINTR)
+		return r;
+	if (r < 0 || status != 0) {
+		dut_error_set(err, "pgload cluster standby failed (exit %d): see %s", status, log);
+		return r < 0 ? r : -EIO;
+	}
+	return 0;
+}
+
+int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *err)
+{
+	const struct dut_config *cfg = &R->plan->configs[cfg_i];
+	struct rep_ctx *x;
+	int r;
+
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->targets = calloc(R->e->ntargets, sizeof(*x->targets)))) {
+		free(x);
+		return -ENOMEM;
+	}
+	x->cfg = cfg_i;
+	x->rep = rep;
+	R->rep = x;
+	run_pathf(x->dir, sizeof(x->dir), "%s/%s/rep%u", R->st->rundir, R->st->cfgs[cfg_i].dir, rep + 1);
+	r = run_mkdir_p(x->dir, 0755);
+	if (r < 0) {
+		dut_error_set(err, "cannot create %s: %s", x->dir, strerror(-r));
+		return r;
+	}
+	for (size_t t = 0; t < R->e->ntargets; t++) {
+		struct rep_target *rt = &x->targets[t];
+
+		rt->ct = &cfg->targets[t];
+		rt->used = cfg_target_used(R->e, cfg, t);
+		rt->data = cfg_target_holds_data(R->e, cfg, t);
+		if (!rt->ct->holds_pgdata)
+			run_pathf(rt->suffix, sizeof(rt->suffix), "-%s", rt->ct->target->name);
+		if (!rt->used)
+			continue;
+		r = rep_stage_prepare(R, cfg, rt->ct, &rt->stage, err);
+		if (r < 0)
+			return r;
+		r = push_target(R, "tear the target down", undo_stage, rt, err);
+		if (r < 0)
+			return r;
+		if (rep_stage_dir(rt->stage))
+			run_pathf(rt->dir, sizeof(rt->dir), "%s", rep_stage_dir(rt->stage));
+	}
+	for (size_t t = 0; t < R->e->ntargets; t++) {
+		struct rep_target *rt = &x->targets[t];
+
+		if (!rt->data)
+			continue;
+		if (!rt->dir[0]) {
+			dut_error_set(err, "target %s has no filesystem to hold data (filesystem none)",
+				      rt->ct->target->name);
+			return -EINVAL;
+		}
+		if ((r = make_backing(R, rt, err)) < 0)
+			return r;
+		if (cfg->view == DUT_VIEW_OFF)
+			run_pathf(rt->mnt, sizeof(rt->mnt), "%s", rt->backing);
+		else if ((r = mount_dutfs(R, cfg, rt, t, err)) < 0)
+			return r;
+	}
+	if (run_signal_received)
+		return -EINTR;
+	if (cfg->needs_cluster && (r = start_cluster(R, cfg, err)) < 0)
+		return r;
+	if (cfg->needs_cluster && cfg->replica != DUT_REPLICA_NONE && (r = start_standby(R, cfg, err)) < 0)
+		return r;
+	return 0;
+}
+
+static void report_undo(const char *label, int ret, const struct dut_error *err, void *ctx)
+{
+	struct runner *R = ctx;
+
+	if (ret < 0)
+		runner_error(R, "teardown: %s: %s", label, err->msg[0] ? err->msg : strerror(-ret));
+	else if (err->msg[0])
+		runner_warn(R, "teardown: %s: %s", label, err->msg);
+}
+
+void rep_teardown(struct runner *R)
+{
+	struct rep_ctx *x = R->rep;
+
+	if (!x)
+		return;
+	rep_mark(R, "teardown");
+	run_cleanup_unwind(&x->cleanup, report_undo, R);
+	run_cleanup_free(&x->cleanup);
+	free(x->targets);
+	free(x);
+	R->rep = NULL;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One iteration of a step: its phase marker on every dutfs mount, its
+ * command line (runner_argv.c), the tool run with its output in
+ * <step>.log and its result document in <step>.json, and the record in
+ * the run state.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/result.h"
+#include "tools/run/runner_priv.h"
+
+/* Generous: a step that overruns its estimate by this much is stuck. */
+#define STEP_TIMEOUT_MIN_NS (600 * NS_PER_S)
+
+static bool is_last_relmap_step(const struct dut_experiment *e, size_t step)
+{
+	if (!run_step_writes_relmap(&e->steps[step]))
+		return false;
+	for (size_t i = step + 1; i < e->nsteps; i++)
+		if (run_step_writes_relmap(&e->steps[i]))
+			return false;
+	return true;
+}
+
+struct probe_file_arg {
+	char path[PATH_MAX];
+};
+
+static int undo_probe_file(void *arg, struct dut_error *err)
+{
+	struct probe_file_arg *a = arg;
+
+	if (unlink(a->path) < 0 && errno != ENOENT) {
+		dut_error_set(err, "cannot remove %s: %s", a->path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Where a probe step probes: the raw device, or a file on the target's
+ * filesystem (removed at teardown when the step created it). */
+static int probe_target(struct runner *R, const struct dut_step *s, char *buf, size_t len,
+			struct dut_error *err)
+{
+	const char *name = s->target ? s->target : R->e->pg_target;
+	struct rep_target *t = NULL;
+
+	for (size_t i = 0; i < R->e->ntargets; i++)
+		if (strcmp(R->e->targets[i].name, name) == 0)
+			t = &R->rep->targets[i];
+	if (!t || !t->stage) {
+		dut_error_set(err, "step %s: target %s is not staged", s->name, name);
+		return -EINVAL;
+	}
+	if (s->raw) {
+		if (!rep_stage_device(t->stage)) {
+			dut_error_set(err, "step %s: raw = yes needs an image or device target, %s is a directory",
+				      s->name, name);
+			return -EINVAL;
+		}
+		run_pathf(buf, len, "%s", rep_stage_device(t->stage));
+		return 0;
+	}
+	if (!t->dir[0]) {
+		dut_error_set(err, "step %s: target %s has no filesystem (use raw = yes)", s->name, name);
+		return -EINVAL;
+	}
+	if (strcmp(s->type->name, "identify") == 0) {
+		/* identify reads: the target's directory names its filesystem and device */
+		run_pathf(buf, len, "%s", t->dir);
+		return 0;
+	}
+	run_pathf(buf, len, "%s/%s", t->dir, dut_step_param(s, "file")->text);
+	if (access(buf, F_OK) < 0) {
+		struct probe_file_arg *a = calloc(1, sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		run_pathf(a->path, sizeof(a->path), "%s", buf);
+		if (run_cleanup_push(&R->rep->cleanup, "remove the probe file", undo_probe_file, a, free) < 0) {
+			free(a);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static enum run_status finish_status(int r, int status)
+{
+	if (r == -EINTR)
+		return RUN_INTERRUPTED;
+	return r == 0 && status == 0 ? RUN_COMPLETE : RUN_FAILED;
+}
+
+int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err)
+{
+	const struct dut_step *s = &R->e->steps[it->step];
+	struct rep_ctx *x = R->rep;
+	struct run_rep_state *rs = &R->st->cfgs[x->cfg].reps[x->rep];
+	struct run_step_state *ss = &rs->steps[it->step];
+	char base[128], json[PATH_MAX + 160], log[PATH_MAX + 160], relmap[PATH_MAX + 32];
+	char target[PATH_MAX + 64], dump[PATH_MAX + 160], dump_ext[PATH_MAX];
+	char **cmds[2] = { NULL, NULL }, name[192];
+	struct run_step_ctx c = {
+		.pgload = R->pgload, .dutprobe = R->dutprobe, .cfg = &R->plan->configs[x->cfg],
+		.pgdata = x->pgdata, .conninfo = x->conninfo, .json_path = json,
+	};
+	struct run_cmd_opts o = { .log_path = log, .interruptible = true, .grace_ns = 20 * NS_PER_S };
+	size_t ncmds = 0;
+	uint64_t t0;
+	int status = 0, r;
+
+	run_step_basename(s, it->iteration, base, sizeof(base));
+	run_pathf(json, sizeof(json), "%s/%s.json", x->dir, base);
+	run_pathf(log, sizeof(log), "%s/%s.log", x->dir, base);
+	if (s->type->probe) {
+		if ((r = probe_target(R, s, target, sizeof(target), err)) < 0)
+			return r;
+		c.probe_target = target;
+	}
+	if (it->iteration + 1 == s->repeat && is_last_relmap_step(R->e, it->step)) {
+		run_pathf(relmap, sizeof(relmap), "%s/relmap.json", x->dir);
+		c.relmap_path = relmap;
+	}
+	if (strcmp(s->type->name, "restore") == 0) {
+		const char *d = dut_step_param(s, "dump")->text;
+		const struct rep_target *pg = NULL;
+
+		for (size_t i = 0; i < R->e->ntargets; i++)
+			if (x->targets[i].ct->holds_pgdata)
+				pg = &x->targets[i];
+		c.dump_is_self = strcmp(d, "self") == 0;
+		if (c.dump_is_self) {
+			/* next to the run's data, not through dutfs: making the dump is not measured */
+			run_pathf(dump, sizeof(dump), "%s/%s.dump", pg ? pg->backing : x->dir, s->name);
+			c.dump_path = dump;
+		} else {
+			if (d[0] == '/' || !R->e->base_dir)
+				run_pathf(dump_ext, sizeof(dump_ext), "%s", d);
+			else
+				run_pathf(dump_ext, sizeof(dump_ext), "%s/%s", R->e->base_dir, d);
+			c.dump_path = dump_ext;
+		}
+	}
+	r = run_step_argv(s, &c, cmds, &ncmds, err);
+	if (r < 0)
+		return r;
+	if (it->iteration == 0) {
+		ss->argv = run_strv_copy(cmds[ncmds - 1]);
+		dut_host_utc_now(ss->started_at, sizeof(ss->started_at));
+	}
+	ss->status = RUN_RUNNING;
+	rep_mark(R, s->mark ? s->mark : s->name);
+	o.timeout_ns = 4 * it->est_ns > STEP_TIMEOUT_MIN_NS ? 4 * it->est_ns : STEP_TIMEOUT_MIN_NS;
+	t0 = run_now_ns();
+	r = 0;
+	for (size_t i = 0; i < ncmds && r == 0 && status == 0; i++)
+		r = run_command(cmds[i], &o, &status);
+	ss->wall_ns += run_now_ns() - t0;
+	ss->exit_code = status;
+	ss->runs_done++;
+	for (size_t i = 0; i < ncmds; i++)
+		run_strv_free(cmds[i]);
+	run_pathf(name, sizeof(name), "%s.log", base);
+	run_list_add(&ss->logs, name);
+	if (access(json, F_OK) == 0) {
+		run_pathf(name, sizeof(name), "%s.json", base);
+		run_list_add(&ss->results, name);
+	}
+	if (c.relmap_path && access(c.relmap_path, F_OK) == 0)
+		run_rep_add_artifact(rs, "relmap", "relmap.json");
+	ss->status = finish_status(r, status);
+	if (ss->status == RUN_COMPLETE && it->iteration + 1 < s->repeat)
+		ss->status = RUN_RUNNING;
+	if (r == -EINTR)
+		return r;
+	if (r == -ETIMEDOUT) {
+		dut_error_set(err, "step %s ran more than 4 times its estimate and was stopped: see %s", s->name, log);
+		return r;
+	}
+	if (r < 0) {
+		dut_error_set(err, "step %s: cannot run %s: %s", s->name, s->type->tool, strerror(-r));
+		return r;
+	}
+	if (status != 0) {
+		dut_error_set(err, "step %s: %s exited with %d: see %s", s->name, s->type->tool, status, log);
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Files, mounts and processes for the runner (syscalls only; the decisions
+ * are in runner.c and runner_rep.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/file_io.h"
+#include "tools/run/runner_sys.h"
+
+int run_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, mode) < 0 && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+void run_allow_traverse(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	while (strcmp(buf, "/") != 0 && strcmp(buf, ".") != 0) {
+		struct stat st;
+
+		if (stat(buf, &st) == 0 && !(st.st_mode & S_IXOTH))
+			chmod(buf, (st.st_mode & 07777) | S_IXOTH);
+		snprintf(buf, sizeof(buf), "%s", dirname(buf));
+	}
+}
+
+/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
+int run_is_mountpoint(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], real[PATH_MAX];
+
+	if (!f)
+		return -errno;
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+
+		for (int i = 1; tok && i < 5; i++)
+			tok = strtok_r(NULL, " ", &save);
+		if (!tok)
+			continue;
+		unescape(tok);
+		if (strcmp(tok, real) == 0 || strcmp(tok, path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int run_copy_file(const char *src, const char *dst)
+{
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	char buf[65536];
+
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			off += w;
+		}
+	}
+	return close(TAKE_FD(out)) < 0 ? -errno : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	/* keep going: remove what can be removed; run_rm_rf checks the result */
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+int run_rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
+		return -errno;
+	return access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
+}
+
+int run_write_atomic(const char *path, const char *text)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(text);
+
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			unlink(tmp);
+			return -e;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0 || close(TAKE_FD(fd)) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+int run_free_bytes(const char *path, uint64_t *ret)
+{
+	char buf[PATH_MAX];
+	struct statvfs sv;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	while (statvfs(buf, &sv) < 0) {
+		if (errno != ENOENT || strcmp(buf, "/") == 0)
+			return -errno;
+		snprintf(buf, sizeof(buf), "%s", dirname(buf));
+	}
+	*ret = (uint64_t)sv.f_bfree * sv.f_frsize;
+	return 0;
+}
+
+int run_umount(const char *mnt, uint64_t timeout_ns, struct dut_error *err)
+{
+	uint64_t t0 = run_now_ns();
+
+	for (;;) {
+		if (umount2(mnt, 0) == 0)
+			return 0;
+		if (errno == EINVAL || errno == ENOENT) {
+			/* not (or no longer) mounted */
+			return run_is_mountpoint(mnt) == 1 ? -EINVAL : 0;
+		}
+		if (errno != EBUSY || run_now_ns() - t0 > timeout_ns)
+			break;
+		run_sleep_ms(250);
+	}
+	int e = errno;
+
+	if (umount2(mnt, MNT_DETACH) == 0) {
+		dut_error_set(err, "%s was busy (%s) for %.0f s: detached it lazily", mnt, strerror(e),
+			      (double)timeout_ns / 1e9);
+		return 0;
+	}
+	dut_error_set(err, "cannot unmount %s: %s", mnt, strerror(errno));
+	return -errno;
+}
+
+/* A zombie that init has not reaped yet counts as gone. */
+static bool pid_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	bool alive;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	alive = true;
+	if (fgets(buf, sizeof(buf), f)) {
+		char *rp = strrchr(buf, ')');
+
+		if (rp && rp[1] == ' ' && rp[2] == 'Z')
+			alive = false;
+	}
+	fclose(f);
+	return alive;
+}
+
+int run_wait_gone(pid_t pid, uint64_t timeout_ns)
+{
+	uint64_t t0 = run_now_ns();
+
+	while (pid_alive(pid)) {
+		if (run_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		run_sleep_ms(50);
+	}
+	return 0;
+}
+
+int run_read_pidfile(const char *path, pid_t *ret)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	long v;
+	char *end;
+	int r = dut_read_small_file(path, 64, &text, &len);
+
+	if (r < 0)
+		return r;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || v <= 1)
+		return -EINVAL;
+	*ret = (pid_t)v;
+	return 0;
+}
+
+int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err)
+{
+	char path[PATH_MAX], line[256], status[256];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	int len;
+
+	snprintf(path, sizeof(path), "%s/.dutfs/control", mnt);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		dut_error_set(err, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	len = snprintf(line, sizeof(line), "%s\n", cmd);
+	if (len >= (int)sizeof(line))
+		return -ENAMETOOLONG;
+	if (write(fd, line, (size_t)len) != len) {
+		dut_error_set(err, "cannot write \"%s\" to %s: %s", cmd, path, strerror(errno));
+		return -EIO;
+	}
+	n = pread(fd, status, sizeof(status) - 1, 0);
+	if (n <= 0)
+		return 0;
+	status[n] = '\0';
+	status[strcspn(status, "\n")] = '\0';
+	if (strncmp(status, "error", 5) == 0) {
+		dut_error_set(err, "dutfs refused \"%s\": %s", cmd, status);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int run_pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+bool run_is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int run_build_root(char *buf, size_t len)
+{
+	const char *env = getenv("DUT_BUILD_ROOT");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	/* build/tools/dutlab -> build */
+	snprintf(buf, len, "%s", dirname(dirname(exe)));
+	return 0;
+}
+
+bool run_command_mentions(char *const argv[], const char *needle)
+{
+	char tmpl[] = "/tmp/dutlab-probe.XXXXXX";
+	struct run_cmd_opts o = { .timeout_ns = 20ull * 1000000000, .grace_ns = 1000000000,
+				  .no_header = true };
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int fd = mkstemp(tmpl), status;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	o.log_path = tmpl;
+	if (run_command(argv, &o, &status) == 0 && dut_read_small_file(tmpl, 1u << 20, &text, &len) == 0)
+		found = strstr(text, needle) != NULL;
+	unlink(tmpl);
+	return found;
+}

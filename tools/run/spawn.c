@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Children of the runner and its signals.
+ *
+ * SIGINT, SIGTERM and SIGHUP only set run_signal_received.  Each child runs
+ * in a process group of its own, so a Ctrl-C at the terminal reaches the
+ * runner alone; the runner then forwards SIGINT to the child's group (pgload
+ * stops and writes what it measured), escalates to SIGTERM and SIGKILL if
+ * the child lingers, and unwinds its cleanup stack.  Teardown commands run
+ * "uninterruptible": a second Ctrl-C does not cut a cluster stop or an
+ * unmount short (each still has a timeout).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/run/runner_sys.h"
+
+extern char **environ;
+
+volatile sig_atomic_t run_signal_received;
+
+static void on_signal(int sig)
+{
+	run_signal_received = sig;
+}
+
+void run_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a sleep or a blocking read returns early */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+uint64_t run_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void run_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int spawn(char *const argv[], const char *log_path, pid_t *ret_pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	pid_t pid;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path ? log_path : "/dev/null",
+					 O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGHUP);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r != 0)
+		return -r;
+	*ret_pid = pid;
+	return 0;
+}
+
+int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_status)
+{
+	uint64_t t0 = run_now_ns(), stop_at = 0;
+	int stage = 0;          /* signals sent: 0 none, 1 SIGINT, 2 SIGTERM, 3 SIGKILL */
+	bool interrupted = false, timed_out = false;
+	pid_t pid;
+	int st, r;
+
+	if (o->log_path && !o->no_header) {
+		/* a header, so a log with several commands says which wrote what */
+		FILE *f = fopen(o->log_path, "a");
+
+		if (f) {
+			fputs("$", f);
+			for (size_t i = 0; argv[i]; i++)
+				fprintf(f, " %s", argv[i]);
+			fputc('\n', f);
+			fclose(f);
+		}
+	}
+	r = spawn(argv, o->log_path, &pid);
+	if (r < 0)
+		return r;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		uint64_t now = run_now_ns();
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (!stop_at && o->interruptible && run_signal_received) {
+			interrupted = true;
+			stop_at = now;
+		}
+		if (!stop_at && o->timeout_ns && now - t0 > o->timeout_ns) {
+			timed_out = true;
+			stop_at = now;
+		}
+		if (stop_at) {
+			/* the child's whole group: pgload's worker processes too */
+			uint64_t since = now - stop_at;
+
+			if (stage == 0) {
+				kill(-pid, SIGINT);
+				stage = 1;
+			} else if (stage == 1 && since > o->grace_ns) {
+				kill(-pid, SIGTERM);
+				stage = 2;
+			} else if (stage == 2 && since > 2 * o->grace_ns) {
+				kill(-pid, SIGKILL);
+				stage = 3;
+			}
+		}
+		run_sleep_ms(20);
+	}
+	if (WIFEXITED(st))
+		*ret_status = WEXITSTATUS(st);
+	else
+		*ret_status = 128 + WTERMSIG(st);
+	if (interrupted)
+		return -EINTR;
+	if (timed_out)
+		return -ETIMEDOUT;
+	return 0;
+}
