@@ -64,6 +64,12 @@ within 10 sh -c "[ \"\$(psql -X -At '$(conninfo "$A")' -c 'SELECT x FROM it_stan
 	fail "the row inserted on the primary did not appear on the standby within 10 s"
 ok "async standby: streaming, replays a row within 10 s"
 "$PGLOAD" cluster status --pgdata "$A" | grep -q '^mode: async' || fail "status of the standby"
+"$PGLOAD" cluster stop --pgdata "$A" || fail "stop the standby"
+"$PGLOAD" cluster status --pgdata "$A" >/dev/null; [ $? = 3 ] || fail "status of a stopped standby is not 3"
+"$PGLOAD" cluster start --pgdata "$A" >/dev/null || fail "start the standby again"
+within 10 sh -c "'$PGLOAD' cluster status --pgdata '$A' | grep -q '^replication: streaming'" ||
+	fail "the restarted standby does not stream again within 10 s"
+ok "stop, status, start of a standby"
 
 "$PGLOAD" run --pgdata "$P" -c 2 -T 5 --json "$T/run.json" >"$T/run.out" 2>&1 || { cat "$T/run.out"; fail "pgload run"; }
 grep -E '^standby async1 \(async\): replay lag p50 [0-9.]+ ms, max [0-9.]+ ms, max [0-9.]+ MB behind' "$T/run.out" ||
@@ -88,7 +94,9 @@ EOF
 ok "pgload run -T 5 records replica_lag"
 
 # --- sync standby ----------------------------------------------------------
-"$PGLOAD" cluster standby --pgdata "$S" --primary "$P" --sync >"$T/s.out" 2>&1 || { cat "$T/s.out"; fail "cluster standby --sync"; }
+"$PGLOAD" cluster standby --pgdata "$S" --primary "$P" --sync --set hot_standby_feedback=on >"$T/s.out" 2>&1 ||
+	{ cat "$T/s.out"; fail "cluster standby --sync"; }
+[ "$(q "$S" "SHOW hot_standby_feedback")" = on ] || fail "--set not applied to the standby"
 [ "$(q "$P" "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'sync1'")" = sync ] ||
 	fail "sync_state of sync1 is not sync"
 [ "$(q "$P" "SHOW synchronous_standby_names")" = '"sync1"' ] || fail "synchronous_standby_names not set"
