@@ -125,8 +125,10 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 void dutfs_fini_fs(struct dutfs *fs);
 struct dutfs_shaper_opts;
 struct shape_rules;
-/* The shaper layer and the timer thread (--shape); takes ownership of rules. */
-int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules);
+struct shape_classifier;
+/* The shaper layer and the timer thread (--shape); takes ownership of rules and cls. */
+int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules,
+		       struct shape_classifier *cls);
 
 /* ops_inode.c: inode table and name/attr ops */
 struct dutfs_inode *dutfs_inode(struct dutfs *fs, fuse_ino_t ino);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/relmap_class.h"
 #include "fuse/shaper.h"
 #include "fuse/shape/timerq.h"
 
@@ -222,15 +223,17 @@ out_free:
 	return r;
 }
 
-int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules)
+int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules,
+		       struct shape_classifier *cls)
 {
 	int r = shape_sched_new(&fs->sched);
 
 	if (r < 0) {
 		shape_rules_free(rules);
+		dutfs_relmap_class_free(cls);
 		return r;
 	}
-	r = dutfs_shaper_new(fs, o, rules, &fs->shaper);
+	r = dutfs_shaper_new(fs, o, rules, cls, &fs->shaper);
 	if (r < 0) {
 		shape_sched_free(fs->sched);
 		fs->sched = NULL;

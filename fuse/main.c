@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/relmap_class.h"
 #include "fuse/shaper.h"
 #include "fuse/shape/rules.h"
 #include "fuse/shape/timerq.h"
@@ -387,19 +388,36 @@ out_args:
 	return ret;
 }
 
-/* Load and check --shape (and --relmap) before mounting; the path is made absolute for reload. */
-static int load_shaping(const struct dutfs_cli *cli, char *real, struct shape_rules **ret)
+/*
+ * Load and check --shape and --relmap before mounting.  Paths are made
+ * absolute for reload (the daemon changes to /).
+ */
+static int load_shaping(const struct dutfs_cli *cli, char *rules_real, char *relmap_real,
+			struct shape_rules **ret_rules, struct shape_classifier *ret_cls)
 {
 	struct dut_error err = { .msg = "" };
+	struct shape_classifier cls = { 0 };
 
-	if (!realpath(cli->shape_path, real)) {
+	if (!realpath(cli->shape_path, rules_real)) {
 		say(LOG_ERR, "--shape %s: %s", cli->shape_path, strerror(errno));
 		return -1;
 	}
-	if (shape_rules_load(cli->shape_path, ret, &err) < 0) {
+	if (cli->relmap_path) {
+		if (!realpath(cli->relmap_path, relmap_real)) {
+			say(LOG_ERR, "--relmap %s: %s", cli->relmap_path, strerror(errno));
+			return -1;
+		}
+		if (dutfs_relmap_class_load(cli->relmap_path, &cls, &err) < 0) {
+			say(LOG_ERR, "--relmap: %s; nothing mounted", err.msg);
+			return -1;
+		}
+	}
+	if (shape_rules_load(cli->shape_path, ret_rules, &err) < 0) {
 		say(LOG_ERR, "%s; nothing mounted", err.msg);
+		dutfs_relmap_class_free(&cls);
 		return -1;
 	}
+	*ret_cls = cls;
 	return 0;
 }
 
@@ -407,7 +425,8 @@ int main(int argc, char *argv[])
 {
 	struct dutfs_cli cli;
 	struct dut_error err = { .msg = "" };
-	char backing[PATH_MAX], mnt[PATH_MAX], shape_real[PATH_MAX];
+	char backing[PATH_MAX], mnt[PATH_MAX], shape_real[PATH_MAX], relmap_real[PATH_MAX];
+	struct shape_classifier cls = { 0 };
 	struct shape_rules *rules = NULL;
 	struct dutfs fs;
 	int ready_fd = -1, r, ret;
@@ -432,7 +451,7 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	/* the rules are checked before anything is mounted: a broken file mounts nothing */
-	if (cli.shape_path && load_shaping(&cli, shape_real, &rules) < 0) {
+	if (cli.shape_path && load_shaping(&cli, shape_real, relmap_real, &rules, &cls) < 0) {
 		dutfs_cli_free(&cli);
 		return 1;
 	}
@@ -444,13 +463,17 @@ int main(int argc, char *argv[])
 		say(LOG_ERR, "%s: %s", r == -ENOMEM ? "start-up" : (cli.trace_path ? cli.trace_path : backing),
 		    strerror(-r));
 		shape_rules_free(rules);
+		dutfs_relmap_class_free(&cls);
 		dutfs_cli_free(&cli);
 		return 1;
 	}
 	if (rules) {
-		struct dutfs_shaper_opts so = { .rules_path = shape_real };
+		struct dutfs_shaper_opts so = {
+			.rules_path = shape_real,
+			.relmap_path = cli.relmap_path ? relmap_real : NULL,
+		};
 
-		r = dutfs_init_shaping(&fs, &so, rules);
+		r = dutfs_init_shaping(&fs, &so, rules, &cls);
 		if (r < 0) {
 			say(LOG_ERR, "cannot start shaping: %s", strerror(-r));
 			dutfs_fini_fs(&fs);

@@ -26,6 +26,7 @@
 
 #include "fuse/dutfs.h"
 #include "fuse/preimage.h"
+#include "fuse/relmap_class.h"
 #include "fuse/shaper.h"
 #include "fuse/shape/engine.h"
 #include "fuse/shape/keymap.h"
@@ -40,6 +41,7 @@
 
 struct dutfs_shaper_gen {
 	struct shape_engine *engine;
+	struct shape_classifier cls;   /* owns its relation map */
 	atomic_uint refs;
 };
 
@@ -51,7 +53,7 @@ struct path_entry {
 struct dutfs_shaper {
 	struct dutfs *fs;
 	char *rules_path;
-	struct shape_classifier cls;
+	char *relmap_path;                 /* NULL: none */
 
 	pthread_mutex_t gen_lock;
 	struct dutfs_shaper_gen *gen;      /* gen_lock; swapped by reload */
@@ -84,16 +86,18 @@ struct dutfs_shaper {
 	atomic_bool refusal_logged;
 };
 
-static struct dutfs_shaper_gen *gen_new(struct shape_rules *rules)
+/* Takes rules and cls, also on failure (NULL: ENOMEM). */
+static struct dutfs_shaper_gen *gen_new(struct shape_rules *rules, struct shape_classifier *cls)
 {
 	struct dutfs_shaper_gen *g = calloc(1, sizeof(*g));
 
-	if (!g)
-		return NULL;
-	if (shape_engine_new(rules, &g->engine) < 0) {
+	if (!g || shape_engine_new(rules, &g->engine) < 0) {
+		shape_rules_free(rules);
+		dutfs_relmap_class_free(cls);
 		free(g);
 		return NULL;
 	}
+	g->cls = *cls;
 	atomic_init(&g->refs, 1);
 	return g;
 }
@@ -102,6 +106,7 @@ static void gen_put(struct dutfs_shaper_gen *g)
 {
 	if (g && atomic_fetch_sub(&g->refs, 1) == 1) {
 		shape_engine_free(g->engine);
+		dutfs_relmap_class_free(&g->cls);
 		free(g);
 	}
 }
@@ -118,7 +123,7 @@ static struct dutfs_shaper_gen *gen_get(struct dutfs_shaper *sh)
 }
 
 int dutfs_shaper_new(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules,
-		     struct dutfs_shaper **ret)
+		     struct shape_classifier *cls, struct dutfs_shaper **ret)
 {
 	struct dutfs_shaper *sh = calloc(1, sizeof(*sh));
 	int r = -ENOMEM;
@@ -126,19 +131,21 @@ int dutfs_shaper_new(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct
 	if (!sh)
 		goto out_rules;
 	sh->fs = fs;
-	sh->cls = o->cls;
 	sh->rules_path = strdup(o->rules_path);
-	if (!sh->rules_path)
+	sh->relmap_path = o->relmap_path ? strdup(o->relmap_path) : NULL;
+	if (!sh->rules_path || (o->relmap_path && !sh->relmap_path))
 		goto out_free;
 	r = dutfs_preimages_new(fs, o->preimage_max_bytes ? o->preimage_max_bytes
 					: DUTFS_PREIMAGE_MAX_DEFAULT, &sh->pre);
 	if (r < 0)
 		goto out_free;
-	sh->gen = gen_new(rules);
+	sh->gen = gen_new(rules, cls);
 	if (!sh->gen) {
-		r = -ENOMEM;
 		dutfs_preimages_free(sh->pre);
-		goto out_free;
+		free(sh->relmap_path);
+		free(sh->rules_path);
+		free(sh);
+		return -ENOMEM;
 	}
 	pthread_mutex_init(&sh->gen_lock, NULL);
 	pthread_mutex_init(&sh->crash_lock, NULL);
@@ -147,10 +154,12 @@ int dutfs_shaper_new(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct
 	return 0;
 
 out_free:
+	free(sh->relmap_path);
 	free(sh->rules_path);
 	free(sh);
 out_rules:
 	shape_rules_free(rules);
+	dutfs_relmap_class_free(cls);
 	return r;
 }
 
@@ -175,6 +184,7 @@ void dutfs_shaper_free(struct dutfs_shaper *sh)
 	pthread_rwlock_destroy(&sh->path_lock);
 	pthread_mutex_destroy(&sh->gen_lock);
 	pthread_mutex_destroy(&sh->crash_lock);
+	free(sh->relmap_path);
 	free(sh->rules_path);
 	free(sh);
 }
@@ -190,26 +200,33 @@ static uint64_t file_key(const struct dutfs_inode *in)
  * gives a new id), so entries are cached by id and never change.  Files
  * without an id (truncate of a file never opened) are looked up each time.
  */
-static int file_class(struct dutfs_shaper *sh, struct dutfs_io *io, char *buf, size_t size,
-		      const char **ret_path, enum shape_class *ret_cls)
+static int file_class(struct dutfs_shaper *sh, struct dutfs_shaper_gen *g, struct dutfs_io *io,
+		      char *buf, size_t size, const char **ret_path, enum shape_class *ret_cls)
 {
 	struct path_entry *e = NULL;
 	size_t len;
 
 	if (io->file_id) {
+		bool hit = false;
+
+		/* copied under the lock: a reload frees the entries */
 		pthread_rwlock_rdlock(&sh->path_lock);
 		e = shape_keymap_get(&sh->paths, io->file_id);
-		pthread_rwlock_unlock(&sh->path_lock);
-		if (e) {
-			*ret_path = e->path;
+		if (e && strlen(e->path) < size) {
+			strcpy(buf, e->path);
 			*ret_cls = e->cls;
+			hit = true;
+		}
+		pthread_rwlock_unlock(&sh->path_lock);
+		if (hit) {
+			*ret_path = buf;
 			return 0;
 		}
 	}
 	if (dutfs_inode_path(sh->fs, io->inode, buf, size) < 0)
 		return -ENAMETOOLONG;
 	*ret_path = buf;
-	*ret_cls = shape_classify(&sh->cls, buf);
+	*ret_cls = shape_classify(&g->cls, buf);
 	if (!io->file_id)
 		return 0;
 	len = strlen(buf);
@@ -381,6 +398,7 @@ int dutfs_shaper_recover(struct dutfs_shaper *sh, struct dut_error *err)
 
 int dutfs_shaper_reload(struct dutfs_shaper *sh, struct dut_error *err)
 {
+	struct shape_classifier cls = { 0 };
 	struct shape_rules *rules;
 	struct dutfs_shaper_gen *g, *old;
 	int r;
@@ -391,14 +409,18 @@ int dutfs_shaper_reload(struct dutfs_shaper *sh, struct dut_error *err)
 		r = -EBUSY;
 		goto out_unlock;
 	}
-	r = shape_rules_load(sh->rules_path, &rules, err);
-	if (r < 0) {
+	if (sh->relmap_path && (r = dutfs_relmap_class_load(sh->relmap_path, &cls, err)) < 0) {
 		snprintf(sh->reload_error, sizeof(sh->reload_error), "%s", err->msg);
 		goto out_unlock;
 	}
-	g = gen_new(rules);
+	r = shape_rules_load(sh->rules_path, &rules, err);
+	if (r < 0) {
+		dutfs_relmap_class_free(&cls);
+		snprintf(sh->reload_error, sizeof(sh->reload_error), "%s", err->msg);
+		goto out_unlock;
+	}
+	g = gen_new(rules, &cls);
 	if (!g) {
-		shape_rules_free(rules);
 		dut_error_set(err, "reload: out of memory; the old rules stay");
 		r = -ENOMEM;
 		goto out_unlock;
@@ -407,6 +429,11 @@ int dutfs_shaper_reload(struct dutfs_shaper *sh, struct dut_error *err)
 	old = sh->gen;
 	sh->gen = g;
 	pthread_mutex_unlock(&sh->gen_lock);
+	/* classes came from the old relation map */
+	pthread_rwlock_wrlock(&sh->path_lock);
+	shape_keymap_each(&sh->paths, free_path, NULL);
+	shape_keymap_clear(&sh->paths);
+	pthread_rwlock_unlock(&sh->path_lock);
 	/*
 	 * The new generation starts with an empty journal: what was written
 	 * before the reload counts as synced from now on (it survives a later
@@ -450,9 +477,12 @@ static int shaper_submit(void *ctx, struct dutfs_io *io)
 	}
 	sio = (struct shape_io){ .op = op, .file_key = file_key(io->inode), .offset = io->offset,
 				 .len = io->len };
-	if (file_class(sh, io, buf, sizeof(buf), &sio.path, &sio.cls) < 0)
+	g = gen_get(sh);
+	if (file_class(sh, g, io, buf, sizeof(buf), &sio.path, &sio.cls) < 0) {
+		gen_put(g);
 		return 0; /* no name to match rules against: passed through */
-	g = s->gen = gen_get(sh);
+	}
+	s->gen = g;
 	s->state |= SH_DECIDED;
 	s->key = sio.file_key;
 	s->epoch = atomic_load(&sh->epoch);

@@ -18,8 +18,9 @@
  * attributes of every file, so readers after recover see the restored
  * content.  Requests that were in flight across a crash reply EIO too.
  *
- * Reload: a new generation (rules, models, journal) replaces the old one;
- * requests in flight finish on the generation that decided them.
+ * Reload: a new generation (rules, models, journal, relation map) replaces
+ * the old one; requests in flight finish on the generation that decided
+ * them.
  */
 #ifndef DUTFS_SHAPER_H
 #define DUTFS_SHAPER_H
@@ -37,13 +38,16 @@ struct json_object;
 
 struct dutfs_shaper_opts {
 	const char *rules_path;        /* re-read by reload */
-	struct shape_classifier cls;   /* relkind NULL: no relation map */
-	uint64_t preimage_max_bytes;
+	const char *relmap_path;       /* NULL: no relation map; re-read by reload */
+	uint64_t preimage_max_bytes;   /* 0: DUTFS_PREIMAGE_MAX_DEFAULT */
 };
 
-/* Takes ownership of rules (already loaded and checked). */
+/*
+ * Takes ownership of rules and cls (loaded and checked before mounting;
+ * cls zeroed when there is no relation map), also on failure.
+ */
 int dutfs_shaper_new(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules,
-		     struct dutfs_shaper **ret);
+		     struct shape_classifier *cls, struct dutfs_shaper **ret);
 void dutfs_shaper_free(struct dutfs_shaper *sh);
 extern const struct dutfs_layer_ops dutfs_shaper_layer;
 

@@ -10,6 +10,7 @@
 #     crash-syscall  recover -> the file holds A (both views)
 #     barriers       barriers off: fsync is acknowledged without syncing; a crash loses it all
 #     reload         a broken file keeps the old rules (error readable); a good one replaces them
+#     relmap         --relmap tells index files from heap files for class = index
 # Timing checks are generous (this machine is shared): they tell queueing from
 # serialisation and a delay from none, not precise speeds.
 . "$(dirname "$0")/lib.sh"
@@ -224,8 +225,38 @@ reload)
 	[ "$(cat "$M/f1")" = x ] || die "f1 unreadable after reload"
 	say "reloaded: rule second active"
 	;;
+relmap)
+	# class = index matches only what the relation map calls an index
+	mkdir -p "$B/base/5"
+	echo heap >"$B/base/5/16397"
+	echo index >"$B/base/5/16400"
+	cat >"$T/rm.json" <<-'EOF'
+	{ "schema": "dutlab-relmap", "schema_version": 1, "captured_at": "2026-11-30T06:00:00Z",
+	  "block_size": 8192, "processes": [],
+	  "relations": [
+	    { "db_oid": 5, "database": "d", "tablespace_oid": 1663, "tablespace": "pg_default",
+	      "relfilenode": 16397, "oid": 16391, "schema": "public", "name": "t", "kind": "table",
+	      "parent": null },
+	    { "db_oid": 5, "database": "d", "tablespace_oid": 1663, "tablespace": "pg_default",
+	      "relfilenode": 16400, "oid": 16399, "schema": "public", "name": "t_pkey",
+	      "kind": "index", "parent": "public.t" } ] }
+	EOF
+	printf '[fault e]\ntype = error\nerrno = EIO\n[rule index-reads]\nclass = index\nop = read\nfault = e\n' >"$T/ri.ini"
+	echo '{"schema": "something-else"}' >"$T/bad.json"
+	out=$(timeout 30 "$DUTFS" "$B" "$M" --shape "$T/ri.ini" --relmap "$T/bad.json" 2>&1)
+	[ $? -eq 1 ] && grep -q "bad.json" <<<"$out" || die "a bad relation map: $out"
+	! dut_is_mounted "$M" || die "mounted with a bad relation map"
+	dut_mount "$B" "$M" --shape "$T/ri.ini" --relmap "$T/rm.json" --view syscall
+	[ "$(cat "$M/base/5/16397")" = heap ] || die "the table's file is not readable"
+	cat "$M/base/5/16400" >/dev/null 2>&1 && die "the index's file was readable: class = index did not match"
+	dut_umount "$M" || die "unmount had to be forced"
+	# without the map every main fork is heap: the rule matches nothing
+	dut_mount "$B" "$M" --shape "$T/ri.ini" --view syscall
+	[ "$(cat "$M/base/5/16400")" = index ] || die "without a relation map the index file failed"
+	say "class index from the relation map: index file EIO, table file fine; no map: both fine"
+	;;
 *)
-	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|barriers|reload\n' >&2
+	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|barriers|reload|relmap\n' >&2
 	exit 99
 	;;
 esac
