@@ -75,6 +75,9 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "-o", "" }, "non-empty" },
 		{ { "dutfs", "/b", "/m", "--tracee", "x" }, "unknown option \"--tracee\"" },
 		{ { "dutfs", "/b", "/m", "-x" }, "unknown option \"-x\"" },
+		{ { "dutfs", "/b", "/m", "--shape" }, "--shape needs a value" },
+		{ { "dutfs", "/b", "/m", "--shape=" }, "--shape needs a file name" },
+		{ { "dutfs", "/b", "/m", "--relmap", "r.json" }, "--relmap only serves --shape" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
@@ -91,6 +94,21 @@ static void test_rejects_bad_arguments_with_reason(void)
 	}
 }
 
+static void test_shape_and_relmap(void)
+{
+	const char *argv[] = { "dutfs", "--relmap=r.json", "/b", "/m", "--shape", "s.ini" };
+	struct dutfs_cli c;
+	struct dut_error err = { .msg = "" };
+	int r = dutfs_cli_parse(6, (char *const *)argv, &c, &err);
+
+	CU_CHECK(r == 0, "parse: %s", err.msg);
+	if (r == 0) {
+		CU_CHECK(c.shape_path && !strcmp(c.shape_path, "s.ini"), "shape_path");
+		CU_CHECK(c.relmap_path && !strcmp(c.relmap_path, "r.json"), "relmap_path");
+		dutfs_cli_free(&c);
+	}
+}
+
 static void test_help_needs_no_directories(void)
 {
 	const char *argv[] = { "dutfs", "--help" };
@@ -103,6 +121,7 @@ static const struct cu_test tests[] = {
 	{ "accepts_contract_syntax", test_accepts_contract_syntax },
 	{ "rejects_bad_arguments_with_reason", test_rejects_bad_arguments_with_reason },
 	{ "help_needs_no_directories", test_help_needs_no_directories },
+	{ "shape_and_relmap", test_shape_and_relmap },
 	{ NULL, NULL },
 };
 

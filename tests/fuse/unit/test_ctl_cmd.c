@@ -33,6 +33,12 @@ static void test_parses_commands(void)
 		{ "trace onn", -EINVAL, 0, NULL, "not \"onn\"" },
 		{ "marker x", -EINVAL, 0, NULL, "unknown command \"marker\"" },
 		{ "MARK x", -EINVAL, 0, NULL, "unknown command \"MARK\"" },
+		{ "crash\n", 0, DUTFS_CTL_CRASH, NULL, NULL },
+		{ " recover ", 0, DUTFS_CTL_RECOVER, NULL, NULL },
+		{ "reload", 0, DUTFS_CTL_RELOAD, NULL, NULL },
+		{ "crash now", -EINVAL, 0, NULL, "crash takes no argument, found \"now\"" },
+		{ "reload x.ini\n", -EINVAL, 0, NULL, "reload takes no argument" },
+		{ "crashed", -EINVAL, 0, NULL, "unknown command \"crashed\"" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
