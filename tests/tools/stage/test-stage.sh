@@ -140,6 +140,26 @@ for fs in ext4 btrfs; do
 		fail "mounted $fs device: $out"
 	umount "$work/m-$fs"
 done
+# a partition mounted with btrfs (0:N in mountinfo): found by its /dev name.
+# One MBR entry by hand (no sfdisk needed): type 0x83, LBA 2048, 407552 sectors.
+truncate -s $((200 * MiB)) "$work/part.img"
+printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x38\x06\x00' |
+	dd of="$work/part.img" bs=1 seek=446 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$work/part.img" bs=1 seek=510 conv=notrunc status=none
+pdev=$(losetup -f -P --show "$work/part.img") && my_loops+=("$pdev")
+for i in $(seq 20); do [ -b "${pdev}p1" ] && break; sleep 0.1; done
+if [ ! -b "${pdev}p1" ]; then
+	# e.g. a kernel without CONFIG_MSDOS_PARTITION (the test machines' kernel)
+	echo "note: the kernel made no partition of $pdev; partition case not run"
+elif mkfs.btrfs -q -f "${pdev}p1" >/dev/null 2>&1 && mkdir -p "$work/m-part" &&
+   mount "${pdev}p1" "$work/m-part"; then
+	out=$("$driver" check --type device --path "$pdev" --destructive --fs ext4-ordered --mnt-root "$mnt")
+	grep -q "refused: EBUSY: .*its partition ${pdev}p1 is mounted at $work/m-part (btrfs)" <<<"$out" &&
+		pass "device with a btrfs-mounted partition: refused, naming it" || fail "mounted partition: $out"
+	umount "$work/m-part"
+else
+	fail "could not set up a partitioned loop device with btrfs (${pdev:-none})"
+fi
 out=$("$driver" check --type device --path "$work/dev.img" --destructive --fs ext4-ordered --mnt-root "$mnt")
 grep -q 'refused: ENOTBLK' <<<"$out" && pass "a regular file as a device: refused" || fail "file as device: $out"
 

@@ -6,6 +6,7 @@
  * facts and makes the syscalls.  Device safety is dutprobe's
  * (probe/safety.h): the same rules decide what "in use" means.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -306,6 +308,30 @@ static int image_detach(struct dut_stage *st, bool failed, struct dut_error *err
 
 /* ---- block device or partition ---- */
 
+/* A partition of the device (sysfs) mounted under its /dev name; true with its path in part. */
+static bool partition_mounted_by_name(dev_t rdev, const char *mountinfo, char *part, size_t len,
+				      struct mountinfo_entry *ret)
+{
+	char dir[PATH_MAX];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u", stage_sysfs_root(), major(rdev), minor(rdev));
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		char pfile[PATH_MAX];
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(pfile, sizeof(pfile), "%s/%s/partition", dir, de->d_name) >= (int)sizeof(pfile) ||
+		    access(pfile, F_OK) < 0)
+			continue;
+		snprintf(part, len, "/dev/%s", de->d_name);
+		if (stage_mountinfo_find_source(mountinfo, part, ret))
+			return true;
+	}
+	return false;
+}
+
 static int device_check(const struct stage_ctx *c, struct dut_error *err)
 {
 	struct stage_space_facts f = { .type = DUT_TARGET_DEVICE, .path = c->path,
@@ -336,12 +362,21 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 	/* first by name: btrfs shows an anonymous 0:N in mountinfo, which dutprobe's
 	 * lookup by device number misses (it would only see an exclusive opener) */
 	real = realpath(c->path, NULL);
-	if (stage_read_text("/proc/self/mountinfo", &mountinfo) == 0 &&
-	    (stage_mountinfo_find_source(mountinfo, c->path, &me) ||
-	     (real && stage_mountinfo_find_source(mountinfo, real, &me)))) {
-		dut_error_set(err, "[target %s]: %s is mounted at %s (%s); refusing to write (unmount it, or "
-			      "pick a device nothing uses)", c->t->name, c->path, me.mount_point, me.fstype);
-		return -EBUSY;
+	if (stage_read_text("/proc/self/mountinfo", &mountinfo) == 0) {
+		char part[PATH_MAX];
+
+		if (stage_mountinfo_find_source(mountinfo, c->path, &me) ||
+		    (real && stage_mountinfo_find_source(mountinfo, real, &me))) {
+			dut_error_set(err, "[target %s]: %s is mounted at %s (%s); refusing to write (unmount it, "
+				      "or pick a device nothing uses)", c->t->name, c->path, me.mount_point, me.fstype);
+			return -EBUSY;
+		}
+		if (partition_mounted_by_name(st.st_rdev, mountinfo, part, sizeof(part), &me)) {
+			dut_error_set(err, "[target %s]: its partition %s is mounted at %s (%s); refusing to write "
+				      "(unmount it, or pick a device nothing uses)", c->t->name, part, me.mount_point,
+				      me.fstype);
+			return -EBUSY;
+		}
 	}
 	/* dutprobe's rules: mounts of it or its partitions, holders, swap, an exclusive opener */
 	r = safety_examine(c->path, &rep);
