@@ -63,6 +63,8 @@ struct dutfs_shaper {
 	atomic_uint_fast64_t inflight;     /* requests between submit and backing_done */
 	atomic_uint_fast64_t epoch;        /* +1 at every crash */
 	bool finish_pending;               /* crash_lock: a fault crash still to apply */
+	bool fault_thread;                 /* crash_lock: fault_tid to be joined */
+	pthread_t fault_tid;               /* crash_lock */
 	uint64_t crashes;                  /* crash_lock */
 	uint64_t last_plan_ranges;         /* crash_lock */
 	uint64_t last_plan_bytes;          /* crash_lock */
@@ -174,9 +176,17 @@ void dutfs_shaper_free(struct dutfs_shaper *sh)
 {
 	if (!sh)
 		return;
-	/* a fault crash's helper thread finishes under crash_lock before we go */
+	/* a fault crash's helper thread must be gone before its shaper is */
 	pthread_mutex_lock(&sh->crash_lock);
-	pthread_mutex_unlock(&sh->crash_lock);
+	if (sh->fault_thread) {
+		pthread_t t = sh->fault_tid;
+
+		sh->fault_thread = false;
+		pthread_mutex_unlock(&sh->crash_lock);
+		pthread_join(t, NULL);
+	} else {
+		pthread_mutex_unlock(&sh->crash_lock);
+	}
 	dutfs_preimages_free(sh->pre);
 	gen_put(sh->gen);
 	shape_keymap_each(&sh->paths, free_path, NULL);
@@ -345,8 +355,8 @@ static void *fault_crash_thread(void *arg)
  */
 static void crash_from_fault(struct dutfs_shaper *sh)
 {
-	pthread_attr_t attr;
-	pthread_t t;
+	pthread_t old;
+	bool join_old;
 
 	pthread_mutex_lock(&sh->crash_lock);
 	if (!go_down(sh)) {
@@ -354,13 +364,16 @@ static void crash_from_fault(struct dutfs_shaper *sh)
 		return;
 	}
 	sh->finish_pending = true;
-	pthread_mutex_unlock(&sh->crash_lock);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, fault_crash_thread, sh) != 0)
+	/* the thread of an earlier crash fault has finished (or is about to: nothing pending then) */
+	join_old = sh->fault_thread;
+	old = sh->fault_tid;
+	sh->fault_thread = pthread_create(&sh->fault_tid, NULL, fault_crash_thread, sh) == 0;
+	if (!sh->fault_thread)
 		fuse_log(FUSE_LOG_ERR, "dutfs: crash fault: cannot start the crash thread; the "
 			 "pre-images are put back at the next \"recover\"\n");
-	pthread_attr_destroy(&attr);
+	pthread_mutex_unlock(&sh->crash_lock);
+	if (join_old)
+		pthread_join(old, NULL);
 }
 
 int dutfs_shaper_crash(struct dutfs_shaper *sh, struct dut_error *err)

@@ -8,6 +8,7 @@
 #     eio            an EIO fault on a glob fails the application's read; the daemon lives
 #     crash-device   write A, fsync, write B, crash -> EIO; crash again -> error;
 #     crash-syscall  recover -> the file holds A (both views)
+#     crash-fault    a crash fault (nth = 3 write): EIO from then on; recover -> synced content
 #     barriers       barriers off: fsync is acknowledged without syncing; a crash loses it all
 #     reload         a broken file keeps the old rules (error readable); a good one replaces them
 #     relmap         --relmap tells index files from heap files for class = index
@@ -173,6 +174,23 @@ crash-device|crash-syscall)
 	say "restored: $(grep -A9 '"last_crash"' "$M/.dutfs/stats.json" | tr -d ' \n')"
 	ctl recover && die "recover while running was accepted"
 	;;
+crash-fault)
+	# the 3rd write to data* crashes the device: it fails, so does everything
+	# after it; recover finds the file as it was at its fsync
+	printf '[fault boom]\ntype = crash\nnth = 3\n[fault volatile]\ntype = unsynced\n[rule w]\npath = data*\nop = write\nfault = boom, volatile\n' >"$T/cf.ini"
+	head -c 8192 /dev/urandom >"$T/A"
+	dut_mount "$B" "$M" --shape "$T/cf.ini" --view syscall
+	dd if="$T/A" of="$M/data" bs=8192 conv=fsync status=none || die "write 1 + fsync failed"
+	dd if=/dev/zero of="$M/data" bs=4096 seek=1 count=1 conv=notrunc status=none || die "write 2 failed"
+	dd if=/dev/zero of="$M/data" bs=4096 count=1 conv=notrunc status=none 2>"$T/err" \
+		&& die "write 3 (the crash) succeeded"
+	grep -q "Input/output error" "$T/err" || die "write 3: $(cat "$T/err")"
+	cat "$M/data" >/dev/null 2>&1 && die "a read after the crash fault succeeded"
+	ctl crash && die "crash after a crash fault was accepted"
+	ctl recover || die "recover: $STATUS"
+	cmp "$T/A" "$M/data" || die "after recover the file is not what was fsync'ed"
+	say "crash fault on the 3rd write; recovered to the fsync'ed content"
+	;;
 barriers)
 	cat >"$T/nb.ini" <<-'EOF'
 	[model cache]
@@ -256,7 +274,7 @@ relmap)
 	say "class index from the relation map: index file EIO, table file fine; no map: both fine"
 	;;
 *)
-	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|barriers|reload|relmap\n' >&2
+	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|crash-fault|barriers|reload|relmap\n' >&2
 	exit 99
 	;;
 esac
