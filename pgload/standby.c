@@ -446,6 +446,26 @@ static int load_primary(const char *pgdata, struct pgl_cluster *p, struct dut_er
 	return 0;
 }
 
+/*
+ * Add how to remove the kept standby.  err->msg is 512 bytes: when it does
+ * not all fit, the middle goes (the start says what failed, the end holds
+ * the last log lines, which say why).
+ */
+static void append_keep_hint(struct dut_error *err, const char *pgdata)
+{
+	char why[sizeof(err->msg)], hint[PATH_MAX + 96];
+	size_t wlen, room;
+
+	snprintf(why, sizeof(why), "%s", err->msg);
+	snprintf(hint, sizeof(hint), "\n(kept for inspection: pgload cluster destroy --pgdata %s)", pgdata);
+	wlen = strlen(why);
+	room = strlen(hint) < sizeof(err->msg) - 120 ? sizeof(err->msg) - 1 - strlen(hint) : 120;
+	if (wlen <= room)
+		dut_error_set(err, "%s%s", why, hint);
+	else
+		dut_error_set(err, "%.60s ... %s%s", why, why + wlen - (room - 65), hint);
+}
+
 int pgl_standby_create(const struct pgl_standby_opts *o, struct pgl_cluster *ret,
 		       struct dut_error *err)
 {
@@ -519,13 +539,7 @@ int pgl_standby_create(const struct pgl_standby_opts *o, struct pgl_cluster *ret
 out_state:
 	pgl_cluster_save(&sc);
 out_keep:
-	{
-		char why[sizeof(err->msg)];
-
-		snprintf(why, sizeof(why), "%s", err->msg);
-		dut_error_set(err, "%.380s\n(the standby is kept for inspection; remove it with "
-			      "pgload cluster destroy --pgdata %s)", why, sc.pgdata);
-	}
+	append_keep_hint(err, sc.pgdata);
 out:
 	PQfinish(c);
 	return r;
