@@ -22,6 +22,7 @@
 #include "tools/report.h"
 #include "tools/run/experiment.h"
 #include "tools/run/runner.h"
+#include "tools/run/runner_sys.h"
 #include "tools/run_cmd.h"
 
 const char dutlab_run_usage[] =
@@ -110,6 +111,26 @@ static int print_default_report(const struct dut_experiment *e, const char *rund
 	return r;
 }
 
+/* `dutlab report RUNDIR`: report.md, report.html and the charts. */
+static void write_run_report(const char *rundir)
+{
+	char self[PATH_MAX];
+	char *argv[] = { self, "report", (char *)rundir, NULL };
+	struct run_cmd_opts o = { .inherit_output = true, .timeout_ns = 600 * UINT64_C(1000000000),
+				  .grace_ns = UINT64_C(5000000000) };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status = 0;
+
+	if (n < 0)
+		return;
+	self[n] = '\0';
+	printf("\n");
+	fflush(stdout);
+	if (run_command(argv, &o, &status) < 0 || status != 0)
+		dut_warn("dutlab report %s failed (exit %d); the run directory is complete without it", rundir,
+			 status);
+}
+
 int dutlab_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -123,7 +144,7 @@ int dutlab_cmd_run(int argc, char **argv)
 	struct dut_error err = { "" };
 	int c, r, code;
 
-	while ((c = getopt_long(argc, argv, "+hy", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			ro.out = optarg;
@@ -160,6 +181,8 @@ int dutlab_cmd_run(int argc, char **argv)
 	code = run_experiment(e, &ro, &rundir);
 	if (code == 0 && !ro.source && rundir)
 		print_default_report(e, rundir);
+	if ((code == 0 || code == 1) && rundir && !ro.dry_run)
+		write_run_report(rundir);
 	if (rundir && !ro.dry_run)
 		printf("\nrun directory: %s\n", rundir);
 	return code;

@@ -212,17 +212,19 @@ static void end_rep(struct runner *R, enum run_status status)
 {
 	struct rep_ctx *x = R->rep;
 	struct run_rep_state *rs;
+	const char *dir;
 	uint64_t t0;
 	char took[32];
 
 	if (!x)
 		return;
 	rs = &R->st->cfgs[x->cfg].reps[x->rep];
+	dir = R->st->cfgs[x->cfg].dir;
 	t0 = run_now_ns();
-	runner_say(R, "         %s rep %u: teardown", R->st->cfgs[x->cfg].dir, x->rep + 1);
-	rep_teardown(R);
+	runner_say(R, "         %s rep %u: teardown", dir, rs->rep);
+	rep_teardown(R);        /* frees x */
 	run_fmt_duration(run_now_ns() - t0, took, sizeof(took));
-	runner_say(R, "         %s rep %u: torn down in %s", R->st->cfgs[x->cfg].dir, rs->rep, took);
+	runner_say(R, "         %s rep %u: torn down in %s", dir, rs->rep, took);
 	if (rs->status == RUN_RUNNING || rs->status == RUN_PENDING)
 		rs->status = status;
 	for (size_t s = 0; s < R->e->nsteps; s++)
@@ -378,8 +380,14 @@ static void free_runner(struct runner *R)
 {
 	if (R->log)
 		fclose(R->log);
-	if (R->work_root[0])
+	if (R->work_root[0]) {
+		char stage[PATH_MAX + 8];
+
+		/* empty by now: every mountpoint was removed at its teardown */
+		run_pathf(stage, sizeof(stage), "%s/stage", R->work_root);
+		rmdir(stage);
 		rmdir(R->work_root);
+	}
 	free(R->cfg_ok);
 	run_progress_free(&R->prog);
 	run_state_free(R->st);

@@ -19,6 +19,7 @@ struct run_cmd_opts {
 	uint64_t timeout_ns;    /* 0: none; then the same stop sequence */
 	uint64_t grace_ns;      /* between SIGINT, SIGTERM and SIGKILL */
 	bool no_header;         /* do not write "$ argv..." into the log first */
+	bool inherit_output;    /* without log_path: the child writes to our stdout/stderr */
 };
 
 /* Run argv[0] (a path) with argv, wait for it.  *ret_status: exit code, or

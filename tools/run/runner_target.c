@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Staging of targets for the runner.  Directory targets are used as they
- * are (mkdir -p, a free-space check).  Images and devices are staged by
- * tools/run/stage.h (loop devices, mkfs, mounts); until that library is
- * built into dutlab, a configuration with one is refused before the run.
+ * Staging of targets for the runner, through tools/run/stage.h: a
+ * directory is used as it is, an image gets a loop device, a device (with
+ * destructive = yes) and an image get the configuration's filesystem and
+ * a mount under the run's private directory.  An image the run created is
+ * removed at teardown; an image the user had stays.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tools/run/runner_priv.h"
+#include "tools/run/stage.h"
 
 struct rep_stage {
-	char dir[PATH_MAX];
+	struct dut_stage *stage;
 };
 
 void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len)
@@ -26,55 +27,40 @@ void rep_target_path(const struct runner *R, const struct dut_target *t, char *b
 		run_pathf(buf, len, "%s/%s", R->e->base_dir, t->path);
 }
 
+static void spec_of(const struct runner *R, const struct dut_config_target *ct, char *mnt_root, size_t len,
+		    struct dut_stage_spec *ret)
+{
+	/* during the checks there is no private directory yet: only its name matters */
+	run_pathf(mnt_root, len, "%s/stage", R->work_root[0] ? R->work_root : "/run/dutlab");
+	*ret = (struct dut_stage_spec){
+		.target = ct->target, .fs = ct->fs, .base_dir = R->e->base_dir, .mnt_root = mnt_root,
+		.need_bytes = ct->space_bytes, .remove_created_image = true,
+	};
+}
+
 int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
 		    struct dut_error *err)
 {
-	const struct dut_target *t = ct->target;
-	char path[PATH_MAX];
-	uint64_t free_bytes;
-	struct stat st;
-	int r;
+	char mnt_root[PATH_MAX];
+	struct dut_stage_spec spec;
 
-	if (t->type != DUT_TARGET_DIRECTORY) {
-		dut_error_set(err, "target %s: %s targets need target staging (loop devices, mkfs), which this "
-			      "build of dutlab does not have yet; use a directory target", t->name,
-			      dut_target_type_name(t->type));
-		return -ENOTSUP;
-	}
-	rep_target_path(R, t, path, sizeof(path));
-	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		dut_error_set(err, "target %s: %s exists and is not a directory", t->name, path);
-		return -ENOTDIR;
-	}
-	r = run_free_bytes(path, &free_bytes);
-	if (r < 0) {
-		dut_error_set(err, "target %s: cannot tell the free space at %s: %s", t->name, path, strerror(-r));
-		return r;
-	}
-	if (free_bytes < ct->space_bytes) {
-		dut_error_set(err, "target %s: %s has %.1f GiB free, the steps need about %.1f GiB; free space "
-			      "there or point the target at a larger filesystem", t->name, path,
-			      (double)free_bytes / (1u << 30), (double)ct->space_bytes / (1u << 30));
-		return -ENOSPC;
-	}
-	return 0;
+	spec_of(R, ct, mnt_root, sizeof(mnt_root), &spec);
+	return dut_stage_check(&spec, err);
 }
 
 int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
 		      struct rep_stage **ret, struct dut_error *err)
 {
-	struct rep_stage *s;
-	int r = rep_stage_check(R, cfg, ct, err);
+	char mnt_root[PATH_MAX];
+	struct dut_stage_spec spec;
+	struct rep_stage *s = calloc(1, sizeof(*s));
+	int r;
 
-	if (r < 0)
-		return r;
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	rep_target_path(R, ct->target, s->dir, sizeof(s->dir));
-	r = run_mkdir_p(s->dir, 0755);
+	spec_of(R, ct, mnt_root, sizeof(mnt_root), &spec);
+	r = dut_stage_prepare(&spec, &s->stage, err);
 	if (r < 0) {
-		dut_error_set(err, "target %s: cannot create %s: %s", ct->target->name, s->dir, strerror(-r));
 		free(s);
 		return r;
 	}
@@ -84,17 +70,18 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 
 const char *rep_stage_dir(const struct rep_stage *s)
 {
-	return s->dir;
+	return dut_stage_dir(s->stage);
 }
 
 const char *rep_stage_device(const struct rep_stage *s)
 {
-	return NULL;
+	return dut_stage_device(s->stage);
 }
 
 int rep_stage_teardown(struct rep_stage *s, struct dut_error *err)
 {
-	/* a directory target is the user's: it stays */
+	int r = s ? dut_stage_teardown(s->stage, err) : 0;
+
 	free(s);
-	return 0;
+	return r;
 }

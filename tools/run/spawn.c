@@ -61,7 +61,7 @@ void run_sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-static int spawn(char *const argv[], const char *log_path, pid_t *ret_pid)
+static int spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -72,9 +72,11 @@ static int spawn(char *const argv[], const char *log_path, pid_t *ret_pid)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path ? log_path : "/dev/null",
-					 O_WRONLY | O_CREAT | O_APPEND, 0644);
-	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	if (log_path || !inherit) {
+		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path ? log_path : "/dev/null",
+						 O_WRONLY | O_CREAT | O_APPEND, 0644);
+		posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	}
 	sigemptyset(&none);
 	sigemptyset(&defaults);
 	sigaddset(&defaults, SIGINT);
@@ -115,7 +117,7 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 			fclose(f);
 		}
 	}
-	r = spawn(argv, o->log_path, &pid);
+	r = spawn(argv, o->log_path, o->inherit_output, &pid);
 	if (r < 0)
 		return r;
 	for (;;) {

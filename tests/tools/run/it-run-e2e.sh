@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# dutlab run end to end: two filesystems on an image file x a 10 s OLTP run
+# at scale 1 give a complete run directory (manifest status complete, one
+# result document per step, a trace, a relation map, the server log), and
+# nothing stays mounted, attached or running.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/it-lib.sh"
+
+fs2=xfs
+command -v mkfs.xfs >/dev/null || fs2=ext4-writeback
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (e2fsprogs)"
+
+cat >"$WORK/e2e.ini" <<INI
+[experiment]
+name = e2e
+[target disk]
+type = image
+path = disk.img
+size = 1536M
+[matrix]
+filesystem = ext4-ordered, $fs2
+[postgres]
+set = shared_buffers=16MB
+[step load]
+type = oltp-init
+scale = 1
+[step rw]
+type = oltp-run
+clients = 2
+duration = 10s
+INI
+
+run=$WORK/run
+"$DUTLAB" run "$WORK/e2e.ini" --out "$run" >"$WORK/out.txt" 2>&1 &
+RUN_PID=$!
+RUN_DUTLAB_PID=$RUN_PID
+wait "$RUN_PID"
+rc=$?
+RUN_PID=
+cat "$WORK/out.txt"
+[ "$rc" -eq 0 ] || fail "dutlab run exited $rc"
+
+m=$run/manifest.json
+[ -s "$m" ] || fail "no manifest.json"
+[ "$(jq -r .status "$m")" = complete ] || fail "manifest status $(jq -r .status "$m")"
+[ "$(jq -r .schema "$m")" = dutlab-run ] || fail "schema"
+[ -n "$(jq -r '.finished_at // empty' "$m")" ] || fail "no finished_at"
+[ "$(jq '.configs | length' "$m")" -eq 2 ] || fail "expected 2 configurations"
+for c in 0 1; do
+	dir=$(jq -r ".configs[$c].reps[0].dir" "$m")
+	name=$(jq -r ".configs[$c].name" "$m")
+	[ "$(jq -r ".configs[$c].status" "$m")" = complete ] || fail "config $name: $(jq -r ".configs[$c].status" "$m")"
+	for s in load rw; do
+		[ -s "$run/$dir/$s.json" ] || fail "$dir/$s.json missing"
+		[ "$(jq -r .schema "$run/$dir/$s.json")" = dutlab-result ] || fail "$dir/$s.json is no result document"
+		[ "$(jq -r ".configs[$c].reps[0].steps[] | select(.name == \"$s\") | .status" "$m")" = ok ] ||
+			fail "$dir: step $s not ok"
+	done
+	tps=$(jq -r '.phases[] | select(.name == "run") | .metrics.tps.value' "$run/$dir/rw.json")
+	awk -v t="$tps" 'BEGIN { exit !(t > 0) }' || fail "$dir: tps $tps"
+	[ -s "$run/$dir/trace.dtr" ] || fail "$dir/trace.dtr missing"
+	[ "$(jq -r '.relations | length' "$run/$dir/relmap.json")" -gt 10 ] || fail "$dir/relmap.json has no relations"
+	[ -s "$run/$dir/postgres.log" ] || fail "$dir/postgres.log missing"
+	[ -s "$run/$dir/dutfs-stats.json" ] || fail "$dir/dutfs-stats.json missing"
+	for k in trace relmap server_log stats; do
+		[ -n "$(jq -r ".configs[$c].reps[0].artifacts.$k // empty" "$m")" ] || fail "$dir: artifact $k not in the manifest"
+	done
+	# the trace is complete (footer) and names the steps as phases
+	"$DUTLAB" report "$run/$dir/trace.dtr" --relmap "$run/$dir/relmap.json" --by relation >"$WORK/rep.txt" 2>&1 ||
+		fail "dutlab report on $dir/trace.dtr failed: $(head -3 "$WORK/rep.txt")"
+	grep -q "closed:     cleanly" "$WORK/rep.txt" || fail "$dir/trace.dtr has no footer"
+	grep -q "^  rw " "$WORK/rep.txt" || fail "$dir/trace.dtr has no phase rw"
+	grep -q "pgbench_accounts" "$WORK/rep.txt" || fail "no pgbench_accounts in $dir's report"
+done
+[ -s "$run/run.log" ] && grep -q "rw (oltp-run): ok" "$run/run.log" || fail "run.log has no progress lines"
+[ -s "$run/experiment.ini" ] || fail "experiment.ini missing"
+[ "$(jq -r '.configs[1].filesystem' "$m")" = "$fs2" ] || fail "configuration 1 is not $fs2"
+it_leftovers "$run" || fail "the run left something behind"
+[ ! -e "$WORK/disk.img" ] || fail "the image the run created is still there"
+echo "PASS: two configurations complete in $run"

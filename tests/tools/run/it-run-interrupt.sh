@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# dutlab run, Ctrl-C in the middle of a step: the run tears everything down
+# (nothing mounted, no loop device attached, no postgres or dutfs of it
+# left), the manifest says interrupted, and the exit status is 130.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/it-lib.sh"
+
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (e2fsprogs)"
+
+cat >"$WORK/int.ini" <<INI
+[experiment]
+name = interrupt
+[target disk]
+type = image
+path = disk.img
+size = 1536M
+filesystem = ext4-ordered
+[step load]
+type = oltp-init
+scale = 1
+[step rw]
+type = oltp-run
+clients = 2
+duration = 120s
+INI
+
+run=$WORK/run
+# setsid: the runner is a session of its own; SIGINT to it alone, as a
+# terminal's Ctrl-C to the foreground process would (its children run in
+# process groups of their own)
+setsid "$DUTLAB" run "$WORK/int.ini" --out "$run" >"$WORK/out.txt" 2>&1 &
+RUN_PID=$!
+RUN_DUTLAB_PID=$RUN_PID
+# wait until the 120 s step runs
+for _ in $(seq 300); do
+	grep -q "rw (oltp-run): start" "$WORK/out.txt" 2>/dev/null && break
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.5
+done
+grep -q "rw (oltp-run): start" "$WORK/out.txt" || { cat "$WORK/out.txt"; fail "the run never reached step rw"; }
+sleep 3
+# the cluster and the mount are there now
+pgrep -f -- "/run/dutlab-$RUN_PID/" >/dev/null || fail "no process of the run under /run/dutlab-$RUN_PID"
+grep -q "/run/dutlab-$RUN_PID/" /proc/self/mountinfo || fail "nothing of the run is mounted mid-step"
+losetup -j "$WORK/disk.img" | grep -q . || fail "no loop device attached mid-step"
+kill -INT "$RUN_PID"
+t0=$(date +%s)
+wait "$RUN_PID"
+rc=$?
+RUN_PID=
+cat "$WORK/out.txt"
+echo "stopped $(( $(date +%s) - t0 )) s after SIGINT"
+[ "$rc" -eq 130 ] || fail "exit status $rc, expected 130"
+m=$run/manifest.json
+[ "$(jq -r .status "$m")" = interrupted ] || fail "manifest status $(jq -r .status "$m")"
+[ "$(jq -r '.configs[0].status' "$m")" = interrupted ] || fail "config status $(jq -r '.configs[0].status' "$m")"
+[ "$(jq -r '.configs[0].reps[0].steps[] | select(.name == "rw") | .status' "$m")" = interrupted ] ||
+	fail "step rw is not interrupted in the manifest"
+[ -n "$(jq -r '.finished_at // empty' "$m")" ] || fail "no finished_at"
+it_leftovers "$run" || fail "the interrupted run left something behind"
+echo "PASS: interrupted run torn down"
