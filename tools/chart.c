@@ -235,16 +235,32 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 	head(&cb->script, cb->name, cb->title);
 	rbuf_puts(&cb->script, "set xlabel 'written (MiB)'\nset ylabel 'write throughput (MB/s)'\n"
 		  "set yrange [0:*]\n");
-	for (size_t i = 0; knees && i < json_object_array_length(knees); i++) {
+	double end = dut_series_get(s, dut_series_nrows(s) - 1, (size_t)cx) / MIB, prev = 0;
+	size_t nk = knees ? json_object_array_length(knees) : 0;
+
+	for (size_t i = 0; i < nk; i++) {
 		json_object *kn = json_object_array_get_idx(knees, i);
 		double x = json_object_get_double(jget(kn, "bytes_before")) / MIB;
+		json_object *next = i + 1 < nk ? json_object_array_get_idx(knees, i + 1) : NULL;
+		double to = next ? json_object_get_double(jget(next, "bytes_before")) / MIB : end;
+		double before = json_object_get_double(jget(kn, "bw_before")) / 1e6;
+		double after = json_object_get_double(jget(kn, "bw_after")) / 1e6;
+
+		/* the two levels the knee detection fitted, either side of the knee */
+		rbuf_printf(&cb->script, "set arrow from %.17g, %.17g to %.17g, %.17g nohead linewidth 2 "
+			    "linecolor rgb 'dark-green'\n", prev, before, x, before);
+		if (!next)
+			rbuf_printf(&cb->script, "set arrow from %.17g, %.17g to %.17g, %.17g nohead "
+				    "linewidth 2 linecolor rgb 'dark-green'\n", x, after, to, after);
+		prev = x;
 
 		rbuf_printf(&cb->script, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dashtype 2 "
 			    "linewidth 2 linecolor rgb 'red'\nset label 'knee %zu: %.0f MiB (%s)' at %.17g, "
 			    "graph 0.95 left offset 0.5,0\n", x, x, i + 1, x,
 			    json_object_get_string(jget(kn, "confidence")) ?: "?", x);
 	}
-	rbuf_printf(&cb->script, "plot '%s' using 1:2 with linespoints title 'per window'\n", cb->dfile[0]);
+	rbuf_printf(&cb->script, "plot '%s' using 1:2 with linespoints title 'per window'%s\n", cb->dfile[0],
+		    nk ? ", NaN with lines linewidth 2 linecolor rgb 'dark-green' title 'fitted levels'" : "");
 	return add_chart(cs, cb);
 }
 

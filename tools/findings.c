@@ -245,6 +245,32 @@ static double level_pct(const char *phase)
 	return end != phase + 6 && *end == '%' ? v : -1;
 }
 
+/* Did both levels reach steady state at this queue depth (extra.by_queue_depth[].steady_state)? */
+static bool level_steady(const struct dut_result *doc, const char *phase, long qd)
+{
+	struct dut_result_phase *ph = dut_result_find_phase(doc, phase);
+	json_object *by = ph ? jget(dut_phase_extra(ph), "by_queue_depth") : NULL;
+
+	for (size_t i = 0; by && i < json_object_array_length(by); i++) {
+		json_object *e = json_object_array_get_idx(by, i);
+
+		if (json_object_get_int64(jget(e, "queue_depth")) == qd)
+			return json_object_get_boolean(jget(e, "steady_state"));
+	}
+	return false;
+}
+
+static const char *steady_note(const struct dut_result *doc, const char *hi, const char *lo,
+			       const char *qd)
+{
+	long q = strtol(qd, NULL, 10);
+
+	if (level_steady(doc, hi, q) && level_steady(doc, lo, q))
+		return "";
+	return "; steady state was not reached at both levels, so these are not yet the drive's "
+	       "sustained figures";
+}
+
 static int fill_findings(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
 {
 	const struct run_config *c = &m->configs[ci];
@@ -295,9 +321,10 @@ static int fill_findings(const struct run_model *m, size_t ci, const char *step,
 			f.value[3] = level_pct(dut_phase_name(hi));
 			f.value[4] = level_pct(dut_phase_name(lo));
 			r = add(fs, &f, name + 5,
-				"%s: random-write IOPS at %s: %s at %.0f%% full vs %s at %.0f%% full (%.2fx)",
-				c->name, name + 5, run_fmt_num(f.value[0], 0, a, sizeof(a)), f.value[3],
-				run_fmt_num(f.value[1], 0, b, sizeof(b)), f.value[4], f.value[2]);
+				"%s: random-write IOPS at QD %s: %s at %.0f%% full vs %s at %.0f%% full (%.2fx)%s",
+				c->name, name + 7, run_fmt_num(f.value[0], 0, a, sizeof(a)), f.value[3],
+				run_fmt_num(f.value[1], 0, b, sizeof(b)), f.value[4], f.value[2],
+				steady_note(docs[0], dut_phase_name(hi), dut_phase_name(lo), name + 7));
 			if (r < 0)
 				return r;
 		}

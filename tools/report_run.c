@@ -226,6 +226,15 @@ static void dss_mtime(struct rdoc *d, const struct run_model *m, const char *ste
 		rdoc_cell(d, "%s", num(s->total_s, 3, a, sizeof(a)));
 		rdoc_cell(d, "%u", s->nok);
 	}
+	{
+		char legend[1024];
+		size_t len = 0;
+
+		for (size_t i = 0; i < n && len < sizeof(legend); i++)
+			len += (size_t)snprintf(legend + len, sizeof(legend) - len, "%s%s = %s", i ? ", " : "",
+						cmp->inputs[i].label, in[i].source);
+		rdoc_para(d, "Configurations in the sentence below: %s.", legend);
+	}
 	rdoc_para(d, "%c%s.", cmp->explanation[0] >= 'a' && cmp->explanation[0] <= 'z' ?
 		  cmp->explanation[0] - 'a' + 'A' : cmp->explanation[0], cmp->explanation + 1);
 	cmp_free(cmp);
@@ -238,11 +247,46 @@ static json_object *jget(json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+/*
+ * With one document, the spread shown is that document's own: dutprobe bench
+ * keeps the min and max of its repetitions as <metric>_min and <metric>_max.
+ */
+static bool own_range(const struct run_config *c, const char *step, const char *phase,
+		      const char *metric, struct cmp_stat *v)
+{
+	struct cmp_stat lo, hi;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_min", metric);
+	lo = run_metric(c, step, phase, name);
+	snprintf(name, sizeof(name), "%s_max", metric);
+	hi = run_metric(c, step, phase, name);
+	if (v->n != 1 || lo.n != 1 || hi.n != 1)
+		return false;
+	v->min = lo.median;
+	v->max = hi.median;
+	v->n = 2;   /* a range to print */
+	return true;
+}
+
+/* median and range cells of a bench metric */
+static void bench_cells(struct rdoc *d, const struct run_config *c, const char *step, const char *pn,
+			const char *metric, double scale, int dec)
+{
+	struct cmp_stat v = run_metric(c, step, pn, metric);
+	bool own = own_range(c, step, pn, metric, &v);
+	char a[64];
+
+	rdoc_cell(d, "%s", med(&v, scale, dec, a, sizeof(a)));
+	rdoc_cell(d, "%s%s", range(&v, scale, dec, a, sizeof(a)), own ? " (its own reps)" : "");
+}
+
 static void bench_table(struct rdoc *d, const struct run_model *m, const char *step)
 {
 	rdoc_table(d, "dutprobe bench rows. Each document's value is already the median of its own "
 		   "repetitions; here: the median over the documents of the configuration, with their "
-		   "min-max range. cache = above the link's ceiling (the page cache, not the device).",
+		   "min-max range (with one document: the min-max of its own repetitions, marked \"its own "
+		   "reps\"). cache = above the link's ceiling (the page cache, not the device).",
 		   "configuration|row|>documents|>MB/s|>MB/s min-max|>IOPS|>IOPS min-max|>p99 (ms)|cache");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct run_config *c = &m->configs[i];
@@ -253,7 +297,7 @@ static void bench_table(struct rdoc *d, const struct run_model *m, const char *s
 		for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
 			struct dut_result_phase *ph = dut_result_phase_at(docs[0], p);
 			const char *pn = dut_phase_name(ph);
-			struct cmp_stat bw = run_metric(c, step, pn, "bw"), io = run_metric(c, step, pn, "iops");
+			struct cmp_stat bw = run_metric(c, step, pn, "bw");
 			struct cmp_stat p99 = run_latency(c, step, pn, "io", "p99");
 			json_object *flag = jget(dut_phase_extra(ph), "cache_not_device");
 			char a[64];
@@ -261,10 +305,8 @@ static void bench_table(struct rdoc *d, const struct run_model *m, const char *s
 			rdoc_cell(d, "%s", c->name);
 			rdoc_cell(d, "%s", pn);
 			rdoc_cell(d, "%u", bw.n);
-			rdoc_cell(d, "%s", med(&bw, 1e-6, 1, a, sizeof(a)));
-			rdoc_cell(d, "%s", range(&bw, 1e-6, 1, a, sizeof(a)));
-			rdoc_cell(d, "%s", med(&io, 1, 0, a, sizeof(a)));
-			rdoc_cell(d, "%s", range(&io, 1, 0, a, sizeof(a)));
+			bench_cells(d, c, step, pn, "bw", 1e-6, 1);
+			bench_cells(d, c, step, pn, "iops", 1, 0);
 			rdoc_cell(d, "%s", med(&p99, 1e-6, 2, a, sizeof(a)));
 			rdoc_cell(d, "%s", flag && json_object_get_boolean(flag) ? "cache" : "");
 		}

@@ -262,8 +262,10 @@ static void test_findings_probe(void)
 	CU_CHECK(x && near(x->value[0], 3783.379176668367) && near(x->value[1], 6260.755311651256) &&
 		 near(x->value[2], 3783.379176668367 / 6260.755311651256) && x->value[3] == 90 && x->value[4] == 30,
 		 "fill qd8");
-	CU_CHECK(x && strcmp(x->text, "file-ext4: random-write IOPS at qd8: 3,783 at 90% full vs 6,261 at "
-			     "30% full (0.60x)") == 0, "text: %s", x ? x->text : "");
+	/* --quick rounds: no level reached steady state (extra.by_queue_depth[].steady_state false) */
+	CU_CHECK(x && strcmp(x->text, "file-ext4: random-write IOPS at QD 8: 3,783 at 90% full vs 6,261 at "
+			     "30% full (0.60x); steady state was not reached at both levels, so these are not "
+			     "yet the drive's sustained figures") == 0, "text: %s", x ? x->text : "");
 }
 
 static void test_findings_dss(void)
