@@ -109,39 +109,44 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-static int open_checks(struct pgl_lag_sampler *s, bool force, struct dut_error *err)
+/* 1: sample, 0: nothing to sample (rl->note says why when forced). */
+static int worth_sampling(PGconn *admin, bool force, struct pgl_replica_lag *rl,
+			  struct dut_error *err)
 {
 	char v[32];
 	int r;
 
-	if ((r = pgl_pq_value(s->conn, "SELECT pg_is_in_recovery()", v, sizeof(v), err)) < 0)
+	if ((r = pgl_pq_value(admin, "SELECT pg_is_in_recovery()", v, sizeof(v), err)) < 0)
 		return r;
 	if (strcmp(v, "t") == 0) {
 		if (force)
-			snprintf(s->rl->note, sizeof(s->rl->note), "the target is a standby: replay lag "
+			snprintf(rl->note, sizeof(rl->note), "the target is a standby: replay lag "
 				 "is measured with the primary as the target");
 		return 0;
 	}
-	if ((r = pgl_pq_value(s->conn, "SELECT count(*) FROM pg_stat_replication WHERE state IN "
+	if ((r = pgl_pq_value(admin, "SELECT count(*) FROM pg_stat_replication WHERE state IN "
 			      "('streaming', 'catchup')", v, sizeof(v), err)) < 0)
 		return r;
 	if (strcmp(v, "0") == 0 && force)
-		snprintf(s->rl->note, sizeof(s->rl->note), "no streaming standby at the start of the run");
+		snprintf(rl->note, sizeof(rl->note), "no streaming standby at the start of the run");
 	return strcmp(v, "0") != 0 || force ? 1 : 0;
 }
 
-int pgl_lag_sampler_open(const char *conninfo, bool force, struct pgl_replica_lag *rl,
-			 struct pgl_lag_sampler **ret, struct dut_error *err)
+int pgl_lag_sampler_open(const char *conninfo, PGconn *admin, bool force,
+			 struct pgl_replica_lag *rl, struct pgl_lag_sampler **ret,
+			 struct dut_error *err)
 {
 	/* Bounded queries; its own name, so it is not mistaken for a client. */
 	const char *const keys[] = { "dbname", "application_name", "options", "connect_timeout", NULL };
 	const char *const vals[] = { conninfo, "pgload_lag", "-c statement_timeout=5000", "10", NULL };
-	struct pgl_lag_sampler *s = calloc(1, sizeof(*s));
+	struct pgl_lag_sampler *s;
 	pthread_condattr_t ca;
 	int r;
 
 	*ret = NULL;
-	if (!s)
+	if ((r = worth_sampling(admin, force, rl, err)) <= 0)
+		return r;
+	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->rl = rl;
 	s->conn = PQconnectdbParams(keys, vals, 1);
@@ -151,11 +156,6 @@ int pgl_lag_sampler_open(const char *conninfo, bool force, struct pgl_replica_la
 		PQfinish(s->conn);
 		free(s);
 		return -ECONNREFUSED;
-	}
-	if ((r = open_checks(s, force, err)) <= 0) {
-		PQfinish(s->conn);
-		free(s);
-		return r;
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&ca);

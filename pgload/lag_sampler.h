@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <libpq-fe.h>
+
 #include "lib/error.h"
 #include "pgload/lag.h"
 
@@ -18,13 +20,14 @@
 struct pgl_lag_sampler;
 
 /*
- * Connect and look at the server.  *ret = NULL (return 0) when there is
- * nothing to sample: no streaming standby and not forced, or the target is
- * itself a standby (rl->note says so when forced).  -errno when the
- * connection or the first query fails.
+ * Look at the server through the caller's admin connection; *ret = NULL
+ * (return 0) when there is nothing to sample: no streaming standby and not
+ * forced, or the target is itself a standby (rl->note says so when forced).
+ * Else connect the sampler.  -errno when a query or the connection fails.
  */
-int pgl_lag_sampler_open(const char *conninfo, bool force, struct pgl_replica_lag *rl,
-			 struct pgl_lag_sampler **ret, struct dut_error *err);
+int pgl_lag_sampler_open(const char *conninfo, PGconn *admin, bool force,
+			 struct pgl_replica_lag *rl, struct pgl_lag_sampler **ret,
+			 struct dut_error *err);
 /* Sample at t0 + 1 s, t0 + 2 s, ... (CLOCK_MONOTONIC ns).  -errno. */
 int pgl_lag_sampler_start(struct pgl_lag_sampler *s, uint64_t t0_ns);
 /* One last sample, join, disconnect, free.  NULL is fine. */

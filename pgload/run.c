@@ -192,7 +192,8 @@ static struct pgl_lag_sampler *open_lag_sampler(struct pgl_session *s, struct pg
 	struct pgl_lag_sampler *lag = NULL;
 	struct dut_error e = { "" };
 
-	if (pgl_lag_sampler_open(s->conninfo, res->cfg.standby_lag, &res->replica, &lag, &e) < 0)
+	if (pgl_lag_sampler_open(s->conninfo, s->admin, res->cfg.standby_lag, &res->replica,
+				 &lag, &e) < 0)
 		snprintf(res->replica.note, sizeof(res->replica.note), "%s", e.msg);
 	return lag;
 }
