@@ -73,6 +73,13 @@ const char *dut_stage_dir(const struct dut_stage *s);
 /* /dev/loopN (image), the device (device target), or NULL (directory). */
 const char *dut_stage_device(const struct dut_stage *s);
 
+/* Additive, for the manifest (how the filesystem was made): the mkfs
+ * command line that ran ("/usr/sbin/mkfs.ext4 -q -F ... /dev/loop3") and the
+ * mount options as mount -o takes them ("data=journal,noatime"; "" when
+ * none); NULL when no filesystem was made. */
+const char *dut_stage_mkfs_command(const struct dut_stage *s);
+const char *dut_stage_mount_options(const struct dut_stage *s);
+
 /*
  * umount (retry EBUSY for a short, bounded time), remove the mountpoint,
  * detach the loop device, free.  s may be NULL (then 0).  Always frees s:

@@ -176,6 +176,8 @@ int main(int argc, char **argv)
 	}
 	printf("dir=%s\ndevice=%s\n", dut_stage_dir(st) ? dut_stage_dir(st) : "",
 	       dut_stage_device(st) ? dut_stage_device(st) : "");
+	if (dut_stage_mkfs_command(st))
+		printf("mkfs=%s\nmount_options=%s\n", dut_stage_mkfs_command(st), dut_stage_mount_options(st));
 	if (dut_stage_dir(st))
 		print_mountinfo(dut_stage_dir(st));
 	if (dut_stage_device(st) && !strncmp(dut_stage_device(st), "/dev/loop", 9)) {

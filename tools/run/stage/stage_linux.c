@@ -36,6 +36,8 @@ struct dut_stage {
 	char *dir;              /* dut_stage_dir(): the mountpoint or the directory, or NULL */
 	char *device;           /* dut_stage_device(): /dev/loopN or the device, or NULL */
 	char *mountpoint;       /* mounted here; NULL when nothing is mounted */
+	char *mkfs_command;     /* dut_stage_mkfs_command() */
+	char *mount_options;    /* dut_stage_mount_options() */
 	int loop_fd;            /* holds the loop device (autoclear) until teardown */
 	bool created_image;     /* prepare created the image file */
 	bool extended_image;    /* prepare made the user's image larger (from orig_size) */
@@ -454,7 +456,7 @@ static void one_line(char *s)
 
 static int run_mkfs(const struct stage_ctx *c, struct dut_stage *st, struct dut_error *err)
 {
-	char prog[PATH_MAX], out[384], cmd[256], msg[sizeof(err->msg)];
+	char prog[PATH_MAX], out[384], cmd[1024], msg[sizeof(err->msg)];
 	char **argv = NULL;
 	int r, status;
 
@@ -474,8 +476,10 @@ static int run_mkfs(const struct stage_ctx *c, struct dut_stage *st, struct dut_
 		dut_error_set(err, "cannot run %s: %s", cmd, strerror(-r));
 		return r;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		st->mkfs_command = strdup(cmd);
+		return st->mkfs_command ? 0 : -ENOMEM;
+	}
 	one_line(out);
 	if (WIFEXITED(status))
 		dut_error_set(err, "%s failed (exit status %d): %s", cmd, WEXITSTATUS(status),
@@ -531,6 +535,14 @@ static int mount_fs(const struct stage_ctx *c, struct dut_stage *st, struct dut_
 		return r;
 	}
 	st->mountpoint = TAKE_PTR(tmpl);
+	/* as mount -o would take them: the filesystem's own, then the user's */
+	if (asprintf(&st->mount_options, "%s%s%s", c->fs_ops->mount_data(c->fs) ? c->fs_ops->mount_data(c->fs) : "",
+		     c->fs_ops->mount_data(c->fs) && c->fs->mount_options ? "," : "",
+		     c->fs->mount_options ? c->fs->mount_options : "") < 0) {
+		st->mount_options = NULL;
+		dut_error_set(err, "out of memory");
+		return -ENOMEM;
+	}
 	/* the new filesystem's own overhead (journal, metadata) counts against need_bytes */
 	r = free_bytes(st->mountpoint, &avail);
 	if (r < 0)
@@ -655,6 +667,8 @@ static void stage_free(struct dut_stage *st)
 	free(st->dir);
 	free(st->device);
 	free(st->mountpoint);
+	free(st->mkfs_command);
+	free(st->mount_options);
 	free(st);
 }
 
@@ -718,6 +732,16 @@ const char *dut_stage_dir(const struct dut_stage *s)
 const char *dut_stage_device(const struct dut_stage *s)
 {
 	return s ? s->device : NULL;
+}
+
+const char *dut_stage_mkfs_command(const struct dut_stage *s)
+{
+	return s ? s->mkfs_command : NULL;
+}
+
+const char *dut_stage_mount_options(const struct dut_stage *s)
+{
+	return s ? s->mount_options : NULL;
 }
 
 int dut_stage_teardown(struct dut_stage *s, struct dut_error *err)
