@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fuse/cli.h"
+#include "lib/units.h"
 
 const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
@@ -23,6 +24,8 @@ const char dutfs_cli_usage[] =
 	"  --shape FILE     shape I/O with the device models and faults of FILE\n"
 	"                   (docs/shaping.md); control commands crash, recover, reload\n"
 	"  --relmap FILE    relation map JSON: tells heap from index for --shape rules\n"
+	"  --preimage-max SIZE  memory for the old content of unsynced writes (default\n"
+	"                   512M); writes beyond it fail with ENOSPC\n"
 	"Stop with `umount MOUNTPOINT` or SIGTERM.  Live statistics: MOUNTPOINT/.dutfs/stats.json\n";
 
 const char *dutfs_view_name(enum dutfs_view v)
@@ -67,14 +70,15 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 }
 
 /* Options that take a value, long and short forms. */
-enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP };
+enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
+	      OPT_PREIMAGE_MAX };
 static const struct {
 	const char *name;
 	enum opt_id id;
 } value_opts[] = {
 	{ "--trace", OPT_TRACE }, { "--view", OPT_VIEW }, { "--pidfile", OPT_PIDFILE },
 	{ "--threads", OPT_THREADS }, { "-o", OPT_O }, { "--shape", OPT_SHAPE },
-	{ "--relmap", OPT_RELMAP },
+	{ "--relmap", OPT_RELMAP }, { "--preimage-max", OPT_PREIMAGE_MAX },
 };
 
 static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, const char *v,
@@ -110,6 +114,12 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		return 0;
 	case OPT_THREADS:
 		return parse_threads(v, &c->threads, err);
+	case OPT_PREIMAGE_MAX:
+		if (dut_parse_size(v, &c->preimage_max_bytes, err) < 0 || c->preimage_max_bytes == 0) {
+			dut_error_set(err, "--preimage-max: \"%s\" is not a size such as 512M or 2G", v);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_O:
 		return append_opts(c, v, err);
 	}
@@ -185,8 +195,9 @@ int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct 
 			return r;
 		}
 	}
-	if (!c.help && !c.version && c.relmap_path && !c.shape_path) {
-		dut_error_set(err, "--relmap only serves --shape rules (give --shape RULES.ini too)");
+	if (!c.help && !c.version && (c.relmap_path || c.preimage_max_bytes) && !c.shape_path) {
+		dut_error_set(err, "%s only serves --shape rules (give --shape RULES.ini too)",
+			      c.relmap_path ? "--relmap" : "--preimage-max");
 		dutfs_cli_free(&c);
 		return -EINVAL;
 	}

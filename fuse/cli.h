@@ -3,7 +3,7 @@
  * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
  *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
- *         [--shape RULES.ini [--relmap FILE]]
+ *         [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
  */
@@ -11,6 +11,7 @@
 #define DUTFS_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/error.h"
 
@@ -29,6 +30,7 @@ struct dutfs_cli {
 	const char *pidfile;
 	const char *shape_path;  /* NULL: no shaping */
 	const char *relmap_path; /* NULL: no relation map (only with shape_path) */
+	uint64_t preimage_max_bytes; /* 0: the default (only with shape_path) */
 	enum dutfs_view view;
 	bool foreground;
 	bool debug;

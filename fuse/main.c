@@ -471,6 +471,7 @@ int main(int argc, char *argv[])
 		struct dutfs_shaper_opts so = {
 			.rules_path = shape_real,
 			.relmap_path = cli.relmap_path ? relmap_real : NULL,
+			.preimage_max_bytes = cli.preimage_max_bytes,
 		};
 
 		r = dutfs_init_shaping(&fs, &so, rules, &cls);

@@ -530,12 +530,16 @@ static int shaper_submit(void *ctx, struct dutfs_io *io)
 		if (r < 0) {
 			io->flags |= DUT_TRACE_F_FAULT;
 			atomic_fetch_add_explicit(&sh->refused_writes, 1, memory_order_relaxed);
-			if (!atomic_exchange(&sh->refusal_logged, true))
+			if (!atomic_exchange(&sh->refusal_logged, true)) {
+				struct dutfs_preimage_stats ps;
+
+				dutfs_preimages_stats(sh->pre, &ps);
 				fuse_log(FUSE_LOG_ERR, "dutfs: refusing writes to unsynced files: %s "
 					 "(pre-images of unsynced data are kept up to %llu MiB; fsync "
-					 "more often or raise the bound); logged once\n",
+					 "more often or raise --preimage-max); logged once\n",
 					 r == -ENOSPC ? "the pre-image store is full" : strerror(-r),
-					 (unsigned long long)(DUTFS_PREIMAGE_MAX_DEFAULT >> 20));
+					 (unsigned long long)(ps.max_bytes >> 20));
+			}
 			return r;
 		}
 	}

@@ -9,6 +9,7 @@
 #     crash-device   write A, fsync, write B, crash -> EIO; crash again -> error;
 #     crash-syscall  recover -> the file holds A (both views)
 #     crash-fault    a crash fault (nth = 3 write): EIO from then on; recover -> synced content
+#     preimage-bound writes beyond --preimage-max fail with ENOSPC and change nothing
 #     barriers       barriers off: fsync is acknowledged without syncing; a crash loses it all
 #     reload         a broken file keeps the old rules (error readable); a good one replaces them
 #     relmap         --relmap tells index files from heap files for class = index
@@ -191,6 +192,27 @@ crash-fault)
 	cmp "$T/A" "$M/data" || die "after recover the file is not what was fsync'ed"
 	say "crash fault on the 3rd write; recovered to the fsync'ed content"
 	;;
+preimage-bound)
+	# 64 KiB of pre-images: a write that needs more is refused (ENOSPC) and
+	# leaves the file alone; an fsync frees the store
+	printf '[fault volatile]\ntype = unsynced\n[rule all]\npath = data*\nfault = volatile\n' >"$T/u.ini"
+	head -c 131072 /dev/urandom >"$T/A"
+	dut_mount "$B" "$M" --shape "$T/u.ini" --view syscall --preimage-max 64k
+	dd if="$T/A" of="$M/data" bs=131072 conv=fsync status=none || die "write A + fsync failed"
+	dd if=/dev/zero of="$M/data" bs=32768 count=1 conv=notrunc status=none || die "a 32 KiB write failed"
+	dd if=/dev/zero of="$M/data" bs=65536 seek=1 count=1 conv=notrunc status=none 2>"$T/err" \
+		&& die "a write past the pre-image bound was accepted"
+	grep -q "No space left on device" "$T/err" || die "refused write: $(cat "$T/err")"
+	[ "$(stat_num refused_writes)" -ge 1 ] || die "stats.json: refused_writes is 0"
+	cmp -s -n 65536 -i 65536 "$T/A" "$M/data" || die "the refused write changed the file"
+	ctl crash || die "crash: $STATUS"
+	ctl recover || die "recover: $STATUS"
+	cmp "$T/A" "$M/data" || die "after the crash the file is not A"
+	dd if=/dev/zero of="$M/data" bs=32768 count=1 conv=notrunc,fsync status=none || die "write after crash"
+	dd if=/dev/zero of="$M/data" bs=65536 seek=1 count=1 conv=notrunc status=none \
+		|| die "after an fsync the store did not free up"
+	say "64 KiB bound: 32 KiB accepted, 64 KiB more refused with ENOSPC, crash restored A"
+	;;
 barriers)
 	cat >"$T/nb.ini" <<-'EOF'
 	[model cache]
@@ -274,7 +296,7 @@ relmap)
 	say "class index from the relation map: index file EIO, table file fine; no map: both fine"
 	;;
 *)
-	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|crash-fault|barriers|reload|relmap\n' >&2
+	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|crash-fault|preimage-bound|barriers|reload|relmap\n' >&2
 	exit 99
 	;;
 esac

@@ -78,6 +78,9 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "--shape" }, "--shape needs a value" },
 		{ { "dutfs", "/b", "/m", "--shape=" }, "--shape needs a file name" },
 		{ { "dutfs", "/b", "/m", "--relmap", "r.json" }, "--relmap only serves --shape" },
+		{ { "dutfs", "/b", "/m", "--preimage-max", "1G" }, "--preimage-max only serves --shape" },
+		{ { "dutfs", "/b", "/m", "--shape", "s", "--preimage-max", "lots" }, "--preimage-max: \"lots\"" },
+		{ { "dutfs", "/b", "/m", "--shape", "s", "--preimage-max", "0" }, "--preimage-max: \"0\"" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
