@@ -6,6 +6,7 @@
 #     latency        a fixed 100 ms read latency reaches the application and the trace
 #     queue          32 concurrent reads on a 4-channel queue model run 4 at a time
 #     eio            an EIO fault on a glob fails the application's read; the daemon lives
+#     short          a short fault halves a read; the trace flags it as injected
 #     crash-device   write A, fsync, write B, crash -> EIO; crash again -> error;
 #     crash-syscall  recover -> the file holds A (both views)
 #     crash-fault    a crash fault (nth = 3 write): EIO from then on; recover -> synced content
@@ -144,6 +145,19 @@ eio)
 	rec=$("$SHAPE_IO" trace "$T/t.dtr" | grep '^READ path=bad1' | head -1)
 	say "trace: $rec"
 	grep -q 'result=-5 .*fault=1' <<<"$rec" || die "the trace does not show the injected EIO: $rec"
+	;;
+short)
+	# reads of half*: half the bytes; the trace shows the short count as injected
+	printf '[fault half]\ntype = short\nkeep = 50%%\n[rule halves]\npath = half*\nop = read\nfault = half\n' >"$T/s.ini"
+	head -c 8192 /dev/urandom >"$B/half1"
+	dut_mount "$B" "$M" --shape "$T/s.ini" --view syscall --trace "$T/t.dtr"
+	out=$("$SHAPE_IO" read "$M/half1" 0 4096)
+	grep -q '^ok 2048 ' <<<"$out" || die "a 4096-byte read with keep = 50%: $out"
+	[ "$(stat_num short_transfers)" -ge 1 ] || die "stats.json: short_transfers is 0"
+	dut_umount "$M" || die "unmount had to be forced"
+	rec=$("$SHAPE_IO" trace "$T/t.dtr" | grep '^READ path=half1' | head -1)
+	say "trace: $rec"
+	grep -q 'result=2048 .*fault=1' <<<"$rec" || die "the trace does not show the short read: $rec"
 	;;
 crash-device|crash-syscall)
 	view=${SUB#crash-}
@@ -296,7 +310,7 @@ relmap)
 	say "class index from the relation map: index file EIO, table file fine; no map: both fine"
 	;;
 *)
-	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|crash-device|crash-syscall|crash-fault|preimage-bound|barriers|reload|relmap\n' >&2
+	printf 'usage: test-shape.sh SHAPE_IO badfile|latency|queue|eio|short|crash-device|crash-syscall|crash-fault|preimage-bound|barriers|reload|relmap\n' >&2
 	exit 99
 	;;
 esac
