@@ -435,17 +435,24 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		return 1;
 	}
 	if (o->dry_run) {
-		unsigned bad;
+		unsigned bad, cfg_bad = 0;
 
 		dutlab_run_print_plan(R.plan, stdout);
 		fflush(stdout);
 		bad = runner_check(&R, false);
 		for (size_t c = 0; c < R.plan->nconfigs; c++)
-			if (!R.cfg_ok[c])
+			if (!R.cfg_ok[c]) {
 				runner_error(&R, "configuration %s cannot run: %s", R.st->cfgs[c].dir,
 					     R.st->cfgs[c].reason);
-		printf("\n%s; nothing was done (--dry-run).\n",
-		       bad ? "a run would be refused (above)" : "checks passed");
+				cfg_bad++;
+			}
+		if (bad)
+			printf("\na run would be refused (above); nothing was done (--dry-run).\n");
+		else if (cfg_bad)
+			printf("\n%u of %zu configurations cannot run (above): a run would be refused, or with "
+			       "--yes skip them; nothing was done (--dry-run).\n", cfg_bad, R.plan->nconfigs);
+		else
+			printf("\nchecks passed; nothing was done (--dry-run).\n");
 		free_runner(&R);
 		return 0;
 	}

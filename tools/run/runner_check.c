@@ -149,6 +149,12 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 			      "not built yet); use replica = none", dut_replica_mode_name(cfg->replica));
 		return -ENOTSUP;
 	}
+	if (cfg->needs_cluster && cfg->replica != DUT_REPLICA_NONE && R->e->ntablespaces) {
+		dut_error_set(err, "replica = %s with [tablespace]: pgload cluster standby copies only clusters whose "
+			      "data is all in the data directory; drop the tablespaces or the replica",
+			      dut_replica_mode_name(cfg->replica));
+		return -ENOTSUP;
+	}
 	for (size_t t = 0; t < R->e->ntargets; t++) {
 		const struct dut_config_target *ct = &cfg->targets[t];
 

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +373,17 @@ static struct rep_target *target_named(struct runner *R, const char *name)
 	return NULL;
 }
 
+static int make_postgres_dir(const char *dir)
+{
+	struct passwd *pw = getpwnam("postgres");
+
+	if (!pw)
+		return -ENOENT;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return chown(dir, pw->pw_uid, pw->pw_gid) < 0 ? -errno : 0;
+}
+
 static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
 {
 	struct rep_ctx *x = R->rep;
@@ -398,9 +410,17 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	r = r ?: run_argv_add(&a, x->pgdata);
 	if (wal && wal != pg)
 		r = r ?: run_argv_addf(&a, "--wal-dir=%s/pg_wal", wal->mnt);
-	for (size_t i = 0; i < R->e->ntablespaces; i++) {
+	for (size_t i = 0; i < R->e->ntablespaces && r == 0; i++) {
 		struct rep_target *tt = target_named(R, R->e->tablespaces[i].target);
+		char dir[PATH_MAX];
 
+		/* pgload wants the directory there, PostgreSQL wants it its own */
+		run_pathf(dir, sizeof(dir), "%s/ts-%s", tt->mnt, R->e->tablespaces[i].name);
+		if ((r = make_postgres_dir(dir)) < 0) {
+			dut_error_set(err, "cannot create the tablespace directory %s: %s", dir, strerror(-r));
+			run_argv_free(&a);
+			return r;
+		}
 		r = r ?: run_argv_add(&a, "--tablespace");
 		r = r ?: run_argv_addf(&a, "%s=%s/ts-%s", R->e->tablespaces[i].name, tt->mnt,
 				       R->e->tablespaces[i].name);
