@@ -8,14 +8,21 @@
 
 #include "pgload/lag.h"
 
-static struct pgl_standby_lag *find_or_add(struct pgl_replica_lag *rl, const char *name,
-					   const char *state, const char *sync_state)
+struct pgl_standby_lag *pgl_replica_lag_find(struct pgl_replica_lag *rl, const char *name)
 {
-	struct pgl_standby_lag *l;
-
 	for (unsigned i = 0; i < rl->nstandbys; i++)
 		if (strcmp(rl->sb[i].name, name) == 0)
 			return &rl->sb[i];
+	return NULL;
+}
+
+static struct pgl_standby_lag *find_or_add(struct pgl_replica_lag *rl, const char *name,
+					   const char *state, const char *sync_state)
+{
+	struct pgl_standby_lag *l = pgl_replica_lag_find(rl, name);
+
+	if (l)
+		return l;
 	if (rl->nstandbys >= PGL_LAG_MAX_STANDBYS)
 		return NULL;
 	l = &rl->sb[rl->nstandbys++];

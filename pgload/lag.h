@@ -33,7 +33,13 @@ struct pgl_standby_lag {
 	struct pgl_lag_sample *s;
 	size_t n, cap;
 	unsigned idle_samples;          /* lag times NULL: caught up, no WAL coming */
+	/* After the load: time until it replayed all WAL written by then. */
+	bool catchup_measured;          /* the sampler looked */
+	bool caught_up;                 /* ... and it did, within PGL_LAG_CATCHUP_MAX_S */
+	double catchup_ms;
 };
+
+#define PGL_LAG_CATCHUP_MAX_S 30
 
 struct pgl_replica_lag {
 	bool sampled;                   /* a sampler ran during the run */
@@ -51,6 +57,8 @@ struct pgl_lag_summary {
 	double replay_bytes_max;
 };
 
+/* The standby named so, or NULL. */
+struct pgl_standby_lag *pgl_replica_lag_find(struct pgl_replica_lag *rl, const char *name);
 /* Add a sample of standby `name`; a new name takes the next slot.  -ENOMEM. */
 int pgl_replica_lag_add(struct pgl_replica_lag *rl, const char *name, const char *state,
 			const char *sync_state, const struct pgl_lag_sample *smp);

@@ -167,6 +167,61 @@ int pgl_lag_sampler_open(const char *conninfo, PGconn *admin, bool force,
 	return 0;
 }
 
+/*
+ * How long after the load each standby needs to replay all the WAL the
+ * primary had written when the load stopped: the end position is read once,
+ * then replay_lsn is polled every 20 ms, at most PGL_LAG_CATCHUP_MAX_S.
+ */
+static void measure_catchup(struct pgl_lag_sampler *s)
+{
+	const uint64_t poll_ns = 20 * 1000000ull;
+	char end_lsn[32], sql[512];
+	PGresult *res = PQexec(s->conn, "SELECT pg_current_wal_lsn()");
+	uint64_t t0 = pgl_now_ns();
+	unsigned pending = s->rl->nstandbys;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		note(s, "catch-up not measured", PQerrorMessage(s->conn));
+		PQclear(res);
+		return;
+	}
+	snprintf(end_lsn, sizeof(end_lsn), "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	/* end_lsn is the server's own text for a pg_lsn: safe to quote. */
+	snprintf(sql, sizeof(sql), "SELECT application_name, coalesce(replay_lsn >= '%s'::pg_lsn, "
+		 "false) FROM pg_stat_replication WHERE state IN ('streaming', 'catchup')", end_lsn);
+	for (unsigned i = 0; i < s->rl->nstandbys; i++)
+		s->rl->sb[i].catchup_measured = true;
+	while (pending) {
+		uint64_t now;
+
+		res = PQexec(s->conn, sql);
+		now = pgl_now_ns();
+		if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+			note(s, "catch-up measurement stopped", PQerrorMessage(s->conn));
+			PQclear(res);
+			return;
+		}
+		for (int i = 0; i < PQntuples(res); i++) {
+			struct pgl_standby_lag *l = pgl_replica_lag_find(s->rl, PQgetvalue(res, i, 0));
+
+			if (l && !l->caught_up && strcmp(PQgetvalue(res, i, 1), "t") == 0) {
+				l->caught_up = true;
+				l->catchup_ms = (double)(now - t0) / 1e6;
+				pending--;
+			}
+		}
+		PQclear(res);
+		if (!pending || now - t0 > PGL_LAG_CATCHUP_MAX_S * 1000000000ull)
+			break;
+		{
+			struct timespec ts = { 0, (long)poll_ns };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 int pgl_lag_sampler_start(struct pgl_lag_sampler *s, uint64_t t0_ns)
 {
 	int r;
@@ -192,8 +247,10 @@ void pgl_lag_sampler_stop(struct pgl_lag_sampler *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->tid, NULL);
 		/* Where the standby stood when the load stopped. */
-		if (!s->failed && pgl_now_ns() - s->last_ns > PGL_LAG_INTERVAL_NS / 5)
-			sample(s);
+		if (!s->failed && pgl_now_ns() - s->last_ns > PGL_LAG_INTERVAL_NS / 5 && sample(s) < 0)
+			s->failed = true;
+		if (!s->failed && s->rl->nstandbys)
+			measure_catchup(s);
 	}
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);

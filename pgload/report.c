@@ -34,6 +34,10 @@ static void print_replica(const struct pgl_replica_lag *rl, bool forced, FILE *o
 			fprintf(out, "no replay lag reported (idle: caught up, no WAL)");
 		if (s.n_bytes)
 			fprintf(out, ", max %.2f MB behind", s.replay_bytes_max / 1e6);
+		if (l->catchup_measured && l->caught_up)
+			fprintf(out, "; caught up %.0f ms after the load", l->catchup_ms);
+		else if (l->catchup_measured)
+			fprintf(out, "; not caught up %d s after the load", PGL_LAG_CATCHUP_MAX_S);
 		fprintf(out, "\n");
 	}
 	if (rl->note[0] && (forced || rl->sampled))
@@ -257,6 +261,10 @@ static json_object *lag_summary_json(const struct pgl_standby_lag *l, const stru
 	}
 	if (s->n_bytes)
 		json_object_object_add(o, "replay_lag_bytes_max", json_object_new_double(s->replay_bytes_max));
+	if (l->catchup_measured) {
+		json_object_object_add(o, "caught_up", json_object_new_boolean(l->caught_up));
+		json_object_object_add(o, "catchup_ms", l->caught_up ? json_object_new_double(l->catchup_ms) : NULL);
+	}
 	return o;
 }
 
@@ -280,6 +288,7 @@ static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
 	arr = json_object_new_array();
 	json_object_object_add(ex, "sampled", json_object_new_boolean(rl->sampled));
 	json_object_object_add(ex, "interval_s", json_object_new_double(1.0));
+	json_object_object_add(ex, "catchup_max_s", json_object_new_int(PGL_LAG_CATCHUP_MAX_S));
 	json_object_object_add(ex, "reads", json_object_new_int64(rl->samples));
 	json_object_object_add(ex, "note", rl->note[0] ? json_object_new_string(rl->note) : NULL);
 	if (rl->dropped_standbys)
@@ -309,6 +318,8 @@ static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
 			return ret;
 		if (s.n_bytes &&
 		    (ret = dut_phase_set_metric(ph, "replay_lag_bytes_max", s.replay_bytes_max, "bytes")) < 0)
+			return ret;
+		if (l->caught_up && (ret = dut_phase_set_metric(ph, "replay_catchup_ms", l->catchup_ms, "ms")) < 0)
 			return ret;
 	}
 	return 0;

@@ -87,9 +87,10 @@ for row in s["rows"]:
 m = ph["metrics"]
 assert m["replay_lag_ms_p50"]["value"] <= m["replay_lag_ms_p99"]["value"] <= m["replay_lag_ms_max"]["value"], m
 assert m["replay_lag_bytes_max"]["unit"] == "bytes"
-print("replica_lag rows: %d, replay lag p50 %.1f ms max %.1f ms, max %d bytes behind" % (
+assert 0 <= m["replay_catchup_ms"]["value"] < 30000, m
+print("replica_lag rows: %d, replay lag p50 %.1f ms max %.1f ms, max %d bytes behind, caught up in %.0f ms" % (
     len(s["rows"]), m["replay_lag_ms_p50"]["value"], m["replay_lag_ms_max"]["value"],
-    m["replay_lag_bytes_max"]["value"]))
+    m["replay_lag_bytes_max"]["value"], m["replay_catchup_ms"]["value"]))
 EOF
 ok "pgload run -T 5 records replica_lag"
 

@@ -95,6 +95,10 @@ static void fill(struct pgl_replica_lag *rl)
 	pgl_replica_lag_add(rl, "s1", "streaming", "sync", &idle);
 	idle.has_bytes = false;
 	pgl_replica_lag_add(rl, "s1", "streaming", "sync", &idle);
+	/* s1 caught up 12 ms after the load; a_async was looked at and did not. */
+	rl->sb[1].catchup_measured = rl->sb[1].caught_up = true;
+	rl->sb[1].catchup_ms = 12;
+	rl->sb[0].catchup_measured = true;
 }
 
 static void test_lag_summary_and_main(void)
@@ -189,8 +193,10 @@ static void test_run_doc_with_standbys(void)
 	memset(&r, 0, sizeof(r));
 	fill(&r.replica);
 	render(&r, &doc, &text);
-	CU_CHECK(strstr(text, "standby s1 (sync): replay lag p50 50.0 ms, max 100.0 ms, max 0.10 MB behind") &&
-		 strstr(text, "standby a_async (async): replay lag p50 5.0 ms"), "summary:\n%s", text);
+	CU_CHECK(strstr(text, "standby s1 (sync): replay lag p50 50.0 ms, max 100.0 ms, max 0.10 MB behind; "
+			"caught up 12 ms after the load\n") &&
+		 strstr(text, "standby a_async (async): replay lag p50 5.0 ms") &&
+		 strstr(text, "; not caught up 30 s after the load\n"), "summary:\n%s", text);
 	/* Written and read back: no NaN anywhere, the shape a report reads. */
 	CU_CHECK(dut_result_to_string(doc, &json) == 0, "serialises");
 	CU_CHECK(json && dut_result_parse(json, strlen(json), &back, &err) == 0, "parses: %s", err.msg);
@@ -205,7 +211,8 @@ static void test_run_doc_with_standbys(void)
 		s = dut_phase_get_series(ph, "replica_lag.a_async");
 		CU_CHECK(s && dut_series_nrows(s) == 100, "the other standby's series");
 		CU_CHECK(metric(ph, "replay_lag_ms_p50") == 50 && metric(ph, "replay_lag_ms_p99") == 99 &&
-			 metric(ph, "replay_lag_ms_max") == 100 && metric(ph, "replay_lag_bytes_max") == 100000,
+			 metric(ph, "replay_lag_ms_max") == 100 && metric(ph, "replay_lag_bytes_max") == 100000 &&
+			 metric(ph, "replay_catchup_ms") == 12,
 			 "metrics p50 %g p99 %g max %g bytes %g", metric(ph, "replay_lag_ms_p50"),
 			 metric(ph, "replay_lag_ms_p99"), metric(ph, "replay_lag_ms_max"),
 			 metric(ph, "replay_lag_bytes_max"));
