@@ -22,7 +22,7 @@
 #include "pgload/session.h"
 
 static const char usage[] =
-	"usage: pgload cluster init|start|stop|status|destroy --pgdata DIR ... (pgload cluster --help)\n"
+	"usage: pgload cluster init|standby|start|stop|status|destroy --pgdata DIR ... (pgload cluster --help)\n"
 	"       pgload init [TARGET] [-s SCALE] [--jobs N] [--fillfactor N]\n"
 	"                   (--jobs: parallel COPY connections; default 1 on <= 2 CPUs, else CPUs/2 up to 4)\n"
 	"                   [--tables-on TS] [--indexes-on TS] [COMMON]\n"
