@@ -599,8 +599,12 @@ static int release_offline(const struct pgl_cluster *p, const struct pgl_cluster
 		char chunk[4096];
 		size_t k;
 
-		if (!f)
-			return errno == ENOENT ? 0 : -errno;
+		if (!f && errno == ENOENT)
+			return 0;
+		if (!f) {
+			dut_error_set(err, "cannot read %s: %s", path, strerror(errno));
+			return -EIO;
+		}
 		while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 			char *nt;
 
