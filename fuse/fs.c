@@ -97,24 +97,48 @@ static inline void count_req(fuse_req_t req, enum dutfs_req k)
 		dutfs_op_##op args;              \
 	}
 
+/*
+ * While a shaped device is crashed (docs/shaping.md), requests that change
+ * the namespace or attributes fail with EIO, like the data requests the
+ * shaper layer refuses.  Lookups, getattr, readdir and statfs still answer,
+ * and the control directory works (it is how "recover" gets in).
+ */
+static bool refused_while_crashed(fuse_req_t req, fuse_ino_t ino)
+{
+	struct dutfs *fs = dutfs_of(req);
+
+	if (!fs->shaper || dutfs_is_ctl_ino(ino) || !dutfs_shaper_is_down(fs->shaper))
+		return false;
+	fuse_reply_err(req, EIO);
+	return true;
+}
+
+#define GATED(op, KIND, params, args, ino)               \
+	static void counted_##op params                  \
+	{                                                \
+		count_req(req, DUTFS_REQ_##KIND);         \
+		if (!refused_while_crashed(req, ino))    \
+			dutfs_op_##op args;              \
+	}
+
 COUNTED(lookup, LOOKUP, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
 COUNTED(forget, FORGET, (fuse_req_t req, fuse_ino_t i, uint64_t n), (req, i, n))
 COUNTED(getattr, GETATTR, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
-COUNTED(setattr, SETATTR, (fuse_req_t req, fuse_ino_t i, struct stat *a, int s, struct fuse_file_info *fi),
-	(req, i, a, s, fi))
+GATED(setattr, SETATTR, (fuse_req_t req, fuse_ino_t i, struct stat *a, int s, struct fuse_file_info *fi),
+      (req, i, a, s, fi), i)
 COUNTED(readlink, READLINK, (fuse_req_t req, fuse_ino_t i), (req, i))
-COUNTED(mknod, MKNOD, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t d), (req, p, n, m, d))
-COUNTED(mkdir, MKDIR, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m), (req, p, n, m))
-COUNTED(symlink, SYMLINK, (fuse_req_t req, const char *l, fuse_ino_t p, const char *n), (req, l, p, n))
-COUNTED(link, LINK, (fuse_req_t req, fuse_ino_t i, fuse_ino_t p, const char *n), (req, i, p, n))
-COUNTED(unlink, UNLINK, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
-COUNTED(rmdir, RMDIR, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n))
-COUNTED(rename, RENAME, (fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
-			 unsigned int f), (req, p, n, np, nn, f))
+GATED(mknod, MKNOD, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, dev_t d), (req, p, n, m, d), p)
+GATED(mkdir, MKDIR, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m), (req, p, n, m), p)
+GATED(symlink, SYMLINK, (fuse_req_t req, const char *l, fuse_ino_t p, const char *n), (req, l, p, n), p)
+GATED(link, LINK, (fuse_req_t req, fuse_ino_t i, fuse_ino_t p, const char *n), (req, i, p, n), p)
+GATED(unlink, UNLINK, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n), p)
+GATED(rmdir, RMDIR, (fuse_req_t req, fuse_ino_t p, const char *n), (req, p, n), p)
+GATED(rename, RENAME, (fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np, const char *nn,
+		       unsigned int f), (req, p, n, np, nn, f), p)
 COUNTED(statfs, STATFS, (fuse_req_t req, fuse_ino_t i), (req, i))
 COUNTED(open, OPEN, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
-COUNTED(create, CREATE, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, struct fuse_file_info *fi),
-	(req, p, n, m, fi))
+GATED(create, CREATE, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, struct fuse_file_info *fi),
+      (req, p, n, m, fi), p)
 COUNTED(read, READ, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o, struct fuse_file_info *fi),
 	(req, i, s, o, fi))
 COUNTED(write, WRITE, (fuse_req_t req, fuse_ino_t i, const char *b, size_t s, off_t o,
@@ -130,7 +154,7 @@ COUNTED(readdir, READDIR, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o, stru
 COUNTED(readdirplus, READDIRPLUS, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o,
 				   struct fuse_file_info *fi), (req, i, s, o, fi))
 COUNTED(releasedir, RELEASEDIR, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
-COUNTED(fsyncdir, FSYNCDIR, (fuse_req_t req, fuse_ino_t i, int d, struct fuse_file_info *fi), (req, i, d, fi))
+GATED(fsyncdir, FSYNCDIR, (fuse_req_t req, fuse_ino_t i, int d, struct fuse_file_info *fi), (req, i, d, fi), i)
 
 static void counted_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {

@@ -24,7 +24,6 @@
 
 #include "fuse/dutfs.h"
 #include "fuse/reply_raw.h"
-#include "fuse/shaper.h"
 #include "lib/trace.h"
 
 struct dutfs_fh {
@@ -188,10 +187,6 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	}
 	if (parent == FUSE_ROOT_ID && !strcmp(name, DUTFS_CTL_NAME)) {
 		fuse_reply_err(req, EEXIST);
-		return;
-	}
-	if (fs->shaper && dutfs_shaper_is_down(fs->shaper)) {
-		fuse_reply_err(req, EIO); /* a crashed device creates nothing */
 		return;
 	}
 	dir = dutfs_inode(fs, parent);

@@ -179,6 +179,8 @@ crash-device|crash-syscall)
 	[ "$STATUS" = ok ] || die "crash status: $STATUS"
 	cat "$M/data" >/dev/null 2>"$T/err" && die "a read after the crash succeeded"
 	grep -q "Input/output error" "$T/err" || die "read after crash: $(cat "$T/err")"
+	touch "$M/newfile" 2>/dev/null && die "a create while crashed succeeded"
+	mv "$M/data" "$M/data2" 2>/dev/null && die "a rename while crashed succeeded"
 	ctl crash && die "a second crash was accepted"
 	grep -q '^error: ' <<<"$STATUS" || die "second crash status: $STATUS"
 	say "second crash: $STATUS"
