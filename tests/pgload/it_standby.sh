@@ -126,6 +126,9 @@ timeout 5 psql -X -At -v ON_ERROR_STOP=1 "$(conninfo "$P")" -c "INSERT INTO it_s
 [ ! -e "$S" ] || fail "the standby directory is still there"
 ok "destroy of a crashed sync standby: commits go through, synchronous_standby_names empty, slot dropped"
 
-"$PGLOAD" cluster destroy --pgdata "$A" || fail "destroy the async standby"
+# With the primary stopped, destroy removes the slot from its files.
+"$PGLOAD" cluster stop --pgdata "$P" || fail "stop the primary"
+"$PGLOAD" cluster destroy --pgdata "$A" || fail "destroy the async standby (primary stopped)"
+"$PGLOAD" cluster start --pgdata "$P" >/dev/null || fail "start the primary again"
 [ "$(q "$P" "SELECT count(*) FROM pg_replication_slots")" = 0 ] || fail "destroy left a slot"
-ok "destroy of the async standby drops its slot"
+ok "destroy of the async standby with its primary stopped drops its slot"
