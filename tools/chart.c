@@ -338,21 +338,31 @@ static int fill_chart(struct charts *cs, const struct run_config *c, const char 
 
 /* ---- I/O mix per class from the traces ---- */
 
-static int iomix_chart(struct charts *cs, const struct run_config *c)
+/* step NULL: the whole traces; else the trace phase between the step's markers */
+static int iomix_chart(struct charts *cs, const struct run_config *c, const char *step)
 {
 	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	const char *mark = step ? run_step_mark(c, step) : NULL;
 	struct run_io_mix mix;
-	char safe[128];
+	char safe[128], ssafe[128];
 	struct rbuf *b;
 
 	if (!cb)
 		return -ENOMEM;
-	run_io_mix_of(c, &mix);
+	if (step && !mark)
+		return 0;
+	run_io_mix_of(c, mark, &mix);
 	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
 		return 0;
-	snprintf(cb->name, sizeof(cb->name), "iomix-%s", chart_safe_name(c->dir, safe, sizeof(safe)));
-	snprintf(cb->title, sizeof(cb->title), "Reads and writes per class, sequential and random: %s "
-		 "(%u trace%s summed)%s", c->name, mix.ntraced, mix.ntraced == 1 ? "" : "s",
+	cb->step = step;
+	if (step)
+		snprintf(cb->name, sizeof(cb->name), "iomix-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
+			 chart_safe_name(c->dir, safe, sizeof(safe)));
+	else
+		snprintf(cb->name, sizeof(cb->name), "iomix-%s", chart_safe_name(c->dir, safe, sizeof(safe)));
+	snprintf(cb->title, sizeof(cb->title), "Reads and writes per class, sequential and random: %s%s%s "
+		 "(%u trace%s summed)%s", c->name, step ? ", step " : ", whole traces", step ? step : "",
+		 mix.ntraced, mix.ntraced == 1 ? "" : "s",
 		 mix.nrelmap < mix.ntraced ? "; no relmap: relation files count as heap" : "");
 	b = new_data(cb);
 	rbuf_puts(b, "# class read_seq read_random write_seq write_random (requests)\n");
@@ -513,10 +523,8 @@ int charts_build(const struct run_model *m, struct charts **ret)
 	for (size_t s = 0; r == 0 && s < nsteps; s++) {
 		const char *name = steps[s].name;
 
-		if (steps[s].kind == DOC_DSS) {
-			r = dss_charts(cs, m, name);
-			continue;
-		}
+		if (steps[s].kind == DOC_DSS && (r = dss_charts(cs, m, name)) < 0)
+			break;
 		for (size_t i = 0; r == 0 && i < m->nconfigs; i++) {
 			const struct run_config *c = &m->configs[i];
 			const struct dut_result *docs[RUN_MAX_DOCS];
@@ -537,10 +545,12 @@ int charts_build(const struct run_model *m, struct charts **ret)
 			default:
 				break;
 			}
+			if (r == 0)
+				r = iomix_chart(cs, c, name);   /* the trace phase of this step, if marked */
 		}
 	}
 	for (size_t i = 0; r == 0 && i < m->nconfigs; i++)
-		r = iomix_chart(cs, &m->configs[i]);
+		r = iomix_chart(cs, &m->configs[i], NULL);
 	if (r < 0) {
 		charts_free(cs);
 		return r;

@@ -17,6 +17,8 @@
 
 #define MB 1e6
 #define MIB (1024.0 * 1024.0)
+/* Fewer random reads than this say nothing about where random reads go. */
+#define MIN_RANDOM_READS 10
 
 void findings_free(struct findings *f)
 {
@@ -93,18 +95,33 @@ static const char *relmap_caveat(const struct run_io_mix *mix)
 
 /* ---- I/O mix ---- */
 
-static int io_findings(const struct run_model *m, size_t ci, struct findings *fs)
+/*
+ * The I/O mix findings of a configuration, for one step (the trace phase
+ * between its markers) or, with step NULL, for the whole traces.
+ * *ret_any says whether the traces had that step.
+ */
+static int io_findings(const struct run_model *m, size_t ci, const char *step, struct findings *fs,
+		       bool *ret_any)
 {
 	const struct run_config *c = &m->configs[ci];
+	const char *mark = step ? run_step_mark(c, step) : NULL;
 	struct run_io_mix mix;
-	char a[32], b[32];
+	char a[32], b[32], who[300];
 	uint64_t rnd_all, best = 0;
 	enum rep_class top = RC_HEAP;
 	int r;
 
-	run_io_mix_of(c, &mix);
-	if (!mix.ntraced)
+	*ret_any = false;
+	if (step && !mark)
 		return 0;
+	run_io_mix_of(c, mark, &mix);
+	if (!mix.ntraced || !(mix.total.ops[REP_READ] + mix.total.ops[REP_WRITE]))
+		return 0;
+	*ret_any = true;
+	if (step)
+		snprintf(who, sizeof(who), "%s, step %s", c->name, step);
+	else
+		snprintf(who, sizeof(who), "%s", c->name);
 	rnd_all = mix.total.ops[REP_READ] - mix.total.seq_ops[REP_READ];
 	for (int k = 0; k < RC_COUNT; k++) {
 		uint64_t rnd = mix.cls[k].ops[REP_READ] - mix.cls[k].seq_ops[REP_READ];
@@ -114,13 +131,13 @@ static int io_findings(const struct run_model *m, size_t ci, struct findings *fs
 			top = (enum rep_class)k;
 		}
 	}
-	if (rnd_all) {
+	if (rnd_all >= MIN_RANDOM_READS) {
 		struct finding f = { .kind = FIND_RANDOM_READS, .config = ci, .other = ci,
 				     .count = { best, rnd_all }, .value = { rep_pct(best, rnd_all) } };
 
 		r = add(fs, &f, rep_class_name(top),
 			"%s: %.0f%% of random reads hit %s (%s of %s, %u traced repetition%s)%s",
-			c->name, f.value[0], class_phrase(top), run_fmt_count(best, a, sizeof(a)),
+			who, f.value[0], class_phrase(top), run_fmt_count(best, a, sizeof(a)),
 			run_fmt_count(rnd_all, b, sizeof(b)), mix.ntraced, mix.ntraced == 1 ? "" : "s",
 			relmap_caveat(&mix));
 		if (r < 0)
@@ -138,7 +155,7 @@ static int io_findings(const struct run_model *m, size_t ci, struct findings *fs
 				     .count = { best, all }, .value = { rep_pct(best, all) } };
 
 		r = add(fs, &f, rep_class_name(top),
-			"%s: %.0f%% of the bytes written went to %s (%s of %s MiB)%s", c->name,
+			"%s: %.0f%% of the bytes written went to %s (%s of %s MiB)%s", who,
 			f.value[0], class_phrase(top), run_fmt_num((double)best / MIB, 1, a, sizeof(a)),
 			run_fmt_num((double)all / MIB, 1, b, sizeof(b)), relmap_caveat(&mix));
 		if (r < 0)
@@ -466,8 +483,15 @@ int findings_build(const struct run_model *m, struct findings **ret)
 				break;
 			}
 		}
-		if (r == 0)
-			r = io_findings(m, ci, fs);
+		/* the I/O of each step, between its markers; the whole traces when no step has markers */
+		bool any = false, one;
+
+		for (size_t s = 0; r == 0 && s < nsteps; s++) {
+			r = io_findings(m, ci, steps[s].name, fs, &one);
+			any |= one;
+		}
+		if (r == 0 && !any)
+			r = io_findings(m, ci, NULL, fs, &one);
 	}
 	if (r < 0) {
 		findings_free(fs);

@@ -26,7 +26,7 @@
 #include "tools/run_model.h"
 
 enum finding_kind {
-	FIND_RANDOM_READS,     /* the class most random reads went to */
+	FIND_RANDOM_READS,     /* the class most random reads went to (at least 10 of them) */
 	FIND_WRITE_BYTES,      /* the class most written bytes went to */
 	FIND_CACHE_ROW,        /* a dutprobe bench row faster than the link */
 	FIND_DSS_PLANS,        /* queries whose plan changed against the first config */

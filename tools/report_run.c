@@ -388,6 +388,8 @@ static void fill_table(struct rdoc *d, const struct run_model *m, const char *st
 	}
 }
 
+static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step);
+
 static void step_section(struct rdoc *d, const struct run_model *m, const struct charts *cs,
 			 const struct run_stepinfo *s)
 {
@@ -418,7 +420,44 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 			  "side by side.");
 		break;
 	}
+	for (size_t i = 0; i < m->nconfigs; i++)
+		iomix_table(d, &m->configs[i], s->name);
 	charts_of(d, cs, s->name);
+}
+
+/* One configuration's I/O mix table (whole traces, or the phase of a step); false when there is none. */
+static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step)
+{
+	const char *mark = step ? run_step_mark(c, step) : NULL;
+	struct run_io_mix mix;
+	char cap[640], a[32], b[32], c1[32], c2[32];
+
+	if (step && !mark)
+		return false;
+	run_io_mix_of(c, mark, &mix);
+	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
+		return false;
+	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; random = not "
+		 "sequential (a request that does not start where the previous one on the file "
+		 "ended)%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
+		 mix.ntraced == 1 ? "" : "s", step ? " (the trace between the step's markers)" : "",
+		 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
+		 "files count as heap" : "");
+	rdoc_table(d, cap, "class|>reads|>% random|>read (MiB)|>writes|>% random|>written (MiB)");
+	for (int k = 0; k <= RC_COUNT; k++) {
+		const struct run_io_class *x = k < RC_COUNT ? &mix.cls[k] : &mix.total;
+
+		if (k < RC_COUNT && !x->ops[0] && !x->ops[1])
+			continue;
+		rdoc_cell(d, "%s", k < RC_COUNT ? rep_class_name((enum rep_class)k) : "total");
+		rdoc_cell(d, "%s", run_fmt_count(x->ops[0], a, sizeof(a)));
+		rdoc_cell(d, "%.1f", rep_pct(x->ops[0] - x->seq_ops[0], x->ops[0]));
+		rdoc_cell(d, "%s", num((double)x->bytes[0] / MIB, 2, b, sizeof(b)));
+		rdoc_cell(d, "%s", run_fmt_count(x->ops[1], c1, sizeof(c1)));
+		rdoc_cell(d, "%.1f", rep_pct(x->ops[1] - x->seq_ops[1], x->ops[1]));
+		rdoc_cell(d, "%s", num((double)x->bytes[1] / MIB, 2, c2, sizeof(c2)));
+	}
+	return true;
 }
 
 static void iomix_section(struct rdoc *d, const struct run_model *m, const struct charts *cs)
@@ -427,33 +466,14 @@ static void iomix_section(struct rdoc *d, const struct run_model *m, const struc
 
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		struct run_io_mix mix;
-		char cap[512], a[32], b[32], c1[32], c2[32];
 
-		run_io_mix_of(&m->configs[i], &mix);
+		run_io_mix_of(&m->configs[i], NULL, &mix);
 		if (!mix.ntraced)
 			continue;
 		if (!any)
-			rdoc_heading(d, 2, "I/O mix per class (dutfs traces)");
+			rdoc_heading(d, 2, "I/O mix per class, whole traces (dutfs)");
 		any = true;
-		snprintf(cap, sizeof(cap), "%s: requests and bytes of %u trace%s summed; random = not "
-			 "sequential (a request that does not start where the previous one on the file "
-			 "ended)%s", m->configs[i].name, mix.ntraced, mix.ntraced == 1 ? "" : "s",
-			 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
-			 "files count as heap" : "");
-		rdoc_table(d, cap, "class|>reads|>% random|>read (MiB)|>writes|>% random|>written (MiB)");
-		for (int k = 0; k <= RC_COUNT; k++) {
-			const struct run_io_class *x = k < RC_COUNT ? &mix.cls[k] : &mix.total;
-
-			if (k < RC_COUNT && !x->ops[0] && !x->ops[1])
-				continue;
-			rdoc_cell(d, "%s", k < RC_COUNT ? rep_class_name((enum rep_class)k) : "total");
-			rdoc_cell(d, "%s", run_fmt_count(x->ops[0], a, sizeof(a)));
-			rdoc_cell(d, "%.1f", rep_pct(x->ops[0] - x->seq_ops[0], x->ops[0]));
-			rdoc_cell(d, "%s", num((double)x->bytes[0] / MIB, 2, b, sizeof(b)));
-			rdoc_cell(d, "%s", run_fmt_count(x->ops[1], c1, sizeof(c1)));
-			rdoc_cell(d, "%.1f", rep_pct(x->ops[1] - x->seq_ops[1], x->ops[1]));
-			rdoc_cell(d, "%s", num((double)x->bytes[1] / MIB, 2, c2, sizeof(c2)));
-		}
+		iomix_table(d, &m->configs[i], NULL);
 	}
 	if (any)
 		charts_of(d, cs, "");

@@ -164,10 +164,16 @@ static int parse_step(const struct mctx *x, json_object *o, const char *path, st
 	    (r = get_str(x, o, path, "type", false, &s->type)) < 0 ||
 	    (r = get_str(x, o, path, "tool", false, &s->tool)) < 0 ||
 	    (r = get_str(x, o, path, "status", true, &s->status)) < 0 ||
+	    (r = get_str(x, o, path, "mark", false, &s->mark)) < 0 ||
 	    (r = get_uint(x, o, path, "wall_ns", false, UINT64_MAX, &wall)) < 0 ||
 	    (r = member(x, o, path, "exit_code", json_type_int, false, &ec)) < 0 ||
 	    (r = member(x, o, path, "results", json_type_array, false, &res)) < 0)
 		return r;
+	if (!*s->mark) {
+		free(s->mark);
+		if (!(s->mark = strdup(s->name)))
+			return -ENOMEM;
+	}
 	s->wall_ns = wall;
 	s->exit_code = ec ? json_object_get_int(ec) : 0;
 	s->ndocs = res ? json_object_array_length(res) : 0;
@@ -380,6 +386,7 @@ static void free_rep(struct run_rep *rp)
 		free(st->type);
 		free(st->tool);
 		free(st->status);
+		free(st->mark);
 	}
 	free(rp->steps);
 	free(rp->dir);

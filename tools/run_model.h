@@ -35,6 +35,7 @@ struct run_doc {
 
 struct run_step {
 	char *name, *type, *tool, *status;   /* never NULL ("" when absent) */
+	char *mark;                /* the dutfs phase marker around the step (default: name) */
 	int exit_code;
 	uint64_t wall_ns;
 	struct run_doc *docs;

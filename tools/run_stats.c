@@ -204,22 +204,42 @@ static void add_class(struct run_io_class *dst, const struct rep_stats *st)
 	}
 }
 
-void run_io_mix_of(const struct run_config *c, struct run_io_mix *ret)
+void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_mix *ret)
 {
 	struct run_io_mix mix = { 0 };
 
 	for (size_t r = 0; r < c->nreps; r++) {
 		const struct run_rep *rp = &c->reps[r];
+		bool found = false;
 
 		if (!rp->io || !rp->io->nphases)
 			continue;
-		mix.ntraced++;
-		mix.nrelmap += rp->io_has_relmap;
-		for (int k = 0; k < RC_COUNT; k++)
-			add_class(&mix.cls[k], &rp->io->phases[0].cls[k]);
-		add_class(&mix.total, &rp->io->phases[0].total);
+		/* phases[0] is the whole trace; then one per marker (a repeated marker, several) */
+		for (size_t p = phase ? 1 : 0; p < (phase ? rp->io->nphases : 1); p++) {
+			const struct rep_phase *ph = &rp->io->phases[p];
+
+			if (phase && strcmp(ph->name, phase) != 0)
+				continue;
+			found = true;
+			for (int k = 0; k < RC_COUNT; k++)
+				add_class(&mix.cls[k], &ph->cls[k]);
+			add_class(&mix.total, &ph->total);
+		}
+		mix.ntraced += found;
+		mix.nrelmap += found && rp->io_has_relmap;
 	}
 	*ret = mix;
+}
+
+const char *run_step_mark(const struct run_config *c, const char *step)
+{
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+
+		if (s)
+			return s->mark;
+	}
+	return NULL;
 }
 
 const char *run_fmt_count(uint64_t v, char *buf, size_t n)

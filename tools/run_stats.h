@@ -61,7 +61,7 @@ struct run_io_class {
 	uint64_t ops[2], seq_ops[2], bytes[2];
 };
 
-/* The I/O mix of a configuration: its traces summed. */
+/* The I/O mix of a configuration: its traces summed (whole traces, or one phase of them). */
 struct run_io_mix {
 	unsigned ntraced;          /* repetitions with a loaded trace */
 	unsigned nrelmap;          /* of them, with a relation map */
@@ -69,7 +69,13 @@ struct run_io_mix {
 	struct run_io_class total;
 };
 
-void run_io_mix_of(const struct run_config *c, struct run_io_mix *ret);
+/*
+ * phase NULL: the whole traces; else the phases of that name (the dutfs
+ * marker of a step, run_step_mark()); ntraced counts the traces that have it.
+ */
+void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_mix *ret);
+/* The marker of a step in a configuration (its manifest "mark"), or NULL when it never ran there. */
+const char *run_step_mark(const struct run_config *c, const char *step);
 
 /* "12,345" (thousands separators), into buf. */
 const char *run_fmt_count(uint64_t v, char *buf, size_t n);

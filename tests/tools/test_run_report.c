@@ -14,10 +14,12 @@
 
 #include "lib/cleanup.h"
 #include "lib/result.h"
+#include "lib/trace.h"
 #include "tests/cu_main.h"
 #include "tools/chart.h"
 #include "tools/compare_run.h"
 #include "tools/findings.h"
+#include "tools/report.h"
 #include "tools/report_doc.h"
 #include "tools/run_model.h"
 #include "tools/run_stats.h"
@@ -56,7 +58,7 @@ static void test_manifest_good(void)
 {
 	static const char text[] = "{" HEAD ",\"host\":{\"hostname\":\"h\",\"cpus\":2,\"mem_bytes\":1024},"
 		"\"configs\":[" CFG ",{\"index\":1,\"name\":\"b\",\"dir\":\"c01-b\",\"status\":\"skipped\","
-		"\"reason\":\"mkfs.btrfs is not installed\"}],\"future_member\":[1,2]}";
+		"\"reason\":\"mkfs.btrfs is not installed\"}],\"future_member\":[1,2]}\n";
 	_cleanup_(run_model_freep) struct run_model *m = NULL;
 	struct dut_error err = { { 0 } };
 	int r = run_manifest_parse(text, strlen(text), "m.json", &m, &err);
@@ -369,6 +371,99 @@ static void test_tps_spread_verdict(void)
 	}
 }
 
+/* ---- the I/O mix of a step: the trace phase between its markers ---- */
+
+/*
+ * One traced repetition: file 1 heap (no relmap), file 2 WAL.  Marker "load"
+ * at 1000 (10 random heap reads, one 8 KiB WAL write), marker "rw" at 5000
+ * (12 random heap reads, 3 sequential ones, 4 KiB WAL writes x 4).
+ */
+static struct dut_trace_file mix_files[] = {
+	{ 1, "base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5,
+			       .tablespace_oid = 1663, .relfilenode = 16384 } },
+	{ 2, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
+};
+static struct dut_trace_marker mix_markers[] = { { 1000, "load" }, { 5000, "rw" } };
+static struct dut_trace_rec mix_recs[32];
+
+static size_t mix_trace_recs(void)
+{
+	size_t n = 0;
+	uint64_t ts = 1001;
+
+	/* load: random heap reads at descending offsets, one WAL write */
+	for (unsigned i = 0; i < 10; i++)
+		mix_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts++, .offset = (100 - i) * 8192ull,
+			.len = 8192, .result = 8192, .file_id = 1, .op = DUT_OP_READ };
+	mix_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts++, .len = 8192, .result = 8192, .file_id = 2,
+						.op = DUT_OP_WRITE };
+	ts = 5001;
+	for (unsigned i = 0; i < 12; i++)
+		mix_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts++, .offset = (500 + 7 * i) * 8192ull,
+			.len = 8192, .result = 8192, .file_id = 1, .op = DUT_OP_READ };
+	/* three sequential reads after the last random one */
+	for (unsigned i = 0; i < 3; i++)
+		mix_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts++, .offset = (500 + 7 * 11 + 1 + i) * 8192ull,
+			.len = 8192, .result = 8192, .file_id = 1, .op = DUT_OP_READ };
+	for (unsigned i = 0; i < 4; i++)
+		mix_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts++, .offset = 8192 + i * 4096ull,
+			.len = 4096, .result = 4096, .file_id = 2, .op = DUT_OP_WRITE };
+	return n;
+}
+
+static void test_step_io_mix(void)
+{
+	static const char text[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c00-a\","
+		"\"status\":\"complete\",\"reps\":[{\"rep\":1,\"dir\":\"c00-a/rep1\",\"status\":\"complete\","
+		"\"steps\":[{\"name\":\"load\",\"status\":\"ok\"},{\"name\":\"rw\",\"status\":\"ok\"},"
+		"{\"name\":\"ro\",\"mark\":\"select-only\",\"status\":\"ok\"}]}]}]}";
+	struct dut_trace t = { .files = mix_files, .nfiles = 2, .recs = mix_recs, .nrecs = mix_trace_recs(),
+			       .markers = mix_markers, .nmarkers = 2, .has_footer = true };
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	struct dut_error err = { { 0 } };
+	struct run_io_mix mix;
+	const struct finding *x;
+
+	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+		cu_fail("manifest: %s", err.msg);
+		return;
+	}
+	CU_CHECK(strcmp(run_step_mark(&m->configs[0], "ro"), "select-only") == 0, "mark given");
+	CU_CHECK(strcmp(run_step_mark(&m->configs[0], "rw"), "rw") == 0, "mark defaults to the name");
+	if (report_build(&t, NULL, &m->configs[0].reps[0].io) < 0) {
+		cu_fail("report_build");
+		return;
+	}
+	run_io_mix_of(&m->configs[0], "rw", &mix);
+	CU_CHECK(mix.ntraced == 1 && mix.nrelmap == 0, "rw traced once, no relmap");
+	CU_CHECK(mix.cls[RC_HEAP].ops[REP_READ] == 15 && mix.cls[RC_HEAP].seq_ops[REP_READ] == 3,
+		 "rw heap reads %llu seq %llu", (unsigned long long)mix.cls[RC_HEAP].ops[REP_READ],
+		 (unsigned long long)mix.cls[RC_HEAP].seq_ops[REP_READ]);
+	CU_CHECK(mix.cls[RC_WAL].bytes[REP_WRITE] == 4 * 4096, "rw WAL bytes");
+	run_io_mix_of(&m->configs[0], NULL, &mix);
+	CU_CHECK(mix.cls[RC_HEAP].ops[REP_READ] == 25 && mix.cls[RC_WAL].bytes[REP_WRITE] == 8192 + 4 * 4096,
+		 "whole trace");
+	run_io_mix_of(&m->configs[0], "select-only", &mix);
+	CU_CHECK(mix.ntraced == 0, "a step without markers in the trace has no I/O mix");
+
+	if (findings_build(m, &f) < 0) {
+		cu_fail("findings_build");
+		return;
+	}
+	/* step findings, not whole-trace ones: load 10 random reads, rw 12 */
+	x = find(f, FIND_RANDOM_READS, 0, "heap");
+	CU_CHECK(x && x->count[0] == 10 && x->count[1] == 10 && strncmp(x->text, "a, step load: 100% of random "
+		 "reads hit heap relations (10 of 10, 1 traced repetition) (unknown relation kind: no relmap", 98) == 0,
+		 "load finding: %s", x ? x->text : "");
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].kind == FIND_RANDOM_READS && strstr(f->v[i].text, "step rw"))
+			CU_CHECK(f->v[i].count[0] == 12 && f->v[i].count[1] == 12, "rw random reads");
+	x = find(f, FIND_WRITE_BYTES, 0, "wal");
+	CU_CHECK(x && strstr(x->text, "a, step load: 100% of the bytes written went to WAL"), "wal: %s",
+		 x ? x->text : "");
+}
+
 /* ---- compare inputs from a run ---- */
 
 static void test_compare_run_inputs(void)
@@ -546,6 +641,7 @@ static const struct cu_test tests[] = {
 	{ "findings_probe", test_findings_probe },
 	{ "findings_dss", test_findings_dss },
 	{ "tps_spread_verdict", test_tps_spread_verdict },
+	{ "step_io_mix_between_markers", test_step_io_mix },
 	{ "compare_run_inputs", test_compare_run_inputs },
 	{ "charts_probe", test_charts_probe },
 	{ "charts_oltp", test_charts_oltp },
