@@ -256,6 +256,11 @@ static void finish_configs(struct runner *R)
 
 		if (!R->cfg_ok[c]) {
 			cs->status = RUN_SKIPPED;
+			for (unsigned r = 0; r < R->e->repetitions; r++) {
+				cs->reps[r].status = RUN_SKIPPED;
+				for (size_t s = 0; s < R->e->nsteps; s++)
+					cs->reps[r].steps[s].status = RUN_SKIPPED;
+			}
 			continue;
 		}
 		for (unsigned r = 0; r < R->e->repetitions; r++) {
