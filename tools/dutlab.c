@@ -28,7 +28,6 @@ DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct cmp *, cmp_free)
-DUT_DEFINE_FREEP(struct run_model *, run_model_free)
 
 #define EXIT_USAGE 2
 

@@ -24,6 +24,8 @@ static struct rdoc_block *add(struct rdoc *d, enum rdoc_kind kind)
 	return b;
 }
 
+static char *vfmt(struct rdoc *d, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static char *vfmt(struct rdoc *d, const char *fmt, va_list ap)
 {
 	char *s;
