@@ -631,6 +631,35 @@ static void test_report_doc_oltp(void)
 	CU_CHECK(strstr(md, "| heap | 65 | 98.5 | 0.51 | 0 | 0.0 | 0.00 |") != NULL, "iomix row");
 }
 
+/* An interrupted run with a failed configuration and no documents still gives a report. */
+static void test_report_doc_interrupted(void)
+{
+	static const char text[] = "{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":"
+		"\"x\"},\"status\":\"interrupted\",\"started_at\":\"2026-11-30T09:00:00Z\",\"configs\":["
+		"{\"index\":0,\"name\":\"xfs\",\"dir\":\"c00-xfs\",\"status\":\"failed\",\"reason\":"
+		"\"pgload init exited 1\",\"reps\":[{\"rep\":1,\"dir\":\"c00-xfs/rep1\",\"status\":\"failed\","
+		"\"steps\":[{\"name\":\"load\",\"status\":\"failed\",\"exit_code\":1,\"results\":[]}]}]}]}";
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL;
+	struct dut_error err = { { 0 } };
+
+	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 || findings_build(m, &f) < 0 ||
+	    charts_build(m, &c) < 0 || report_run_build(m, f, c, &d) < 0 || render_md(d, &md) < 0) {
+		cu_fail("building the report: %s", err.msg);
+		return;
+	}
+	CU_CHECK(f->n == 0 && c->n == 0, "no finding, no chart");
+	CU_CHECK(strstr(md, "- status: interrupted; started 2026-11-30T09:00:00Z, finished not yet\n") != NULL,
+		 "status line:\n%s", md);
+	CU_CHECK(strstr(md, "| 0 | xfs | failed | 0 of 1 complete | - | - | - | pgload init exited 1 |") != NULL,
+		 "config row:\n%s", md);
+	CU_CHECK(strstr(md, "No finding: the run has no data") != NULL, "no finding said");
+	CU_CHECK(strstr(md, "## Step load (other)") != NULL, "the step is named");
+}
+
 static const struct cu_test tests[] = {
 	{ "manifest_good", test_manifest_good },
 	{ "manifest_broken_names_file_and_member", test_manifest_broken },
@@ -650,6 +679,7 @@ static const struct cu_test tests[] = {
 	{ "render_md", test_render_md },
 	{ "render_html", test_render_html },
 	{ "report_doc_oltp", test_report_doc_oltp },
+	{ "report_doc_interrupted_run", test_report_doc_interrupted },
 	{ NULL, NULL },
 };
 
