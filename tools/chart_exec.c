@@ -129,9 +129,13 @@ int charts_render(struct charts *cs, const char *dir)
 	have = find_program(prog, gnuplot, sizeof(gnuplot));
 	for (size_t i = 0; i < cs->n; i++) {
 		struct chart *c = &cs->v[i];
-		char gp[300];
+		char gp[300], old[4096];
 
 		c->rendered = false;
+		/* an image left by an earlier report must not pass for this one */
+		snprintf(old, sizeof(old), "%s/%s.png", dir, c->name);
+		if (unlink(old) < 0 && errno != ENOENT)
+			return -errno;
 		snprintf(gp, sizeof(gp), "%s.gp", c->name);
 		if ((r = write_text(dir, gp, c->script)) < 0)
 			return r;

@@ -348,9 +348,9 @@ static int compare_one(const struct cmp_input *in, size_t n, const struct compar
 	return 0;
 }
 
-/* The step names to compare: --step, the kind of the given documents, or every step with a known kind. */
-static int compare_steps(struct run_model **models, struct dut_result **docs, size_t n,
-			 const struct compare_args *a, const char ***ret, size_t *ret_n)
+/* The step names to compare: --step, or every step whose documents are of a known kind. */
+static int compare_steps(struct run_model **models, size_t n, const struct compare_args *a,
+			 const char ***ret, size_t *ret_n)
 {
 	const char **names = NULL;
 	size_t nn = 0;
@@ -379,7 +379,6 @@ static int compare_steps(struct run_model **models, struct dut_result **docs, si
 			names[nn++] = st[k].name;
 		}
 	}
-	(void)docs;
 	*ret = names;
 	*ret_n = nn;
 	return 0;
@@ -429,7 +428,7 @@ static int compare_runs(struct run_model **models, struct dut_result **docs, cha
 	for (size_t i = 0; i < n; i++)
 		any_doc |= docs[i] != NULL;
 	by_kind = any_doc && !a->step;
-	if (!by_kind && compare_steps(models, docs, n, a, &steps, &nsteps) < 0) {
+	if (!by_kind && compare_steps(models, n, a, &steps, &nsteps) < 0) {
 		dut_err("out of memory");
 		return 1;
 	}
