@@ -183,6 +183,39 @@ static void phase_table(struct rdoc *d, const struct run_model *m, const char *s
 	}
 }
 
+/* Per query: the median time in each configuration, plan marks, and whether it is in m-time. */
+static void dss_queries(struct rdoc *d, const struct cmp *cmp)
+{
+	char head[1024] = "query|in m-time";
+	size_t len = strlen(head);
+
+	for (size_t i = 0; i < cmp->ninputs && len < sizeof(head); i++)
+		len += (size_t)snprintf(head + len, sizeof(head) - len, "|>%s (s)", cmp->inputs[i].source);
+	rdoc_table(d, "Query times: the median over the successful runs, in s; * = the plan differs "
+		   "from the first configuration's, ! = a run timed out or failed, ? = the plan varied "
+		   "between repetitions.", head);
+	for (size_t k = 0; k < cmp->nqueries; k++) {
+		const struct cmp_query *q = &cmp->queries[k];
+
+		rdoc_cell(d, "Q%u %s", q->q, q->title);
+		if (q->why == CMP_QUALIFIES)
+			rdoc_cell(d, "yes");
+		else
+			rdoc_cell(d, "no: %s in %s", cmp_why_text(q->why), cmp->inputs[q->why_input].source);
+		for (size_t i = 0; i < cmp->ninputs; i++) {
+			const struct cmp_qcell *cl = &q->cell[i];
+			char a[32];
+
+			if (!cl->t_s.n)
+				snprintf(a, sizeof(a), "-");
+			else
+				num(cl->t_s.median, 4, a, sizeof(a));
+			rdoc_cell(d, "%s%s", a, cl->nfailed ? " !" : cl->plan_unstable ? " ?" :
+				  cl->plan_differs ? " *" : "");
+		}
+	}
+}
+
 /* m-time per configuration against the first (tools/compare.c). */
 static void dss_mtime(struct rdoc *d, const struct run_model *m, const char *step)
 {
@@ -237,6 +270,7 @@ static void dss_mtime(struct rdoc *d, const struct run_model *m, const char *ste
 	}
 	rdoc_para(d, "%c%s.", cmp->explanation[0] >= 'a' && cmp->explanation[0] <= 'z' ?
 		  cmp->explanation[0] - 'a' + 'A' : cmp->explanation[0], cmp->explanation + 1);
+	dss_queries(d, cmp);
 	cmp_free(cmp);
 }
 

@@ -631,6 +631,30 @@ static void test_report_doc_oltp(void)
 	CU_CHECK(strstr(md, "| heap | 65 | 98.5 | 0.51 | 0 | 0.0 | 0.00 |") != NULL, "iomix row");
 }
 
+static void test_report_doc_dss(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL;
+
+	if (!m || findings_build(m, &f) < 0 || charts_build(m, &c) < 0 || report_run_build(m, f, c, &d) < 0 ||
+	    render_md(d, &md) < 0) {
+		cu_fail("building the report");
+		return;
+	}
+	/* Q6's medians over 3 runs (the compare fixtures): 0.0095, 0.0111, 0.0482 s; plan changed in C */
+	CU_CHECK(strstr(md, "| Q6 forecasting revenue change | no: plan changed in no-shipdate-idx | 0.0095 | "
+			"0.0111 | 0.0482 * |") != NULL, "Q6 row:\n%s", md);
+	CU_CHECK(strstr(md, "| Q1 pricing summary report | yes | 0.1754 | 0.2466 | 0.3241 |") != NULL, "Q1 row");
+	CU_CHECK(strstr(md, "Configurations in the sentence below: A = default, B = rpc50-nohash, "
+			"C = no-shipdate-idx.") != NULL, "label legend");
+	CU_CHECK(c->n == 2 && strcmp(c->v[0].name, "dss-dss-phases") == 0 &&
+		 strcmp(c->v[1].name, "dss-dss-queries") == 0, "dss charts");
+	CU_CHECK(strstr(c->v[1].data[0].text, "\n\"Q6\" 0.0095") != NULL, "Q6 in the chart data");
+}
+
 /* An interrupted run with a failed configuration and no documents still gives a report. */
 static void test_report_doc_interrupted(void)
 {
@@ -679,6 +703,7 @@ static const struct cu_test tests[] = {
 	{ "render_md", test_render_md },
 	{ "render_html", test_render_html },
 	{ "report_doc_oltp", test_report_doc_oltp },
+	{ "report_doc_dss", test_report_doc_dss },
 	{ "report_doc_interrupted_run", test_report_doc_interrupted },
 	{ NULL, NULL },
 };
