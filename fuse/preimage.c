@@ -282,8 +282,8 @@ void dutfs_preimages_truncate(struct dutfs_preimages *p, uint64_t key, uint64_t 
 				s->data_len = s->len;
 			}
 		}
-		if (f->synced_size > size)
-			f->synced_size = size;
+		/* a truncate persists (it is not journaled): the durable size is now size */
+		f->synced_size = size;
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -347,6 +347,42 @@ static void restore_range(struct dutfs_preimages *p, struct pfile *f, int fd, ui
 		p->st.missing_bytes += b - pos;
 }
 
+/* Is [a, b) inside the union of the sorted, merged ranges plan[0..n)? */
+static bool plan_covers(const struct shape_discard *plan, size_t n, uint64_t a, uint64_t b)
+{
+	for (size_t k = 0; k < n && a < b; k++) {
+		if (plan[k].offset > a)
+			return false;
+		if (plan[k].offset + plan[k].len > a)
+			a = plan[k].offset + plan[k].len;
+	}
+	return a >= b;
+}
+
+/*
+ * Did the file grow past its synced size only through writes the plan
+ * discards?  Every byte written since the sync has a segment, so: some
+ * segment lies past synced_size, and all of them are discarded there.
+ * (Bytes past synced_size without a segment were never written: a gap.)
+ */
+static bool tail_discarded(const struct pfile *f, const struct shape_discard *plan, size_t n,
+			   uint64_t size)
+{
+	bool any = false;
+
+	for (size_t i = seg_search(f, f->synced_size); i < f->n && f->s[i].off < size; i++) {
+		uint64_t a = f->s[i].off > f->synced_size ? f->s[i].off : f->synced_size;
+		uint64_t b = f->s[i].off + f->s[i].len < size ? f->s[i].off + f->s[i].len : size;
+
+		if (a >= b)
+			continue;
+		if (!plan_covers(plan, n, a, b))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 int dutfs_preimages_restore(struct dutfs_preimages *p, const struct shape_discard *plan,
 			    size_t n)
 {
@@ -377,15 +413,10 @@ int dutfs_preimages_restore(struct dutfs_preimages *p, const struct shape_discar
 		for (size_t k = i; k < j; k++)
 			restore_range(p, f, fd, plan[k].offset, plan[k].offset + plan[k].len, &first);
 		/* the file grew past its synced size only by discarded writes: cut it back */
-		if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > f->synced_size) {
-			for (size_t k = i; k < j; k++) {
-				if (plan[k].offset <= f->synced_size &&
-				    plan[k].offset + plan[k].len >= (uint64_t)st.st_size) {
-					note_err(p, &first, ftruncate(fd, (off_t)f->synced_size) < 0 ? -errno : 0);
-					p->st.truncated_files++;
-					break;
-				}
-			}
+		if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > f->synced_size &&
+		    tail_discarded(f, plan + i, j - i, (uint64_t)st.st_size)) {
+			note_err(p, &first, ftruncate(fd, (off_t)f->synced_size) < 0 ? -errno : 0);
+			p->st.truncated_files++;
 		}
 		close(fd);
 		i = j;

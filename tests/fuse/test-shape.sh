@@ -190,6 +190,11 @@ crash-device|crash-syscall)
 	daemon_alive || die "the daemon died"
 	say "restored: $(grep -A9 '"last_crash"' "$M/.dutfs/stats.json" | tr -d ' \n')"
 	ctl recover && die "recover while running was accepted"
+	# an unsynced write past the end leaves a gap: the crash cuts the file back to A
+	dd if="$T/B" of="$M/data" bs=4096 seek=4 conv=notrunc status=none || die "write past the end failed"
+	ctl crash || die "crash 2: $STATUS"
+	ctl recover || die "recover 2: $STATUS"
+	cmp "$T/A" "$M/data" || die "after a write past the end and a crash: size $(stat -c %s "$M/data"), not A"
 	;;
 crash-fault)
 	# the 3rd write to data* crashes the device: it fails, so does everything
