@@ -238,11 +238,12 @@ static void fail_rep(struct runner *R, size_t i, int r, const struct dut_error *
 	const struct dut_plan_item *it = &R->plan->items[i];
 	struct run_cfg_state *cs = &R->st->cfgs[it->config];
 	struct run_rep_state *rs = &cs->reps[it->rep];
-	enum run_status st = r == -EINTR ? RUN_INTERRUPTED : RUN_FAILED;
+	/* a Ctrl-C also reaches helpers in our process group (mkfs): their failure is the interruption */
+	enum run_status st = r == -EINTR || run_signal_received ? RUN_INTERRUPTED : RUN_FAILED;
 
 	rs->status = st;
-	run_set_text(&rs->reason, "%s", r == -EINTR ? "interrupted" : err->msg[0] ? err->msg : strerror(-r));
-	if (r != -EINTR)
+	run_set_text(&rs->reason, "%s", st == RUN_INTERRUPTED ? "interrupted" : err->msg[0] ? err->msg : strerror(-r));
+	if (st != RUN_INTERRUPTED)
 		runner_error(R, "%s rep %u failed: %s", cs->dir, it->rep + 1, rs->reason);
 	skip_rest_of_rep(R, i);
 	end_rep(R, st);

@@ -246,9 +246,16 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 	run_pathf(t->backing, sizeof(t->backing), "%s/%s", t->dir, RUN_BACKING_NAME);
 	run_pathf(marker, sizeof(marker), "%s/%s", t->backing, RUN_BACKING_MARKER);
 	if (stat(t->backing, &st) == 0) {
+		pid_t owner = 0;
+
 		if (access(marker, F_OK) < 0) {
 			dut_error_set(err, "%s exists and was not made by dutlab run; move it away", t->backing);
 			return -EEXIST;
+		}
+		if (run_read_pidfile(marker, &owner) == 0 && owner != getpid() && run_is_dutlab(owner)) {
+			dut_error_set(err, "%s is in use by another dutlab run (pid %ld); wait for it or give this "
+				      "experiment another target", t->backing, (long)owner);
+			return -EBUSY;
 		}
 		if (run_is_mountpoint(t->backing) == 1) {
 			dut_error_set(err, "%s is mounted; unmount it first", t->backing);
@@ -270,14 +277,12 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 		return r;
 	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		static const char text[] = "made by dutlab run: the data of a run, removed when it ends\n";
-
-		if (write(fd, text, sizeof(text) - 1) < 0)
-			r = -errno;
+		/* the owner's pid first (read back by run_read_pidfile), then what this is */
+		if (dprintf(fd, "%ld\nmade by dutlab run: the data of a run, removed when it ends\n",
+			    (long)getpid()) < 0)
+			runner_warn(R, "cannot write %s: %s", marker, strerror(errno));
 		close(fd);
 	}
-	/* PostgreSQL (user postgres) must reach the data without dutfs too (view off) */
-	run_allow_traverse(t->backing);
 	return 0;
 }
 
@@ -528,8 +533,11 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 		}
 		if ((r = make_backing(R, rt, err)) < 0)
 			return r;
-		if (cfg->view == DUT_VIEW_OFF)
+		if (cfg->view == DUT_VIEW_OFF) {
+			/* PostgreSQL (user postgres) reaches the data directly: o+x on the way down */
 			run_pathf(rt->mnt, sizeof(rt->mnt), "%s", rt->backing);
+			run_allow_traverse(rt->backing);
+		}
 		else if ((r = mount_dutfs(R, cfg, rt, t, err)) < 0)
 			return r;
 	}

@@ -277,7 +277,7 @@ int run_read_pidfile(const char *path, pid_t *ret)
 	size_t len;
 	long v;
 	char *end;
-	int r = dut_read_small_file(path, 64, &text, &len);
+	int r = dut_read_small_file(path, 4096, &text, &len);
 
 	if (r < 0)
 		return r;
@@ -287,6 +287,20 @@ int run_read_pidfile(const char *path, pid_t *ret)
 		return -EINVAL;
 	*ret = (pid_t)v;
 	return 0;
+}
+
+bool run_is_dutlab(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	_cleanup_fclose_ FILE *f = NULL;
+
+	if (!pid_alive(pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, sizeof(comm), f))
+		return false;
+	return strncmp(comm, "dutlab", 6) == 0;
 }
 
 int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err)

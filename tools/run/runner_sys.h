@@ -47,6 +47,8 @@ int run_umount(const char *mnt, uint64_t timeout_ns, struct dut_error *err);
 /* Wait until pid no longer exists; -ETIMEDOUT. */
 int run_wait_gone(pid_t pid, uint64_t timeout_ns);
 int run_read_pidfile(const char *path, pid_t *ret);
+/* Whether pid is a running dutlab program (/proc/PID/comm). */
+bool run_is_dutlab(pid_t pid);
 /* Write "CMD\n" to MNT/.dutfs/control and read the answer back: 0 when "ok". */
 int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err);
 /* snprintf for paths: -ENAMETOOLONG when the result did not fit (the
