@@ -314,6 +314,11 @@ static void trace_info(struct dutfs *fs)
 	dutfs_tracer_info(fs->tracer, "attr_timeout_s", v);
 	if (fs->cli->fuse_opts)
 		dutfs_tracer_info(fs->tracer, "fuse_opts", fs->cli->fuse_opts);
+	/* the trace of a shaped run says so (records carry flags 0x4/0x8) */
+	if (fs->cli->shape_path)
+		dutfs_tracer_info(fs->tracer, "shape_rules", fs->cli->shape_path);
+	if (fs->cli->relmap_path)
+		dutfs_tracer_info(fs->tracer, "shape_relmap", fs->cli->relmap_path);
 }
 
 static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
