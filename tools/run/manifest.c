@@ -5,6 +5,7 @@
  * it atomically after every step, so a reader (dutlab report, a person
  * after Ctrl-C) always sees a whole document.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +170,43 @@ json_object *run_manifest_json(const struct run_state *st)
 		json_object_array_add(cfgs, config_json(st, c));
 	json_object_object_add(o, "configs", cfgs);
 	return o;
+}
+
+/* ---- replica.json ---- */
+
+int run_replica_add(json_object **doc, const char *mode, const char *step, const char *result_file,
+		    json_object *result)
+{
+	json_object *phases, *steps;
+	size_t added = 0;
+
+	if (!json_object_object_get_ex(result, "phases", &phases) || !json_object_is_type(phases, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(phases); i++) {
+		json_object *ph = json_object_array_get_idx(phases, i), *series, *lag, *name, *e;
+
+		if (!json_object_object_get_ex(ph, "series", &series) ||
+		    !json_object_object_get_ex(series, "replica_lag", &lag))
+			continue;
+		if (!*doc) {
+			/* made on the first series: no replica.json without lag samples */
+			*doc = json_object_new_object();
+			if (!*doc)
+				return -ENOMEM;
+			add_str(*doc, "schema", "dutlab-replica");
+			add_int(*doc, "schema_version", 1);
+			add_str(*doc, "mode", mode);
+			json_object_object_add(*doc, "steps", json_object_new_array());
+		}
+		if (!json_object_object_get_ex(*doc, "steps", &steps))
+			return -EINVAL;
+		e = json_object_new_object();
+		add_str(e, "step", step);
+		add_str(e, "result", result_file);
+		add_str(e, "phase", json_object_object_get_ex(ph, "name", &name) ? json_object_get_string(name) : "");
+		json_object_object_add(e, "replica_lag", json_object_get(lag));
+		json_object_array_add(steps, e);
+		added++;
+	}
+	return (int)added;
 }

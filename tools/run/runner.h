@@ -105,6 +105,13 @@ int run_step_basename(const struct dut_step *s, unsigned iteration, char *buf, s
 
 /* The manifest.json document of the run (contract "Run directory of dutlab run"). */
 json_object *run_manifest_json(const struct run_state *st);
+/* replica.json of a repetition: append the "replica_lag" series of every
+ * phase of a step's result document to *doc (made on first use:
+ * { "schema": "dutlab-replica", "schema_version": 1, "mode",
+ *   "steps": [ { "step", "result", "phase", "replica_lag": {series} } ] }).
+ * Returns the number of series added, or -errno. */
+int run_replica_add(json_object **doc, const char *mode, const char *step, const char *result_file,
+		    json_object *result);
 
 /* ---- cleanup stack (runner_cleanup.c; pure) ---- */
 

@@ -130,15 +130,16 @@ static int undo_mount(void *arg, struct dut_error *err)
 	struct undo_arg *a = arg;
 	struct rep_target *t = a->t;
 	struct runner *R = a->R;
-	char src[PATH_MAX + 32], dst[PATH_MAX + 96], name[96];
+	char src[PATH_MAX + 32], dst[PATH_MAX + 96], name[96], key[96];
 	int r;
 
 	if (run_is_mountpoint(t->mnt) == 1) {
 		run_pathf(src, sizeof(src), "%s/.dutfs/stats.json", t->mnt);
 		run_pathf(name, sizeof(name), "dutfs-stats%s.json", t->suffix);
 		run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, name);
+		run_pathf(key, sizeof(key), "stats%s", t->suffix);
 		if (run_copy_file(src, dst) == 0)
-			rep_artifact(R, t->suffix[0] ? name : "stats", name);
+			rep_artifact(R, key, name);
 		r = run_umount(t->mnt, UMOUNT_TIMEOUT_NS, err);
 		if (r < 0)
 			return r;
@@ -346,8 +347,12 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 	t->mounted = true;
 	if (run_read_pidfile(t->pidfile, &t->dutfs_pid) < 0)
 		runner_warn(R, "dutfs wrote no pid to %s: the end of its trace cannot be waited for", t->pidfile);
-	if (cfg->trace)
-		rep_artifact(R, t->suffix[0] ? name : "trace", name);
+	if (cfg->trace) {
+		char key[96];
+
+		run_pathf(key, sizeof(key), "trace%s", t->suffix);
+		rep_artifact(R, key, name);
+	}
 	return 0;
 }
 

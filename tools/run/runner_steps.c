@@ -91,6 +91,28 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 	return 0;
 }
 
+/* The standby's replay lag, as pgload sampled it during the step, into replica.json. */
+static void save_replica_lag(struct runner *R, const struct dut_step *s, const char *json, const char *file)
+{
+	struct rep_ctx *x = R->rep;
+	char path[PATH_MAX + 32];
+	json_object *result = json_object_from_file(json), *doc;
+	int r;
+
+	if (!result)
+		return;
+	run_pathf(path, sizeof(path), "%s/replica.json", x->dir);
+	doc = access(path, F_OK) == 0 ? json_object_from_file(path) : NULL;
+	r = run_replica_add(&doc, dut_replica_mode_name(R->plan->configs[x->cfg].replica), s->name, file, result);
+	if (r > 0 && run_write_atomic(path, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE)) == 0)
+		run_rep_add_artifact(&R->st->cfgs[x->cfg].reps[x->rep], "replica", "replica.json");
+	else if (r < 0)
+		runner_warn(R, "cannot add the replica lag of step %s to %s: %s", s->name, path, strerror(-r));
+	json_object_put(doc);
+	json_object_put(result);
+}
+
 static enum run_status finish_status(int r, int status)
 {
 	if (r == -EINTR)
@@ -173,6 +195,8 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		run_pathf(name, sizeof(name), "%s.json", base);
 		run_list_add(&ss->results, name);
 	}
+	if (c.cfg->replica != DUT_REPLICA_NONE && access(json, F_OK) == 0)
+		save_replica_lag(R, s, json, name);
 	if (c.relmap_path && access(c.relmap_path, F_OK) == 0)
 		run_rep_add_artifact(rs, "relmap", "relmap.json");
 	ss->status = finish_status(r, status);

@@ -434,11 +434,12 @@ static void test_manifest_document(void)
 	/* no finished_at while running; null exit code before a step ran */
 	CU_ASSERT(!json_object_object_get_ex(m, "finished_at", NULL));
 	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.steps.0.exit_code"));
-	CU_ASSERT_EQUAL(json_object_object_length(json_object_array_get_idx(
-		json_object_object_get(json_object_array_get_idx(json_object_object_get(m, "configs"), 0),
-				       "reps"), 0) ? json_object_object_get(json_object_array_get_idx(
-		json_object_object_get(json_object_array_get_idx(json_object_object_get(m, "configs"), 0),
-				       "reps"), 0), "artifacts") : NULL), 2);
+	{
+		json_object *arts = NULL;
+
+		CU_ASSERT(json_pointer_get(m, "/configs/0/reps/0/artifacts", &arts) == 0 && arts &&
+			  json_object_object_length(arts) == 2);
+	}
 	json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(m, "configs"), 1), "dims", &dims);
 	CU_ASSERT(dims && json_object_object_get_ex(dims, "set.work_mem", &v) &&
 		  strcmp(json_object_get_string(v), "64MB") == 0);
@@ -446,6 +447,35 @@ static void test_manifest_document(void)
 	run_state_free(st);
 	dut_plan_free(p);
 	dut_experiment_free(e);
+}
+
+static void test_replica_lag_collected_per_step(void)
+{
+	static const char doc1[] =
+		"{\"schema\":\"dutlab-result\",\"phases\":[{\"name\":\"run\",\"series\":{"
+		"\"per_second\":{\"columns\":[\"t_s\",\"tps\"],\"rows\":[[1,5]]},"
+		"\"replica_lag\":{\"columns\":[\"t_s\",\"replay_lag_ms\"],\"rows\":[[1,2.5],[2,3.5]]}}}]}";
+	static const char doc_without[] =
+		"{\"schema\":\"dutlab-result\",\"phases\":[{\"name\":\"load\",\"series\":{}}]}";
+	json_object *r1 = json_tokener_parse(doc1), *r2 = json_tokener_parse(doc_without), *doc = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r2);
+	/* no lag series: no document is made */
+	CU_ASSERT_EQUAL(run_replica_add(&doc, "sync", "load", "load.json", r2), 0);
+	CU_ASSERT_PTR_NULL(doc);
+	CU_ASSERT_EQUAL(run_replica_add(&doc, "sync", "rw", "rw.json", r1), 1);
+	CU_ASSERT_EQUAL(run_replica_add(&doc, "sync", "rw2", "rw2.json", r1), 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "schema"), "dutlab-replica");
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "mode"), "sync");
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "steps.0.step"), "rw");
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "steps.1.result"), "rw2.json");
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "steps.0.phase"), "run");
+	CU_ASSERT_STRING_EQUAL(jstr(doc, "steps.1.replica_lag.rows.1.1"), "3.5");
+	json_object_put(r1);
+	json_object_put(r2);
+	json_object_put(doc);
 }
 
 static const struct cu_test tests[] = {
@@ -459,6 +489,7 @@ static const struct cu_test tests[] = {
 	{ "cleanup_stack_frees_owned_args", test_cleanup_stack_frees_owned_args },
 	{ "config_dirnames", test_config_dirnames },
 	{ "manifest_document", test_manifest_document },
+	{ "replica_lag_collected_per_step", test_replica_lag_collected_per_step },
 	{ NULL, NULL },
 };
 
