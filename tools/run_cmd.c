@@ -159,7 +159,7 @@ int dutlab_cmd_run(int argc, char **argv)
 			fputs(dutlab_run_usage, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "%s(try dutlab run --help)\n", dutlab_run_usage);
+			fprintf(stderr, "try dutlab run --help\n");
 			return 2;
 		}
 	}
