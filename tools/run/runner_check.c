@@ -176,6 +176,12 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 unsigned runner_check(struct runner *R, bool quiet)
 {
 	unsigned bad = check_global(R, quiet);
+	struct dut_error dir_err = { "" };
+
+	if (rep_make_image_dirs(R, &dir_err) < 0) {
+		runner_error(R, "%s", dir_err.msg);
+		bad++;
+	}
 
 	for (size_t c = 0; c < R->plan->nconfigs; c++) {
 		struct dut_error err = { "" };

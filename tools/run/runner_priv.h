@@ -79,6 +79,8 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 const char *rep_stage_dir(const struct rep_stage *s);
 const char *rep_stage_device(const struct rep_stage *s);
 int rep_stage_teardown(struct rep_stage *s, struct dut_error *err);
+/* mkdir -p the directories of image files (--dry-run: only say so). */
+int rep_make_image_dirs(struct runner *R, struct dut_error *err);
 /* The target's path made absolute against the experiment's directory. */
 void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/run/runner_priv.h"
 #include "tools/run/stage.h"
@@ -38,12 +39,58 @@ static void spec_of(const struct runner *R, const struct dut_config_target *ct, 
 	};
 }
 
+/* The directory an image file goes in: the runner creates it when missing
+ * (the shipped experiments keep their images in /var/tmp/dutlab/experiments). */
+static void image_dir(const struct runner *R, const struct dut_target *t, char *buf, size_t len)
+{
+	char *slash;
+
+	rep_target_path(R, t, buf, len);
+	slash = strrchr(buf, '/');
+	if (slash && slash != buf)
+		*slash = '\0';
+	else
+		run_pathf(buf, len, "%s", slash ? "/" : ".");
+}
+
+int rep_make_image_dirs(struct runner *R, struct dut_error *err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int r;
+
+	for (size_t t = 0; t < R->e->ntargets; t++) {
+		if (R->e->targets[t].type != DUT_TARGET_IMAGE)
+			continue;
+		image_dir(R, &R->e->targets[t], dir, sizeof(dir));
+		if (stat(dir, &st) == 0)
+			continue;
+		if (R->o->dry_run) {
+			runner_say(R, "target %s: %s does not exist yet; a run creates it", R->e->targets[t].name, dir);
+			continue;
+		}
+		r = run_mkdir_p(dir, 0755);
+		if (r < 0) {
+			dut_error_set(err, "target %s: cannot create %s for the image: %s", R->e->targets[t].name, dir,
+				      strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
 int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
 		    struct dut_error *err)
 {
-	char mnt_root[PATH_MAX];
+	char mnt_root[PATH_MAX], dir[PATH_MAX];
 	struct dut_stage_spec spec;
+	struct stat st;
 
+	if (ct->target->type == DUT_TARGET_IMAGE && R->o->dry_run) {
+		image_dir(R, ct->target, dir, sizeof(dir));
+		if (stat(dir, &st) < 0)
+			return 0;       /* said by rep_make_image_dirs; a run checks after making it */
+	}
 	spec_of(R, ct, mnt_root, sizeof(mnt_root), &spec);
 	return dut_stage_check(&spec, err);
 }
