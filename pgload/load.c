@@ -1,31 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pgload init: pgbench-compatible tables, loaded by several connections at
- * once (each COPYs its own range of accounts), then primary keys built in
- * parallel (one connection per table), then VACUUM (ANALYZE) in parallel.
- * With one job the load is pgbench's own: TRUNCATE and COPY ... FREEZE in
- * one transaction, so the later VACUUM has nothing to write.
+ * pgload init: pgbench-compatible tables, loaded by one or several
+ * connections (each COPYs its own range of accounts), then the primary keys
+ * and VACUUM (ANALYZE), one statement after the other on the session's
+ * connection.  With one job the load is pgbench's own: TRUNCATE and COPY ...
+ * FREEZE in one transaction, so the later VACUUM has nothing to write.
+ *
+ * Keys and vacuums used to run in parallel, one new connection per table:
+ * the three small tables take milliseconds, so that bought nothing, and the
+ * seven extra backends cost about 0.6 s of server CPU per init at scale 50
+ * on the 2-CPU test machine (docs/bench-pgload.md).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "pgload/datagen.h"
 #include "pgload/pgconn.h"
 #include "pgload/session.h"
 
-#define COPY_BUF (256 * 1024)
+/*
+ * One CopyData message per buffer.  The server parses a message only once
+ * all of it has arrived, so a message must be well below what the socket
+ * can hold: with 256 KiB messages and the default 208 KiB socket buffer the
+ * backend waited, once per message, for pgload to be scheduled and send the
+ * tail; on a busy machine that made the load ~10 % slower than pgbench's.
+ */
+#define COPY_BUF (64 * 1024)
+/*
+ * Send-buffer size asked for on a loading connection (the kernel caps it at
+ * net.core.wmem_max): rows generated ahead wait in the socket, so the
+ * server does not stall while the client waits for a CPU.  A client-side
+ * socket option; nothing on the server changes.
+ */
+#define COPY_SNDBUF (4 << 20)
 
 struct load_job {
 	const char *conninfo;
-	/* COPY work: */
 	bool freeze;          /* one job: TRUNCATE + COPY FREEZE in one transaction */
 	int64_t branches, tellers;   /* rows of the small tables this job loads (0 = none) */
 	int64_t first_aid, last_aid; /* accounts range, 1-based inclusive (first > last: none) */
-	/* or SQL work: */
-	const char *sql[4];
 	int ret;
 	uint64_t bytes;
 	struct dut_error err;
@@ -77,10 +94,13 @@ static int copy_table(PGconn *c, enum pgl_table t, int64_t first, int64_t last, 
 static int load_job_copy(struct load_job *j, PGconn *c)
 {
 	char *buf = malloc(COPY_BUF);
+	int sndbuf = COPY_SNDBUF;
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
+	/* Best effort: without it the load is only slower on a busy machine. */
+	(void)setsockopt(PQsocket(c), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	r = pgl_pq_exec(c, "BEGIN", &j->err);
 	if (r == 0 && j->freeze)
 		r = pgl_pq_exec(c, "TRUNCATE pgbench_accounts, pgbench_branches, pgbench_history, "
@@ -106,12 +126,7 @@ static void *load_job_main(void *arg)
 	j->ret = pgl_pq_connect(j->conninfo, &c, &j->err);
 	if (j->ret < 0)
 		return NULL;
-	if (j->sql[0]) {
-		for (unsigned i = 0; i < 4 && j->sql[i] && j->ret == 0; i++)
-			j->ret = pgl_pq_exec(c, j->sql[i], &j->err);
-	} else {
-		j->ret = load_job_copy(j, c);
-	}
+	j->ret = load_job_copy(j, c);
 	PQfinish(c);
 	return NULL;
 }
@@ -252,35 +267,32 @@ static int build_keys(struct pgl_session *s, const struct pgl_init_opts *o, stru
 	static const char *const keys[][2] = {
 		{ "pgbench_branches", "bid" }, { "pgbench_tellers", "tid" }, { "pgbench_accounts", "aid" },
 	};
-	char sql[3][256], ts[96] = "";
-	struct load_job jobs[3];
+	char ts[96] = "";
+	int r = 0;
 
-	memset(jobs, 0, sizeof(jobs));
 	if (o->indexes_on)
 		snprintf(ts, sizeof(ts), " USING INDEX TABLESPACE %s", o->indexes_on);
-	for (unsigned i = 0; i < 3; i++) {
-		snprintf(sql[i], sizeof(sql[i]), "ALTER TABLE %s ADD PRIMARY KEY (%s)%s", keys[i][0],
+	for (unsigned i = 0; r == 0 && i < 3; i++) {
+		char sql[256];
+
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD PRIMARY KEY (%s)%s", keys[i][0],
 			 keys[i][1], ts);
-		jobs[i].conninfo = s->conninfo;
-		jobs[i].sql[0] = sql[i];
+		r = pgl_pq_exec(s->admin, sql, err);
 	}
-	return run_jobs(jobs, 3, err);
+	return r;
 }
 
 static int vacuum_tables(struct pgl_session *s, struct dut_error *err)
 {
 	static const char *const sql[] = {
-		"VACUUM (ANALYZE) pgbench_accounts", "VACUUM (ANALYZE) pgbench_branches",
-		"VACUUM (ANALYZE) pgbench_tellers", "VACUUM (ANALYZE) pgbench_history",
+		"VACUUM (ANALYZE) pgbench_branches", "VACUUM (ANALYZE) pgbench_tellers",
+		"VACUUM (ANALYZE) pgbench_accounts", "VACUUM (ANALYZE) pgbench_history",
 	};
-	struct load_job jobs[4];
+	int r = 0;
 
-	memset(jobs, 0, sizeof(jobs));
-	for (unsigned i = 0; i < 4; i++) {
-		jobs[i].conninfo = s->conninfo;
-		jobs[i].sql[0] = sql[i];
-	}
-	return run_jobs(jobs, 4, err);
+	for (unsigned i = 0; r == 0 && i < 4; i++)
+		r = pgl_pq_exec(s->admin, sql[i], err);
+	return r;
 }
 
 static int oltp_init(struct pgl_session *s, const struct pgl_init_opts *o,
