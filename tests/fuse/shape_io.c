@@ -7,7 +7,8 @@
  *                                     prints "wall_ms=W min_ms=A max_ms=B errors=E"
  *   shape_io read FILE OFF LEN        one pread; prints "ok N ms=T" or "errno NAME"
  *   shape_io trace TRACE              one line per READ/WRITE/FSYNC record:
- *                                     "OP path=P lat_ms=L result=R shaped=0|1 fault=0|1"
+ *                                     "OP path=P lat_ms=L result=R shaped=0|1 fault=0|1
+ *                                     ts_ms=T off=O"
  *
  * Times are CLOCK_MONOTONIC.  Exit 0 when the I/O ran (errors are
  * reported, not fatal), 99 on a harness error (bad arguments, open fails).
@@ -144,9 +145,10 @@ static int dump_trace(const char *path)
 
 		if (r->op < DUT_OP_READ || r->op > DUT_OP_FDATASYNC)
 			continue;
-		printf("%s path=%s lat_ms=%.1f result=%d shaped=%d fault=%d\n", names[r->op],
-		       f ? f->path : "?", (double)r->lat_ns / 1e6, (int)r->result,
-		       !!(r->flags & DUT_TRACE_F_SHAPED), !!(r->flags & DUT_TRACE_F_FAULT));
+		printf("%s path=%s lat_ms=%.1f result=%d shaped=%d fault=%d ts_ms=%.3f off=%llu\n",
+		       names[r->op], f ? f->path : "?", (double)r->lat_ns / 1e6, (int)r->result,
+		       !!(r->flags & DUT_TRACE_F_SHAPED), !!(r->flags & DUT_TRACE_F_FAULT),
+		       (double)r->ts_ns / 1e6, (unsigned long long)r->offset);
 	}
 	dut_trace_free(t);
 	return 0;
