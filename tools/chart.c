@@ -198,6 +198,47 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 	return add_chart(cs, cb);
 }
 
+/* ---- OLTP with a hot standby: replay lag per sample (pgload series replica_lag) ---- */
+
+static int lag_chart(struct charts *cs, const struct run_config *c, const char *step)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	char safe[128], ssafe[128];
+
+	if (!cb)
+		return -ENOMEM;
+	cb->step = step;
+	snprintf(cb->name, sizeof(cb->name), "lag-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
+		 chart_safe_name(c->dir, safe, sizeof(safe)));
+	snprintf(cb->title, sizeof(cb->title), "Hot standby replay lag: %s, step %s", c->name, step);
+	for (size_t d = 0; d < nd; d++) {
+		struct dut_result_phase *ph = dut_result_find_phase(docs[d], "run");
+		struct dut_series *s = ph ? dut_phase_get_series(ph, "replica_lag") : NULL;
+		int ct = s ? dut_series_col(s, "t_s") : -1, cl = s ? dut_series_col(s, "replay_lag_ms") : -1;
+		struct rbuf *b;
+
+		if (ct < 0 || cl < 0 || !dut_series_nrows(s))
+			continue;
+		if (!(b = new_data(cb)))
+			break;
+		rbuf_puts(b, "# t_s replay_lag_ms\n");
+		for (size_t r = 0; r < dut_series_nrows(s); r++)
+			rbuf_printf(b, "%.17g %.17g\n", dut_series_get(s, r, (size_t)ct),
+				    dut_series_get(s, r, (size_t)cl));
+	}
+	if (!cb->ndata)
+		return 0;
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set xlabel 'time (s)'\nset ylabel 'replay lag (ms)'\nset yrange [0:*]\nplot ");
+	for (size_t i = 0; i < cb->ndata; i++)
+		rbuf_printf(&cb->script, "%s'%s' using 1:2 with linespoints title 'document %zu'",
+			    i ? ", " : "", cb->dfile[i], i + 1);
+	rbuf_puts(&cb->script, "\n");
+	return add_chart(cs, cb);
+}
+
 /* ---- dutprobe slc: throughput per window and the knees ---- */
 
 static json_object *jget(json_object *o, const char *key)
@@ -532,7 +573,8 @@ int charts_build(const struct run_model *m, struct charts **ret)
 
 			switch (steps[s].kind) {
 			case DOC_OLTP:
-				r = oltp_chart(cs, c, name);
+				if ((r = oltp_chart(cs, c, name)) == 0)
+					r = lag_chart(cs, c, name);
 				break;
 			case DOC_PROBE_SLC:
 				nd = run_config_docs(c, name, docs, RUN_MAX_DOCS);

@@ -7,9 +7,11 @@
  *
  * Only the charts the run's data supports are built:
  *   oltp-STEP-CFG      TPS and mean latency per second (pgload oltp per_second series)
+ *   lag-STEP-CFG       hot standby replay lag per sample (pgload oltp replica_lag series)
  *   slc-STEP-CFG-repR  the write throughput per window, with the detected knee
  *   fill-STEP-CFG      random-write IOPS against fill level, one line per queue depth
- *   iomix-CFG          reads and writes per class, sequential vs random (dutfs traces)
+ *   iomix-CFG          reads and writes per class, sequential vs random (dutfs traces;
+ *                      iomix-STEP-CFG: the trace between the step's markers)
  *   dss-STEP-phases    DSS phase times per configuration
  *   dss-STEP-queries   DSS query times per configuration
  */

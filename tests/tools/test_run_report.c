@@ -329,6 +329,41 @@ static const struct tps_case tps_cases[] = {
 	  "with one repetition the run-to-run spread is unknown" },
 };
 
+static const struct chart *chart_named(const struct charts *c, const char *name);
+
+/* A document with a replica_lag series gets a lag chart; one without does not. */
+static void test_lag_chart(void)
+{
+	static const char lagdoc[] = "{\"schema\":\"dutlab-result\",\"schema_version\":1,\"tool\":{\"name\":"
+		"\"pgload\",\"version\":\"0\"},\"config\":{\"workload\":\"oltp\"},\"phases\":[{\"name\":\"run\","
+		"\"metrics\":{\"tps\":{\"value\":100,\"unit\":\"tx/s\"}},\"series\":{\"replica_lag\":{\"columns\":"
+		"[\"t_s\",\"replay_lag_ms\",\"replay_lag_bytes\"],\"units\":[\"s\",\"ms\",\"bytes\"],\"rows\":"
+		"[[1,2.5,8192],[2,40,65536]]}}}]}";
+	static const char text[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"sync\",\"dir\":\"c00-sync\","
+		"\"status\":\"complete\",\"reps\":[" REP "]},{\"index\":1,\"name\":\"none\",\"dir\":\"c01-none\","
+		"\"status\":\"complete\",\"reps\":[" REP "]}]}";
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	struct dut_error err = { { 0 } };
+	const struct chart *x;
+
+	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 ||
+	    dut_result_parse(lagdoc, strlen(lagdoc), &m->configs[0].reps[0].steps[0].docs[0].doc, &err) < 0) {
+		cu_fail("setup: %s", err.msg);
+		return;
+	}
+	m->configs[1].reps[0].steps[0].docs[0].doc = oltp_doc(90);
+	if (charts_build(m, &c) < 0) {
+		cu_fail("charts_build");
+		return;
+	}
+	x = chart_named(c, "lag-oltp-c00-sync");
+	CU_CHECK(x && x->ndata == 1 && strcmp(x->data[0].text, "# t_s replay_lag_ms\n1 2.5\n2 40\n") == 0,
+		 "lag data: %s", x ? x->data[0].text : "(no chart)");
+	CU_CHECK(x && strstr(x->script, "set ylabel 'replay lag (ms)'"), "lag script");
+	CU_CHECK(chart_named(c, "lag-oltp-c01-none") == NULL, "no lag chart without a standby");
+}
+
 static void test_tps_spread_verdict(void)
 {
 	for (size_t i = 0; i < sizeof(tps_cases) / sizeof(tps_cases[0]); i++) {
@@ -694,6 +729,7 @@ static const struct cu_test tests[] = {
 	{ "findings_probe", test_findings_probe },
 	{ "findings_dss", test_findings_dss },
 	{ "tps_spread_verdict", test_tps_spread_verdict },
+	{ "lag_chart_with_a_standby", test_lag_chart },
 	{ "step_io_mix_between_markers", test_step_io_mix },
 	{ "compare_run_inputs", test_compare_run_inputs },
 	{ "charts_probe", test_charts_probe },
