@@ -590,9 +590,9 @@ out:
 }
 
 static const struct command commands[] = {
-	{ "report", "per class/file/relation/phase/process I/O facts from a dutfs trace", report_usage, cmd_report },
+	{ "report", "a run directory's report (report.md, report.html, charts), or a dutfs trace's I/O facts", report_usage, cmd_report },
 	{ "export", "a dutfs trace as a fio iolog (replayable) or CSV", export_usage, cmd_export },
-	{ "compare", "results of several configurations side by side (DSS: m-time, m-score)", compare_usage, cmd_compare },
+	{ "compare", "configurations side by side: run directories or result documents (DSS: m-time)", compare_usage, cmd_compare },
 	{ "run", "run an experiment (the built-in default without a file)", dutlab_run_usage, dutlab_cmd_run },
 	{ NULL, NULL, NULL, NULL },
 };
