@@ -3,12 +3,13 @@
  * pgload init: pgbench-compatible tables, loaded by one or several
  * connections (each COPYs its own range of accounts), then VACUUM (ANALYZE)
  * and the primary keys, one statement after the other on the session's
- * connection, as pgbench does.  With one job the load is pgbench's own: TRUNCATE and COPY ...
- * FREEZE in one transaction, so the later VACUUM has nothing to write.
+ * connection, as pgbench does.  With one job the load is pgbench's own:
+ * TRUNCATE and COPY ... FREEZE in one transaction, so the later VACUUM has
+ * nothing to write.
  *
  * Keys and vacuums used to run in parallel, one new connection per table:
  * the three small tables take milliseconds, so that bought nothing, and the
- * seven extra backends cost about 0.6 s of server CPU per init at scale 50
+ * seven extra backends cost 0.4-0.6 s of server CPU per init at scale 50
  * on the 2-CPU test machine (docs/bench-pgload.md).
  */
 #include <errno.h>
@@ -26,8 +27,9 @@
  * One CopyData message per buffer.  The server parses a message only once
  * all of it has arrived, so a message must be well below what the socket
  * can hold: with 256 KiB messages and the default 208 KiB socket buffer the
- * backend waited, once per message, for pgload to be scheduled and send the
- * tail; on a busy machine that made the load ~10 % slower than pgbench's.
+ * backend waited, once per message, for pgload to be scheduled again and
+ * send the tail, which costs little on an idle machine and a stall per
+ * message on a busy one.
  */
 #define COPY_BUF (64 * 1024)
 /*
