@@ -6,7 +6,8 @@
  * in a process group of its own, so a Ctrl-C at the terminal reaches the
  * runner alone; the runner then forwards SIGINT to the child's group (pgload
  * stops and writes what it measured), escalates to SIGTERM and SIGKILL if
- * the child lingers, and unwinds its cleanup stack.  Teardown commands run
+ * the child lingers, then does the same to what is left of the child's
+ * process group, and unwinds its cleanup stack.  Teardown commands run
  * "uninterruptible": a second Ctrl-C does not cut a cluster stop or an
  * unmount short (each still has a timeout).
  */
@@ -97,6 +98,34 @@ static int spawn(char *const argv[], const char *log_path, bool inherit, pid_t *
 	return 0;
 }
 
+/*
+ * A stopped child may leave members of its process group behind (pgload
+ * interrupted during cluster init leaves runuser and initdb writing into the
+ * mount): they go too, SIGTERM then SIGKILL, before the teardown unmounts.
+ * Only after a stop: a child that ends by itself may leave a daemon on
+ * purpose (dutfs).
+ */
+static void reap_group(pid_t pgid, uint64_t grace_ns)
+{
+	uint64_t t0 = run_now_ns();
+	int stage = 0;
+
+	while (kill(-pgid, 0) == 0) {
+		uint64_t since = run_now_ns() - t0;
+
+		if (stage == 0) {
+			kill(-pgid, SIGTERM);
+			stage = 1;
+		} else if (stage == 1 && since > grace_ns) {
+			kill(-pgid, SIGKILL);
+			stage = 2;
+		} else if (stage == 2 && since > grace_ns + 5000000000ull) {
+			break;  /* unkillable (D state): the teardown reports what stays busy */
+		}
+		run_sleep_ms(50);
+	}
+}
+
 int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_status)
 {
 	uint64_t t0 = run_now_ns(), stop_at = 0;
@@ -153,6 +182,8 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 		}
 		run_sleep_ms(20);
 	}
+	if (stop_at)
+		reap_group(pid, o->grace_ns);
 	if (WIFEXITED(st))
 		*ret_status = WEXITSTATUS(st);
 	else

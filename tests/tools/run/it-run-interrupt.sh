@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# dutlab run, Ctrl-C in the middle of a step: the run tears everything down
-# (nothing mounted, no loop device attached, no postgres or dutfs of it
-# left), the manifest says interrupted, and the exit status is 130.
+# dutlab run, Ctrl-C in the middle of a step and during pgload cluster init:
+# the run tears everything down (nothing mounted, no loop device attached,
+# no postgres, initdb or dutfs of it left), the manifest says interrupted,
+# and the exit status is 130.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/it-lib.sh"
 
@@ -59,4 +60,29 @@ m=$run/manifest.json
 	fail "step rw is not interrupted in the manifest"
 [ -n "$(jq -r '.finished_at // empty' "$m")" ] || fail "no finished_at"
 it_leftovers "$run" || fail "the interrupted run left something behind"
-echo "PASS: interrupted run torn down"
+echo "PASS: run interrupted mid-step torn down"
+
+# Ctrl-C as a terminal sends it (to the runner's whole process group) while
+# pgload cluster init runs: initdb (under runuser, pgload's process group)
+# must not outlive the run and keep writing into the mountpoint.
+run=$WORK/run2
+setsid "$DUTLAB" run "$WORK/int.ini" --out "$run" >"$WORK/out2.txt" 2>&1 &
+RUN_PID=$!
+RUN_DUTLAB_PID=$RUN_PID
+for _ in $(seq 1200); do
+	pgrep -f "initdb -D /run/dutlab-$RUN_PID/" >/dev/null && break
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	sleep 0.05
+done
+pgrep -f "initdb -D /run/dutlab-$RUN_PID/" >/dev/null ||
+	{ cat "$WORK/out2.txt"; skip "initdb finished before it could be interrupted (a machine this fast cannot show it)"; }
+kill -INT -- "-$RUN_PID"
+wait "$RUN_PID"
+rc=$?
+RUN_PID=
+cat "$WORK/out2.txt"
+[ "$rc" -eq 130 ] || fail "interrupted in cluster init: exit status $rc, expected 130"
+[ "$(jq -r .status "$run/manifest.json")" = interrupted ] || fail "interrupted in cluster init: manifest status"
+# no sleep: an initdb that outlived the run would still be running now
+it_leftovers "$run" || fail "the run interrupted in cluster init left something behind"
+echo "PASS: run interrupted in cluster init torn down"
