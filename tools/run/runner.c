@@ -190,8 +190,11 @@ static void progress_end(struct runner *R, size_t i, uint64_t took_ns, const cha
 	run_fmt_duration(took_ns, took, sizeof(took));
 	run_fmt_duration(run_progress_left_ns(&R->prog, i + 1, 0), left, sizeof(left));
 	run_fmt_duration(run_now_ns() - R->t0_ns, el, sizeof(el));
-	runner_say(R, "[%6s] [%zu/%zu] %s: %s in %s (about %s left)", el, i + 1, R->plan->nitems, label, how,
-		   took, left);
+	if (run_signal_received)
+		runner_say(R, "[%6s] [%zu/%zu] %s: %s in %s", el, i + 1, R->plan->nitems, label, how, took);
+	else
+		runner_say(R, "[%6s] [%zu/%zu] %s: %s in %s (about %s left)", el, i + 1, R->plan->nitems, label,
+			   how, took, left);
 }
 
 /* ---- the walk ---- */
