@@ -23,6 +23,9 @@
 #define RUNS_ROOT "/var/tmp/dutlab/runs"
 
 static void vout(struct runner *R, FILE *to, const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void vout(struct runner *R, FILE *to, const char *prefix, const char *fmt, va_list ap)
 {
 	va_list ap2;
 
