@@ -52,6 +52,9 @@ static void say(int prio, const char *fmt, ...)
 
 /* libfuse's messages and ours (fuse_log from the layers) go where say() goes. */
 static void log_func(enum fuse_log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void log_func(enum fuse_log_level level, const char *fmt, va_list ap)
 {
 	if (use_syslog) {
 		vsyslog((int)level, fmt, ap);
