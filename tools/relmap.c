@@ -34,6 +34,7 @@ void relmap_free(struct relmap *m)
 	for (size_t i = 0; i < m->nprocs; i++)
 		free(m->procs[i].role);
 	free(m->rels);
+	free(m->user_ts);
 	free(m->procs);
 	free(m);
 }
@@ -155,6 +156,41 @@ static int cmp_rel(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+static bool user_tablespace(uint32_t ts)
+{
+	return ts != 1663 && ts != 1664 && ts != 0;
+}
+
+static int cmp_user_ts(const void *a, const void *b)
+{
+	const struct relmap_rel *x = *(const struct relmap_rel *const *)a;
+	const struct relmap_rel *y = *(const struct relmap_rel *const *)b;
+
+	if (x->db_oid != y->db_oid)
+		return x->db_oid < y->db_oid ? -1 : 1;
+	if (x->relfilenode != y->relfilenode)
+		return x->relfilenode < y->relfilenode ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int index_user_tablespaces(struct relmap *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nrels; i++)
+		n += user_tablespace(m->rels[i].tablespace_oid);
+	if (n == 0)
+		return 0;
+	m->user_ts = calloc(n, sizeof(*m->user_ts));
+	if (!m->user_ts)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nrels; i++)
+		if (user_tablespace(m->rels[i].tablespace_oid))
+			m->user_ts[m->nuser_ts++] = &m->rels[i];
+	qsort(m->user_ts, m->nuser_ts, sizeof(*m->user_ts), cmp_user_ts);
+	return 0;
+}
+
 static int cmp_proc(const void *a, const void *b)
 {
 	const struct relmap_proc *x = a, *y = b;
@@ -272,6 +308,9 @@ int relmap_parse(const char *text, size_t len, struct relmap **ret, struct dut_e
 			goto out;
 	}
 	qsort(m->rels, m->nrels, sizeof(*m->rels), cmp_rel);
+	r = index_user_tablespaces(m);
+	if (r < 0)
+		goto out;
 	r = parse_procs(root, m, err);
 	if (r < 0)
 		goto out;
@@ -321,6 +360,42 @@ int relmap_load(const char *path, struct relmap **ret, struct dut_error *err)
 	return r;
 }
 
+/* tablespace unknown: the user-tablespace relations with (db, relfilenode) */
+static const struct relmap_rel *lookup_any_tablespace(const struct relmap *m, uint32_t db_oid,
+						      uint32_t relfilenode, uint64_t ts_ns)
+{
+	const struct relmap_rel *best = NULL;
+	size_t lo = 0, hi = m->nuser_ts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct relmap_rel *r = m->user_ts[mid];
+
+		if (r->db_oid < db_oid || (r->db_oid == db_oid && r->relfilenode < relfilenode))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->nuser_ts; i++) {
+		const struct relmap_rel *r = m->user_ts[i];
+
+		if (r->db_oid != db_oid || r->relfilenode != relfilenode)
+			break;
+		best = r; /* the last one in file order, unless a window matches */
+		if (r->has_window && ts_ns >= r->first_seen_ns && ts_ns <= r->last_seen_ns)
+			break;
+	}
+	for (size_t i = lo; best && i < m->nuser_ts; i++) {
+		const struct relmap_rel *r = m->user_ts[i];
+
+		if (r->db_oid != db_oid || r->relfilenode != relfilenode)
+			break;
+		if (r->tablespace_oid != best->tablespace_oid)
+			return NULL; /* in two tablespaces: cannot tell */
+	}
+	return best;
+}
+
 const struct relmap_rel *relmap_lookup(const struct relmap *m, uint32_t tablespace_oid,
 				       uint32_t db_oid, uint32_t relfilenode, uint64_t ts_ns)
 {
@@ -331,6 +406,8 @@ const struct relmap_rel *relmap_lookup(const struct relmap *m, uint32_t tablespa
 
 	if (!m)
 		return NULL;
+	if (tablespace_oid == 0)
+		return lookup_any_tablespace(m, db_oid, relfilenode, ts_ns);
 	hi = m->nrels;
 	while (lo < hi) { /* first entry >= key */
 		size_t mid = lo + (hi - lo) / 2;

@@ -42,6 +42,10 @@ struct relmap {
 	uint32_t block_size;
 	struct relmap_rel *rels;   /* sorted by (tablespace, db, relfilenode, order) */
 	size_t nrels;
+	/* relations in user tablespaces (not 1663/1664), sorted by (db,
+	 * relfilenode, order): for files whose tablespace is unknown */
+	const struct relmap_rel **user_ts;
+	size_t nuser_ts;
 	struct relmap_proc *procs; /* sorted by pid */
 	size_t nprocs;
 };
@@ -54,6 +58,11 @@ void relmap_free(struct relmap *m);
  * The relation that held (tablespace, db, relfilenode) at time ts_ns: among
  * entries with that key, the one whose [first_seen_ns, last_seen_ns] window
  * contains ts_ns, else the last one in the file.  NULL if none.
+ *
+ * tablespace_oid 0 means unknown: a tablespace directory inside a dutfs
+ * mount is traced by its own path, not through pg_tblspc/<oid>.  Then the
+ * relations of user tablespaces with that (db, relfilenode) are used, when
+ * they all lie in one tablespace (else NULL: ambiguous).
  */
 const struct relmap_rel *relmap_lookup(const struct relmap *m, uint32_t tablespace_oid,
 				       uint32_t db_oid, uint32_t relfilenode, uint64_t ts_ns);

@@ -190,6 +190,34 @@ static void test_relmap_history_window(void)
 	CU_ASSERT_PTR_NULL(relmap_lookup(m, 1664, 5, 7, 50));
 }
 
+/* A tablespace inside a dutfs mount is traced by its own path: tablespace 0. */
+static void test_relmap_unknown_tablespace(void)
+{
+	static const char j[] =
+		"{\"schema\":\"dutlab-relmap\",\"schema_version\":1,\"relations\":["
+		"{\"db_oid\":5,\"tablespace_oid\":1663,\"relfilenode\":7,\"name\":\"dflt\",\"kind\":\"table\"},"
+		"{\"db_oid\":5,\"tablespace_oid\":16390,\"relfilenode\":7,\"name\":\"old\",\"kind\":\"table\","
+		" \"first_seen_ns\":0,\"last_seen_ns\":100},"
+		"{\"db_oid\":5,\"tablespace_oid\":16390,\"relfilenode\":7,\"name\":\"new\",\"kind\":\"index\","
+		" \"first_seen_ns\":101,\"last_seen_ns\":200},"
+		"{\"db_oid\":5,\"tablespace_oid\":16390,\"relfilenode\":9,\"name\":\"a\",\"kind\":\"table\"},"
+		"{\"db_oid\":5,\"tablespace_oid\":16391,\"relfilenode\":9,\"name\":\"b\",\"kind\":\"index\"},"
+		"{\"db_oid\":6,\"tablespace_oid\":16391,\"relfilenode\":11,\"name\":\"c\",\"kind\":\"index\"}]}";
+	_cleanup_(relmap_freep) struct relmap *m = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL_FATAL(relmap_parse(j, strlen(j), &m, &err), 0);
+	CU_ASSERT_EQUAL(m->nuser_ts, 5);
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 0, 5, 7, 50)->name, "old");
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 0, 5, 7, 150)->name, "new");
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 0, 5, 7, 999)->name, "new");
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 0, 6, 11, 0)->name, "c");
+	CU_ASSERT_PTR_NULL(relmap_lookup(m, 0, 5, 9, 0));   /* in two tablespaces */
+	CU_ASSERT_PTR_NULL(relmap_lookup(m, 0, 5, 11, 0));  /* other database */
+	CU_ASSERT_PTR_NULL(relmap_lookup(m, 0, 5, 8, 0));
+	CU_ASSERT_STRING_EQUAL(relmap_lookup(m, 1663, 5, 7, 0)->name, "dflt");
+}
+
 static void test_relmap_rejects_bad_input(void)
 {
 	static const struct {
@@ -443,6 +471,7 @@ static const struct cu_test tests[] = {
 	{ "report_without_relmap", test_report_without_relmap },
 	{ "report_with_relmap", test_report_with_relmap },
 	{ "relmap_history_window", test_relmap_history_window },
+	{ "relmap_unknown_tablespace", test_relmap_unknown_tablespace },
 	{ "relmap_rejects_bad_input", test_relmap_rejects_bad_input },
 	{ "export_fio_and_csv", test_export_fio_and_csv },
 	{ "writeback_records_are_not_charged_to_their_pid", test_writeback_records_are_not_charged_to_their_pid },
