@@ -175,7 +175,7 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 	fprintf(out, "  duration:   %.3f s (first to last record)\n",
 		(double)(all->end_ns - all->start_ns) / 1e9);
 	fprintf(out, "  sequential: %s\n", SEQ_DEFINITION);
-	fprintf(out, "  latency:    per request, time in the backing file system (p50/p99 within 0.8 %%)\n");
+	fprintf(out, "  latency:    per request, time in the backing file system, plus the model delay on a --shape mount (p50/p99 within 0.8 %%)\n");
 
 	fprintf(out, "\nBy class (whole trace)\n");
 	class_table(out, all);
