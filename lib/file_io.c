@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small whole-file reads: see file_io.h. */
+/* Small whole-file reads and atomic writes: see file_io.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,4 +45,67 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 	*ret_buf = TAKE_PTR(buf);
 	*ret_len = got;
 	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_parent_dir(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_close_ int fd = -1;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (!path || !*path || (!buf && len))
+		return -EINVAL;
+	for (unsigned attempt = 0;; attempt++) {
+		free(tmp);
+		if (asprintf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(), attempt) < 0) {
+			tmp = NULL;
+			return -ENOMEM;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || attempt >= 100)
+			return -errno;
+	}
+	r = write_all(fd, buf, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && close(TAKE_FD(fd)) < 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return fsync_parent_dir(path);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small whole-file reads (configuration, rules, experiments). */
+/* Small whole-file reads (configuration, rules, experiments) and atomic writes. */
 #ifndef DUT_FILE_IO_H
 #define DUT_FILE_IO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Read the whole regular file at path, at most max_bytes long, into a new
@@ -15,5 +16,15 @@
  * messages.
  */
 int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
+
+/*
+ * Replace path with buf atomically and durably: a new temporary file in the
+ * same directory (created with mode, minus the umask), write, fsync,
+ * rename over path, fsync of the directory.  A reader sees the old or the
+ * new content, never half of it, and after a crash or power loss the file
+ * holds one of the two.  Returns 0 or -errno; the temporary file is removed
+ * on failure.
+ */
+int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
 #endif

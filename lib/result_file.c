@@ -15,44 +15,15 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/result.h"
 
 /* Largest document we read: a day of per-second series is a few MiB. */
 #define MAX_DOC_BYTES (256u << 20)
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int fsync_parent_dir(const char *path)
-{
-	_cleanup_free_ char *copy = strdup(path);
-	_cleanup_close_ int fd = -1;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	return fsync(fd) < 0 ? -errno : 0;
-}
-
 int dut_result_write_file(const struct dut_result *r, const char *path)
 {
-	_cleanup_free_ char *text = NULL, *tmp = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
 	int ret;
 
 	if (!r || !path || !*path)
@@ -61,37 +32,13 @@ int dut_result_write_file(const struct dut_result *r, const char *path)
 	if (ret < 0)
 		return ret;
 	if (strcmp(path, "-") == 0) {
-		ret = write_all(STDOUT_FILENO, text, strlen(text));
-		return ret;
-	}
-	for (unsigned attempt = 0;; attempt++) {
-		free(tmp);
-		if (asprintf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(), attempt) < 0) {
-			tmp = NULL;
-			return -ENOMEM;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0)
-			break;
-		if (errno != EEXIST || attempt >= 100)
-			return -errno;
-	}
-	ret = write_all(fd, text, strlen(text));
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
-	if (ret == 0) {
-		int fd2 = TAKE_FD(fd);
+		size_t len = strlen(text);
 
-		if (close(fd2) < 0)
-			ret = -errno;
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+			return -(errno ? errno : EIO);
+		return 0;
 	}
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret < 0) {
-		unlink(tmp);
-		return ret;
-	}
-	return fsync_parent_dir(path);
+	return dut_write_file_atomic(path, text, strlen(text), 0666);
 }
 
 int dut_result_read_file(const char *path, struct dut_result **ret, struct dut_error *err)

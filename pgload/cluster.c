@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "pgload/cluster.h"
 #include "pgload/pgconn.h"
 #include "pgload/standby.h"
@@ -297,7 +298,8 @@ static void state_path(const char *pgdata, char *buf, size_t len)
 static int state_write(const struct pgl_cluster *c)
 {
 	json_object *o = json_object_new_object(), *ts = json_object_new_array();
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	char path[PATH_MAX + 32];
+	const char *text;
 	int r = 0;
 
 	if (!o || !ts) {
@@ -331,9 +333,9 @@ static int state_write(const struct pgl_cluster *c)
 		json_object_object_add(o, "standby", sb);
 	}
 	state_path(c->pgdata, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 || rename(tmp, path) < 0)
-		r = -EIO;
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* durable: after a power cut the cluster must still be startable */
+	r = text ? dut_write_file_atomic(path, text, strlen(text), 0644) : -ENOMEM;
 	json_object_put(o);
 	return r;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "tools/chart.h"
 #include "tools/findings.h"
 #include "tools/report_dir.h"
@@ -21,24 +22,11 @@ DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
 /* Write text to dir/name through a temporary file and rename: a reader never sees half a report. */
 static int write_atomic(const char *dir, const char *name, const char *text)
 {
-	char tmp[4096], p[4096];
-	FILE *f;
-	int r = 0;
+	char p[4096];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%ld", dir, name, (long)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fputs(text, f) == EOF)
-		r = -EIO;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, p) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) >= sizeof(p))
+		return -ENAMETOOLONG;
+	return dut_write_file_atomic(p, text, strlen(text), 0644);
 }
 
 int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct dut_error *err)

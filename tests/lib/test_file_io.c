@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* file_io: dut_read_small_file() on real files in a temporary directory. */
+/* file_io: dut_read_small_file() and dut_write_file_atomic() on real files in a temporary directory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ static int make_dir(void)
 
 static int remove_dir(void)
 {
-	static const char *const files[] = { "small", "empty", "nul", "fifo" };
+	static const char *const files[] = { "small", "empty", "nul", "fifo", "atomic" };
 	char p[300];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -95,6 +95,33 @@ static void test_reads_and_refuses(void)
 	}
 }
 
+/* Replaces the old content, leaves no temporary file, keeps the mode. */
+static void test_atomic_write(void)
+{
+	static const char *const texts[] = { "first version\n", "", "2nd\n" };
+	char p[300], q[300];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/atomic", dir);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		_cleanup_free_ char *buf = NULL;
+		size_t len = 0;
+
+		CU_CHECK(dut_write_file_atomic(p, texts[i], strlen(texts[i]), 0640) == 0, "write %zu", i);
+		CU_CHECK(dut_read_small_file(p, 100, &buf, &len) == 0 && len == strlen(texts[i]) &&
+			 memcmp(buf, texts[i], len) == 0, "read back %zu", i);
+	}
+	CU_ASSERT_EQUAL(stat(p, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777 & ~(mode_t)0640, 0);  /* no more than 0640 */
+	snprintf(q, sizeof(q), "%s/atomic.tmp.%ld.0", dir, (long)getpid());
+	CU_ASSERT_NOT_EQUAL(access(q, F_OK), 0);
+	/* a directory that does not exist: -ENOENT, nothing created */
+	snprintf(q, sizeof(q), "%s/nodir/x", dir);
+	CU_ASSERT_EQUAL(dut_write_file_atomic(q, "x", 1, 0644), -ENOENT);
+	CU_ASSERT_EQUAL(dut_write_file_atomic("", "x", 1, 0644), -EINVAL);
+	CU_ASSERT_EQUAL(dut_write_file_atomic(p, NULL, 1, 0644), -EINVAL);
+}
+
 static void test_device_is_refused(void)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -107,6 +134,7 @@ static void test_device_is_refused(void)
 static const struct cu_test tests[] = {
 	{ "reads_and_refuses", test_reads_and_refuses },
 	{ "device_is_refused", test_device_is_refused },
+	{ "atomic_write", test_atomic_write },
 	{ NULL, NULL },
 };
 

@@ -161,37 +161,7 @@ int run_rm_rf(const char *path)
 
 int run_write_atomic(const char *path, const char *text)
 {
-	_cleanup_free_ char *tmp = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(text);
-
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			unlink(tmp);
-			return -e;
-		}
-		off += (size_t)n;
-	}
-	if (fsync(fd) < 0 || close(TAKE_FD(fd)) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		return -e;
-	}
-	return 0;
+	return dut_write_file_atomic(path, text, strlen(text), 0644);
 }
 
 int run_free_bytes(const char *path, uint64_t *ret)
