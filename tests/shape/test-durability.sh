@@ -42,10 +42,9 @@ lose = 100%
 torn = random
 sector = 512
 seed = 7'
-# pgload's own files (pgload_state.json, written by rename without fsync,
-# and the server log) are outside the fault: they are the harness, not the
-# database under test.  Without this the state file is empty after the crash
-# and pgload cannot restart the cluster (reported as a pgload bug).
+# pgload's own files (pgload_state.json and the server log, which the test
+# reads after the crash and which nobody fsyncs) are outside the fault: they
+# are the harness, not the database under test.
 HARNESS='[model passthrough]
 type = fixed
 read_latency = 0
