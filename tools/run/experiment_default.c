@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The experiment `dutlab run` runs without a file: today's main job
- * (tools/main-job.sh) written as an experiment.  dutfs in the device view
- * over a directory, a fresh cluster with data checksums, pgbench scale 10,
- * then a read-write and a select-only run of 30 s with 8 clients, 2 threads.
+ * The experiment `dutlab run` runs without a file: the main job.  dutfs
+ * in the device view over a directory, a fresh cluster with data checksums,
+ * pgload init at pgbench scale 10, then a read-write and a select-only run
+ * of 30 s with 8 clients, 2 threads.
  */
 #include "tools/run/experiment.h"
 
