@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Time left in a run (pure).  The plan's estimates are for a 2-core
- * reference machine and err on the long side; once items have run, the
- * ratio of measured to estimated time of the items done so far scales the
- * rest.  The ratio is bounded (1/4 to 4): one odd item (a step that failed
- * at once) must not make the ETA absurd.
+ * reference machine.  Once items have run, the ratio of measured to
+ * estimated time of the done items of the same kind scales the pending
+ * ones: setups by setups, each step by its own earlier runs (in other
+ * repetitions and configurations).  A step that has not run yet keeps its
+ * estimate: a 30 s run takes 30 s however fast the setup was.  The ratio
+ * is bounded (1/4 to 4): one odd item (a step that failed at once) must
+ * not make the ETA absurd.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,12 +41,17 @@ void run_progress_free(struct run_progress *p)
 	p->actual_ns = NULL;
 }
 
-static double ratio(const struct run_progress *p)
+static bool same_kind(const struct dut_plan_item *a, const struct dut_plan_item *b)
+{
+	return a->kind == b->kind && (a->kind != DUT_PLAN_STEP || a->step == b->step);
+}
+
+static double ratio(const struct run_progress *p, const struct dut_plan_item *like)
 {
 	double est = 0, act = 0, r;
 
 	for (size_t i = 0; i < p->plan->nitems; i++)
-		if (p->state[i] == RUN_ITEM_DONE) {
+		if (p->state[i] == RUN_ITEM_DONE && same_kind(&p->plan->items[i], like)) {
 			est += (double)p->plan->items[i].est_ns;
 			act += (double)p->actual_ns[i];
 		}
@@ -54,14 +63,14 @@ static double ratio(const struct run_progress *p)
 
 uint64_t run_progress_left_ns(const struct run_progress *p, size_t current, uint64_t current_elapsed_ns)
 {
-	double f = ratio(p), left = 0;
+	double left = 0;
 
 	for (size_t i = current; i < p->plan->nitems; i++) {
 		double est;
 
 		if (p->state[i] != RUN_ITEM_PENDING)
 			continue;
-		est = (double)p->plan->items[i].est_ns * f;
+		est = (double)p->plan->items[i].est_ns * ratio(p, &p->plan->items[i]);
 		if (i == current) {
 			/* an item that overruns its estimate has "a moment" left, not zero */
 			est -= (double)current_elapsed_ns;

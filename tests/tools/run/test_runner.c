@@ -186,39 +186,42 @@ static void test_duration_args(void)
 
 static void test_eta_scales_by_measured_time(void)
 {
-	struct dut_plan_item items[4] = {
-		{ .kind = DUT_PLAN_SETUP, .est_ns = 10 * S }, { .kind = DUT_PLAN_STEP, .est_ns = 20 * S },
-		{ .kind = DUT_PLAN_STEP, .est_ns = 30 * S }, { .kind = DUT_PLAN_STEP, .est_ns = 40 * S },
+	struct dut_plan_item items[5] = {
+		{ .kind = DUT_PLAN_SETUP, .est_ns = 10 * S },
+		{ .kind = DUT_PLAN_STEP, .step = 0, .est_ns = 20 * S },
+		{ .kind = DUT_PLAN_STEP, .step = 1, .est_ns = 30 * S },
+		{ .kind = DUT_PLAN_SETUP, .rep = 1, .est_ns = 10 * S },
+		{ .kind = DUT_PLAN_STEP, .rep = 1, .step = 0, .est_ns = 20 * S },
 	};
-	struct dut_plan plan = { .items = items, .nitems = 4 };
+	struct dut_plan plan = { .items = items, .nitems = 5 };
 	struct run_progress p;
 
 	CU_ASSERT_EQUAL_FATAL(run_progress_init(&p, &plan), 0);
 	/* nothing done: the estimates as they are */
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 0, 0), 100 * S);
-	/* setup took twice its estimate: the rest scales by 2 */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 0, 0), 90 * S);
+	/* setup took twice its estimate: the next setup scales by 2, steps do not */
 	p.state[0] = RUN_ITEM_DONE;
 	p.actual_ns[0] = 20 * S;
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 0), 180 * S);
-	/* 10 s into item 1 (estimate 20 s x 2) */
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 10 * S), 170 * S);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 0), 90 * S);
+	/* 10 s into item 1 */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 10 * S), 80 * S);
 	/* an overrunning item has nothing (not a negative time) left */
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 100 * S), 140 * S);
-	/* item 1 took half: ratio (20 + 10) / (10 + 20) = 1 */
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 1, 100 * S), 70 * S);
+	/* step 0 took half: its next run scales by 1/2, step 1 keeps its estimate */
 	p.state[1] = RUN_ITEM_DONE;
 	p.actual_ns[1] = 10 * S;
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 70 * S);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 60 * S);
 	/* skipped items count neither way */
 	p.state[2] = RUN_ITEM_SKIPPED;
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 40 * S);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 30 * S);
 	/* the ratio is bounded: 100x slower counts as 4x */
 	p.actual_ns[0] = 1000 * S;
 	p.actual_ns[1] = 2000 * S;
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 160 * S);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 120 * S);
 	/* and 1000x faster as 1/4 */
 	p.actual_ns[0] = 0;
 	p.actual_ns[1] = 1;
-	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 10 * S);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 3, 0), 7500 * (S / 1000));
 	run_progress_free(&p);
 }
 
