@@ -68,6 +68,16 @@ extern const char *const dutfs_req_names[DUTFS_REQ_KINDS];
 
 #define DUTFS_LAST_MARK_MAX 256
 
+/*
+ * Buffered writes to one backing file are serialised by the backing file
+ * system's inode lock anyway (ext4 takes it exclusively).  Several workers
+ * writing back one file then spin on that lock in the kernel (optimistic
+ * rwsem spinning) while its owner copies 1 MiB: a quarter of the daemon's
+ * CPU during a data load.  A user-space mutex per file (striped by inode)
+ * makes them sleep instead.  See ops_file.c, backing_pwrite().
+ */
+#define DUTFS_WRITE_LOCKS 64
+
 struct dutfs {
 	const struct dutfs_cli *cli;
 	char *backing;             /* realpath */
@@ -98,6 +108,7 @@ struct dutfs {
 	 * an inode it has).
 	 */
 	_Atomic uint64_t file_generation;
+	pthread_mutex_t write_locks[DUTFS_WRITE_LOCKS]; /* leaves: taken with no other lock held */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)

@@ -233,6 +233,8 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 		goto out_ctl;
 	fs->layers[0] = (struct dutfs_layer){ .ops = &dutfs_tracer_layer, .ctx = fs };
 	fs->nlayers = 1;
+	for (unsigned i = 0; i < DUTFS_WRITE_LOCKS; i++)
+		pthread_mutex_init(&fs->write_locks[i], NULL);
 	return 0;
 
 out_ctl:
@@ -275,6 +277,8 @@ void dutfs_fini_fs(struct dutfs *fs)
 		shape_sched_stop(fs->sched);
 	dutfs_shaper_free(fs->shaper);
 	shape_sched_free(fs->sched);
+	for (unsigned i = 0; i < DUTFS_WRITE_LOCKS; i++)
+		pthread_mutex_destroy(&fs->write_locks[i]);
 	dutfs_tracer_free(fs->tracer);
 	dutfs_ctl_free(fs->ctl);
 	dutfs_itab_fini(fs);

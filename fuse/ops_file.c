@@ -273,6 +273,34 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_BUF, buf);
 }
 
+/*
+ * pwrite to the backing file.  Buffered writes to one file take the file's
+ * stripe of fs->write_locks first (see dutfs.h): the backing file system
+ * serialises them anyway, and a sleeping waiter costs no CPU where a
+ * spinning one costs a whole CPU.  O_DIRECT writes are not serialised: the
+ * backing file system may run non-extending ones in parallel.
+ */
+static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
+			      const void *src, size_t size, off_t off)
+{
+	pthread_mutex_t *lock = NULL;
+	ssize_t n;
+	int bfd;
+
+	if (!(fh->flags & O_DIRECT))
+		lock = &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) % DUTFS_WRITE_LOCKS];
+	if (lock)
+		pthread_mutex_lock(lock);
+	n = pwrite(fh->fd, src, size, off);
+	if (lock)
+		pthread_mutex_unlock(lock);
+	if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
+		bfd = fh_buffered(fh);
+		n = bfd < 0 ? -1 : pwrite(bfd, src, size, off);
+	}
+	return n;
+}
+
 void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -305,12 +333,7 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 	if (!r) {
 		size_t want = io.xfer_len; /* < size: a short write injected by shaping */
 
-		n = pwrite(fh->fd, src, want, off);
-		if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
-			int bfd = fh_buffered(fh);
-
-			n = bfd < 0 ? -1 : pwrite(bfd, src, want, off);
-		}
+		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off);
 		r = n < 0 ? -errno : (int)n;
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
