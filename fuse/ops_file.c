@@ -29,6 +29,7 @@
 struct dutfs_fh {
 	int fd;
 	int buffered_fd;     /* -1 until needed; only for O_DIRECT fds; guarded by lock */
+	int direct_fd;       /* writeback twin of a buffered fd; -1 until needed, -2 refused; lock */
 	int flags;           /* flags the backing fd was opened with */
 	uint16_t trace_flags;
 	pthread_mutex_t lock;
@@ -59,10 +60,29 @@ static int fh_buffered(struct dutfs_fh *fh)
 	return fd;
 }
 
+/* The O_DIRECT twin of a buffered fd, for writeback writes; -1 if the backing refuses O_DIRECT. */
+static int fh_direct(struct dutfs_fh *fh)
+{
+	char pp[64];
+	int fd;
+
+	pthread_mutex_lock(&fh->lock);
+	if (fh->direct_fd == -1) {
+		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", fh->fd);
+		fd = open(pp, (fh->flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_DIRECT | O_CLOEXEC);
+		fh->direct_fd = fd < 0 ? -2 : fd;
+	}
+	fd = fh->direct_fd < 0 ? -1 : fh->direct_fd;
+	pthread_mutex_unlock(&fh->lock);
+	return fd;
+}
+
 static void fh_free(struct dutfs_fh *fh)
 {
 	if (fh->buffered_fd >= 0)
 		close(fh->buffered_fd);
+	if (fh->direct_fd >= 0)
+		close(fh->direct_fd);
 	pthread_mutex_destroy(&fh->lock);
 	free(fh);
 }
@@ -75,6 +95,7 @@ static struct dutfs_fh *fh_new(int fd, int flags)
 		return NULL;
 	fh->fd = fd;
 	fh->buffered_fd = -1;
+	fh->direct_fd = -1;
 	fh->flags = flags;
 	fh->trace_flags = (flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
 	pthread_mutex_init(&fh->lock, NULL);
@@ -274,30 +295,71 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 /*
+ * Where a write goes: the fd and the source (4 KiB aligned for an O_DIRECT
+ * fd, copied into the worker's buffer if libfuse's is not).  A writeback
+ * write of the device view goes to the file's O_DIRECT twin when its offset
+ * and length are 4 KiB multiples: the data is already in the mount's page
+ * cache, and a second copy into the backing file's page cache cost half the
+ * daemon's CPU during a data load (copy_folio_from_iter_atomic, and memory
+ * for a second cache).  Page tails at EOF and backings that refuse O_DIRECT
+ * (tmpfs) take the buffered fd.  Returns 0 or -ENOMEM.
+ */
+static int write_target(struct dutfs *fs, struct dutfs_fh *fh, bool writeback, const char *buf,
+			size_t size, off_t off, int *ret_fd, const void **ret_src)
+{
+	int fd = fh->fd;
+	bool direct = fh->flags & O_DIRECT;
+	const void *src = buf;
+
+	if (!direct && writeback && fs->view == DUTFS_VIEW_DEVICE &&
+	    !((uint64_t)off & 4095) && !(size & 4095)) {
+		int dfd = fh_direct(fh);
+
+		if (dfd >= 0) {
+			fd = dfd;
+			direct = true;
+		}
+	}
+	if (direct && ((uintptr_t)buf & 4095)) {
+		void *abuf = dutfs_thread_buf(fs, size);
+
+		if (!abuf)
+			return -ENOMEM;
+		memcpy(abuf, buf, size);
+		src = abuf;
+	}
+	*ret_fd = fd;
+	*ret_src = src;
+	return 0;
+}
+
+/*
  * pwrite to the backing file.  Buffered writes to one file take the file's
  * stripe of fs->write_locks first (see dutfs.h): the backing file system
  * serialises them anyway, and a sleeping waiter costs no CPU where a
  * spinning one costs a whole CPU.  O_DIRECT writes are not serialised: the
- * backing file system may run non-extending ones in parallel.
+ * backing file system may run non-extending ones in parallel.  An O_DIRECT
+ * write the backing refuses (EINVAL: alignment) is redone buffered.
  */
 static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
-			      const void *src, size_t size, off_t off)
+			      int fd, const void *src, size_t size, off_t off)
 {
-	pthread_mutex_t *lock = NULL;
+	pthread_mutex_t *lock = &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) %
+						 DUTFS_WRITE_LOCKS];
+	bool buffered = fd == fh->fd && !(fh->flags & O_DIRECT);
 	ssize_t n;
-	int bfd;
 
-	if (!(fh->flags & O_DIRECT))
-		lock = &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) % DUTFS_WRITE_LOCKS];
-	if (lock)
-		pthread_mutex_lock(lock);
-	n = pwrite(fh->fd, src, size, off);
-	if (lock)
-		pthread_mutex_unlock(lock);
-	if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
-		bfd = fh_buffered(fh);
-		n = bfd < 0 ? -1 : pwrite(bfd, src, size, off);
+	if (!buffered) {
+		n = pwrite(fd, src, size, off);
+		if (n >= 0 || errno != EINVAL)
+			return n;
+		fd = (fh->flags & O_DIRECT) ? fh_buffered(fh) : fh->fd;
+		if (fd < 0)
+			return -1;
 	}
+	pthread_mutex_lock(lock);
+	n = pwrite(fd, src, size, off);
+	pthread_mutex_unlock(lock);
 	return n;
 }
 
@@ -307,33 +369,29 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 	struct dutfs *fs = dutfs_of(req);
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
-	const void *src = buf;
+	const void *src;
 	uint16_t tflags;
 	ssize_t n;
-	int r;
+	int fd, r;
 
 	if (dutfs_is_ctl_ino(ino)) {
 		dutfs_ctl_write(req, ino, buf, size, off, fi);
 		return;
 	}
 	fh = fh_of(fi);
-	if ((fh->flags & O_DIRECT) && ((uintptr_t)buf & 4095)) {
-		void *abuf = dutfs_thread_buf(fs, size);
-
-		if (!abuf) {
-			fuse_reply_err(req, ENOMEM);
-			return;
-		}
-		memcpy(abuf, buf, size);
-		src = abuf;
+	r = write_target(fs, fh, fi->writepage, buf, size, off, &fd, &src);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
 	}
 	tflags = fh->trace_flags | (fi->writepage ? DUT_TRACE_F_WRITEBACK : 0);
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_WRITE, dutfs_inode(fs, ino), (uint64_t)off,
 			   (uint32_t)size, tflags);
 	if (!r) {
-		size_t want = io.xfer_len; /* < size: a short write injected by shaping */
+		/* < size: a short write injected by shaping (unaligned: redone buffered) */
+		size_t want = io.xfer_len;
 
-		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off);
+		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), fd, src, want, off);
 		r = n < 0 ? -errno : (int)n;
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
