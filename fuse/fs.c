@@ -39,13 +39,11 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	/*
 	 * Splice read (libfuse sets it when there is a write_buf): writeback
 	 * writes of the device view then reach the backing file without a
-	 * copy (dutfs_op_write_buf): ~0.5 ms less CPU per 1 MiB.  Every
-	 * other request costs more with it (a splice into the pipe, then a
-	 * read of the header back): ~16 us of CPU per 4 KiB O_DIRECT read here
-	 * (docs/bench-dutfs.md).  The syscall view's writes are small and come
-	 * from user pages the kernel copies anyway: off there.
-	 * SPLICE_WRITE/MOVE only matter for fuse_reply_data, which dutfs does
-	 * not use.
+	 * copy (dutfs_op_write_buf).  Every other request costs one more
+	 * syscall with it (splice, then read from the pipe), and the syscall
+	 * view's writes are small and come from user pages the kernel copies
+	 * anyway: off there.  SPLICE_WRITE/MOVE only matter for
+	 * fuse_reply_data, which dutfs does not use.
 	 */
 	if (fs->view == DUTFS_VIEW_DEVICE)
 		conn->want |= conn->capable & FUSE_CAP_SPLICE_READ;
