@@ -295,38 +295,31 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 /*
- * The O_DIRECT twin to use for a write, or -1.  A writeback write of the
- * device view goes to the file's O_DIRECT twin when its offset and length
- * are 4 KiB multiples: the data is already in the mount's page cache, and
- * a second copy into the backing file's page cache cost half the daemon's
- * CPU during a data load (copy_folio_from_iter_atomic, and memory for a
- * second cache).  Page tails at EOF and backings that refuse O_DIRECT
- * (tmpfs) take the buffered fd.
- */
-static int writeback_direct_fd(const struct dutfs *fs, struct dutfs_fh *fh, bool writeback,
-			       size_t size, off_t off)
-{
-	if ((fh->flags & O_DIRECT) || !writeback || fs->view != DUTFS_VIEW_DEVICE ||
-	    ((uint64_t)off & 4095) || (size & 4095))
-		return -1;
-	return fh_direct(fh);
-}
-
-/*
  * Where a write goes: the fd and the source (4 KiB aligned for an O_DIRECT
- * fd, copied into the worker's buffer if libfuse's is not).  Returns 0 or
- * -ENOMEM.
+ * fd, copied into the worker's buffer if libfuse's is not).  A writeback
+ * write of the device view goes to the file's O_DIRECT twin when its offset
+ * and length are 4 KiB multiples: the data is already in the mount's page
+ * cache, and a second copy into the backing file's page cache cost half the
+ * daemon's CPU during a data load (copy_folio_from_iter_atomic, and memory
+ * for a second cache).  Page tails at EOF and backings that refuse O_DIRECT
+ * (tmpfs) take the buffered fd.  Returns 0 or -ENOMEM.
  */
 static int write_target(struct dutfs *fs, struct dutfs_fh *fh, bool writeback, const char *buf,
 			size_t size, off_t off, int *ret_fd, const void **ret_src)
 {
-	int fd = writeback_direct_fd(fs, fh, writeback, size, off);
-	bool direct = fd >= 0 || (fh->flags & O_DIRECT);
+	int fd = fh->fd;
+	bool direct = fh->flags & O_DIRECT;
 	const void *src = buf;
 
-	if (fd < 0)
-		fd = fh->fd;
-	/* buf may be the worker's buffer itself (write_buf): it is aligned, no copy */
+	if (!direct && writeback && fs->view == DUTFS_VIEW_DEVICE &&
+	    !((uint64_t)off & 4095) && !(size & 4095)) {
+		int dfd = fh_direct(fh);
+
+		if (dfd >= 0) {
+			fd = dfd;
+			direct = true;
+		}
+	}
 	if (direct && ((uintptr_t)buf & 4095)) {
 		void *abuf = dutfs_thread_buf(fs, size);
 
@@ -400,132 +393,6 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 
 		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), fd, src, want, off);
 		r = n < 0 ? -errno : (int)n;
-	}
-	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
-}
-
-/*
- * Write data still in libfuse's pipe (splice read, device view) to an O_DIRECT
- * fd by splice: the kernel hands the mount's page-cache pages to the pipe and
- * from there to the backing device, with no copy in either step.  Returns the
- * bytes written; fewer than size when splice stopped early (errno set), and
- * then the rest is still in the pipe.
- */
-static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		loff_t pos = off + (off_t)done;
-		ssize_t n = splice(pipe_fd, NULL, fd, &pos, size - done, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	return done;
-}
-
-/* The rest of a request's data from the pipe into buf; 0 or -errno. */
-static int pipe_read_all(int pipe_fd, void *buf, size_t size)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = read(pipe_fd, (char *)buf + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * Tell libfuse the pipe is empty: after write_buf it closes and re-creates a
- * pipe whose buffer vector was not used up (three syscalls and a pipe resize
- * per request).
- */
-static void pipe_consumed(struct fuse_bufvec *bufv)
-{
-	bufv->idx = bufv->count;
-	bufv->off = 0;
-}
-
-/*
- * WRITE with libfuse's buffer vector.  Memory buffers (no splice: small
- * requests, the syscall view, no root to grow the pipe) go to
- * dutfs_op_write.  Pipe buffers go to the backing file by splice when the
- * write can go to the O_DIRECT twin (writeback_direct_fd); otherwise they are
- * read into the worker's buffer and go to dutfs_op_write too.  An O_DIRECT
- * splice the backing refuses (EINVAL before any byte) is redone buffered.
- */
-void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
-			struct fuse_file_info *fi)
-{
-	struct dutfs *fs = dutfs_of(req);
-	const struct fuse_buf *b = &bufv->buf[bufv->idx];
-	size_t size = fuse_buf_size(bufv) - bufv->off, done = 0;
-	struct dutfs_fh *fh = NULL;
-	struct dutfs_io io;
-	void *mem;
-	int dfd = -1, r;
-
-	if (bufv->count != 1 || !(b->flags & FUSE_BUF_IS_FD)) {
-		if (bufv->count != 1) {
-			fuse_reply_err(req, EIO); /* libfuse 3.14 passes one buffer */
-			return;
-		}
-		dutfs_op_write(req, ino, (const char *)b->mem + bufv->off, size, off, fi);
-		return;
-	}
-	if (!dutfs_is_ctl_ino(ino)) {
-		fh = fh_of(fi);
-		dfd = writeback_direct_fd(fs, fh, fi->writepage, size, off);
-	}
-	if (dfd < 0) {
-		mem = dutfs_thread_buf(fs, size);
-		r = mem ? pipe_read_all(b->fd, mem, size) : -ENOMEM;
-		if (r < 0) {
-			fuse_reply_err(req, -r);
-			return;
-		}
-		pipe_consumed(bufv);
-		dutfs_op_write(req, ino, mem, size, off, fi);
-		return;
-	}
-	r = dutfs_io_begin(fs, req, &io, DUT_OP_WRITE, dutfs_inode(fs, ino), (uint64_t)off,
-			   (uint32_t)size, fh->trace_flags | DUT_TRACE_F_WRITEBACK);
-	if (!r) {
-		size_t want = io.xfer_len; /* < size: a short write injected by shaping */
-
-		done = splice_to(b->fd, dfd, want, off);
-		if (done < want && errno != EINVAL) {
-			r = done ? 0 : -errno; /* a short write, or the backing's error */
-		} else if (done < want) {
-			/* refused by O_DIRECT: the rest through memory and the buffered fd */
-			mem = dutfs_thread_buf(fs, want - done);
-			r = mem ? pipe_read_all(b->fd, mem, want - done) : -ENOMEM;
-			if (!r) {
-				ssize_t n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), fh->fd, mem,
-							   want - done, off + (off_t)done);
-
-				r = n < 0 ? -errno : 0;
-				done += n > 0 ? (size_t)n : 0;
-			}
-		}
-		if (!r || done)
-			r = (int)done;
-		/* what is left (a short write) libfuse drains by re-creating the pipe */
-		if (done == size)
-			pipe_consumed(bufv);
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
 }
