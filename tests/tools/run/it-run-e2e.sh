@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # dutlab run end to end: two filesystems on an image file x a 10 s OLTP run
 # at scale 1 give a complete run directory (manifest status complete, one
-# result document per step, a trace, a relation map, the server log), and
+# result document per step, a trace, a relation map, the server log), a
+# report with charts that are non-empty PNG files, a compare table, and
 # nothing stays mounted, attached or running.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/it-lib.sh"
@@ -76,6 +77,27 @@ done
 [ -s "$run/run.log" ] && grep -q "rw (oltp-run): ok" "$run/run.log" || fail "run.log has no progress lines"
 [ -s "$run/experiment.ini" ] || fail "experiment.ini missing"
 [ "$(jq -r '.configs[1].filesystem' "$m")" = "$fs2" ] || fail "configuration 1 is not $fs2"
+# the report dutlab run wrote at the end: Markdown, HTML, PNG charts
+[ -s "$run/report.md" ] && [ -s "$run/report.html" ] || fail "no report.md/report.html in $run"
+if command -v gnuplot >/dev/null; then
+	n=0
+	for png in "$run"/charts/*.png; do
+		[ -f "$png" ] || continue
+		[ "$(stat -c %s "$png")" -gt 1024 ] || fail "$png is smaller than 1 KiB"
+		[ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$png is not a PNG"
+		grep -q "charts/$(basename "$png")" "$run/report.html" || fail "report.html does not show $(basename "$png")"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ] || fail "only $n charts in $run/charts"
+	echo "report: $n PNG charts"
+else
+	grep -q "gnuplot-nox" "$run/report.md" || fail "no charts and no word on gnuplot in report.md"
+fi
+# compare: one column per configuration, with a ratio against the first
+"$DUTLAB" compare "$run" --step rw >"$WORK/cmp.txt" 2>&1 || fail "dutlab compare $run failed: $(head -3 "$WORK/cmp.txt")"
+cat "$WORK/cmp.txt"
+grep -q "ext4-ordered" "$WORK/cmp.txt" && grep -q "$fs2" "$WORK/cmp.txt" || fail "compare does not name both configurations"
+grep -qE "tps.*[0-9.]+x" "$WORK/cmp.txt" || fail "compare has no tps ratio"
 it_leftovers "$run" || fail "the run left something behind"
 [ ! -e "$WORK/disk.img" ] || fail "the image the run created is still there"
 echo "PASS: two configurations complete in $run"
