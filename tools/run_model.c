@@ -196,6 +196,33 @@ static int parse_step(const struct mctx *x, json_object *o, const char *path, st
 	return 0;
 }
 
+/* artifacts "trace-<target>": the traces of the other mounts */
+static int parse_more_traces(const struct mctx *x, json_object *art, const char *path, struct run_rep *rp)
+{
+	size_t n = 0;
+	int r;
+
+	json_object_object_foreach(art, key, val) {
+		(void)val;
+		n += strncmp(key, "trace-", 6) == 0;
+	}
+	if (n == 0)
+		return 0;
+	rp->more_traces = calloc(n, sizeof(*rp->more_traces));
+	rp->more_io = calloc(n, sizeof(*rp->more_io));
+	if (!rp->more_traces || !rp->more_io)
+		return -ENOMEM;
+	json_object_object_foreach(art, k2, v2) {
+		(void)v2;
+		if (strncmp(k2, "trace-", 6) != 0)
+			continue;
+		if ((r = get_path(x, art, path, k2, true, &rp->more_traces[rp->nmore])) < 0)
+			return r;
+		rp->nmore++;
+	}
+	return 0;
+}
+
 static int parse_rep(const struct mctx *x, json_object *o, const char *path, struct run_rep *rp)
 {
 	json_object *steps, *art;
@@ -215,7 +242,8 @@ static int parse_rep(const struct mctx *x, json_object *o, const char *path, str
 	if (art) {
 		pathf(p, sizeof(p), "%s.artifacts", path);
 		if ((r = get_path(x, art, p, "trace", false, &rp->trace)) < 0 ||
-		    (r = get_path(x, art, p, "relmap", false, &rp->relmap)) < 0)
+		    (r = get_path(x, art, p, "relmap", false, &rp->relmap)) < 0 ||
+		    (r = parse_more_traces(x, art, p, rp)) < 0)
 			return r;
 	}
 	rp->nsteps = steps ? json_object_array_length(steps) : 0;
@@ -394,6 +422,12 @@ static void free_rep(struct run_rep *rp)
 	free(rp->trace);
 	free(rp->relmap);
 	report_free(rp->io);
+	for (size_t i = 0; i < rp->nmore; i++) {
+		free(rp->more_traces[i]);
+		report_free(rp->more_io[i]);
+	}
+	free(rp->more_traces);
+	free(rp->more_io);
 }
 
 void run_model_free(struct run_model *m)

@@ -51,6 +51,11 @@ struct run_rep {
 	char *trace, *relmap;      /* artifacts, relative to dir; NULL when absent */
 	struct report *io;         /* the trace summarised; NULL when not loaded */
 	bool io_has_relmap;
+	/* the traces of the other dutfs mounts (artifacts "trace-<target>":
+	 * tablespaces, WAL, standby), and their summaries (NULL when not loaded) */
+	char **more_traces;
+	struct report **more_io;
+	size_t nmore;
 };
 
 struct run_config {

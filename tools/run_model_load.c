@@ -42,32 +42,46 @@ static void load_docs(struct run_model *m, const struct run_rep *rp)
 	}
 }
 
-/* The trace of one rep, summarised (with the rep's relation map when it has one). */
-static void load_trace(struct run_model *m, struct run_rep *rp)
+/* One trace file of a rep, summarised into *ret (NULL when it cannot be read). */
+static void load_one_trace(struct run_model *m, const struct run_rep *rp, const char *name,
+			   const struct relmap *rm, struct report **ret)
 {
 	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
-	_cleanup_(relmap_freep) struct relmap *rm = NULL;
 	struct dut_error err = { { 0 } };
 	char p[4096];
 	int r;
 
-	if (!rp->trace)
-		return;
-	if (rp->relmap) {
-		snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, rp->relmap);
-		if (relmap_load(p, &rm, &err) < 0)
-			run_model_note(m, "%s not used (relation kinds unknown): %s", p, err.msg);
-	}
-	snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, rp->trace);
+	snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, name);
 	if (dut_trace_load(p, &t, &err) < 0) {
 		run_model_note(m, "%s not used: %s", p, err.msg);
 		return;
 	}
 	if (t->truncated)
 		run_model_note(m, "%s: %s (the report uses what was written)", p, err.msg);
-	r = report_build(t, rm, &rp->io);
+	r = report_build(t, rm, ret);
 	if (r < 0)
 		run_model_note(m, "%s not used: %s", p, strerror(-r));
+}
+
+/* The traces of one rep (the data directory's mount and the others),
+ * summarised with the rep's relation map when it has one. */
+static void load_trace(struct run_model *m, struct run_rep *rp)
+{
+	_cleanup_(relmap_freep) struct relmap *rm = NULL;
+	struct dut_error err = { { 0 } };
+	char p[4096];
+
+	if (!rp->trace && rp->nmore == 0)
+		return;
+	if (rp->relmap) {
+		snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, rp->relmap);
+		if (relmap_load(p, &rm, &err) < 0)
+			run_model_note(m, "%s not used (relation kinds unknown): %s", p, err.msg);
+	}
+	if (rp->trace)
+		load_one_trace(m, rp, rp->trace, rm, &rp->io);
+	for (size_t i = 0; i < rp->nmore; i++)
+		load_one_trace(m, rp, rp->more_traces[i], rm, &rp->more_io[i]);
 	rp->io_has_relmap = rm != NULL;
 }
 

@@ -212,18 +212,23 @@ void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_
 		const struct run_rep *rp = &c->reps[r];
 		bool found = false;
 
-		if (!rp->io || !rp->io->nphases)
-			continue;
-		/* phases[0] is the whole trace; then one per marker (a repeated marker, several) */
-		for (size_t p = phase ? 1 : 0; p < (phase ? rp->io->nphases : 1); p++) {
-			const struct rep_phase *ph = &rp->io->phases[p];
+		/* the data directory's trace, then the other mounts' (tablespaces, WAL) */
+		for (size_t t = 0; t <= rp->nmore; t++) {
+			const struct report *io = t == 0 ? rp->io : rp->more_io[t - 1];
 
-			if (phase && strcmp(ph->name, phase) != 0)
+			if (!io || !io->nphases)
 				continue;
-			found = true;
-			for (int k = 0; k < RC_COUNT; k++)
-				add_class(&mix.cls[k], &ph->cls[k]);
-			add_class(&mix.total, &ph->total);
+			/* phases[0] is the whole trace; then one per marker (a repeated marker, several) */
+			for (size_t p = phase ? 1 : 0; p < (phase ? io->nphases : 1); p++) {
+				const struct rep_phase *ph = &io->phases[p];
+
+				if (phase && strcmp(ph->name, phase) != 0)
+					continue;
+				found = true;
+				for (int k = 0; k < RC_COUNT; k++)
+					add_class(&mix.cls[k], &ph->cls[k]);
+				add_class(&mix.total, &ph->total);
+			}
 		}
 		mix.ntraced += found;
 		mix.nrelmap += found && rp->io_has_relmap;

@@ -82,6 +82,35 @@ struct bad_manifest {
 	const char *msg;          /* the whole error message */
 };
 
+/* the traces of the other mounts: artifacts "trace-<target>" */
+static void test_manifest_more_traces(void)
+{
+	static const char text[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c\","
+		"\"status\":\"complete\",\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\","
+		"\"artifacts\":{\"trace\":\"trace.dtr\",\"trace-slow\":\"trace-slow.dtr\","
+		"\"stats-slow\":\"dutfs-stats-slow.json\",\"trace-wal\":\"trace-wal.dtr\"}}]}]}";
+	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	struct dut_error err = { { 0 } };
+	const struct run_rep *rp;
+	int r = run_manifest_parse(text, strlen(text), "m.json", &m, &err);
+
+	CU_CHECK(r == 0, "refused: %s", err.msg);
+	if (r)
+		return;
+	rp = &m->configs[0].reps[0];
+	CU_CHECK(strcmp(rp->trace, "trace.dtr") == 0, "trace");
+	CU_CHECK(rp->nmore == 2, "nmore %zu", rp->nmore);
+	CU_CHECK(rp->nmore == 2 && strcmp(rp->more_traces[0], "trace-slow.dtr") == 0 &&
+		 strcmp(rp->more_traces[1], "trace-wal.dtr") == 0, "more traces in manifest order");
+	/* an absolute path is refused like any artifact */
+	static const char bad[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c\","
+		"\"status\":\"complete\",\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\","
+		"\"artifacts\":{\"trace-slow\":\"/etc/passwd\"}}]}]}";
+	_cleanup_(run_model_freep) struct run_model *m2 = NULL;
+
+	CU_CHECK(run_manifest_parse(bad, strlen(bad), "m.json", &m2, &err) < 0, "absolute trace-slow accepted");
+}
+
 static const struct bad_manifest bad_manifests[] = {
 	{ "not json", "{\"schema\":", "m.json: not valid JSON at byte 10: unexpected end of the file" },
 	/* byte 102 is the "x" */
@@ -721,6 +750,7 @@ static void test_report_doc_interrupted(void)
 
 static const struct cu_test tests[] = {
 	{ "manifest_good", test_manifest_good },
+	{ "manifest_more_traces", test_manifest_more_traces },
 	{ "manifest_broken_names_file_and_member", test_manifest_broken },
 	{ "load_missing_dir", test_load_missing_dir },
 	{ "load_oltp_fixture", test_load_oltp_fixture },
