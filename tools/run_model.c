@@ -216,9 +216,10 @@ static int parse_more_traces(const struct mctx *x, json_object *art, const char 
 		(void)v2;
 		if (strncmp(k2, "trace-", 6) != 0)
 			continue;
-		if ((r = get_path(x, art, path, k2, true, &rp->more_traces[rp->nmore])) < 0)
+		/* counted before the check: a refused path is freed with the rep */
+		r = get_path(x, art, path, k2, true, &rp->more_traces[rp->nmore++]);
+		if (r < 0)
 			return r;
-		rp->nmore++;
 	}
 	return 0;
 }
