@@ -74,6 +74,7 @@ else
 fi
 
 # --- identify, JSON result document ---
+echo "step: identify --json"
 if dutprobe identify /dev/nvme0n2 --json /tmp/id2.json 2>/tmp/json.err; then
 	expect /tmp/id2.json '"lba_bytes": *4096' "JSON: lba_bytes is not 4096"
 	expect /tmp/id2.json '"model": *"QEMU NVMe Ctrl"' "JSON: model missing"
@@ -88,6 +89,7 @@ dutprobe --help >/tmp/help.txt 2>&1
 has() { grep -Eq "^ +$1( |\$)" /tmp/help.txt; }
 if has trim; then
 	RAN="$RAN trim"
+	echo "step: trim"
 	# 1 MiB of 0xab, discard it, read it back: QEMU with discard=unmap
 	# deallocates and reads zeroes (DLFEAT = 1)
 	dd if=/dev/zero bs=65536 count=16 2>/dev/null | tr '\000' '\253' |
@@ -106,6 +108,7 @@ fi
 for cmd in bench slc; do
 	if has $cmd; then
 		RAN="$RAN $cmd"
+		echo "step: $cmd --quick"
 		if ! dutprobe $cmd --quick --destructive /dev/nvme0n1 >/tmp/$cmd.txt 2>&1; then
 			tail -20 /tmp/$cmd.txt
 			fail "dutprobe $cmd --quick exited non-zero"

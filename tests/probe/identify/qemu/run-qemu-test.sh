@@ -101,32 +101,45 @@ printf 'SERIAL=%s\n' "$SERIAL" > "$R"/etc/dutprobe-test.conf
 (cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK"/initramfs.gz
 
 # --- drives: sparse images, discard passed to the image (discard=unmap) ---
-truncate -s 320M "$WORK"/ns1.img
-truncate -s 64M "$WORK"/ns2.img
-
 LOG=$WORK/serial.log
-echo "booting $(basename "$KERNEL") under QEMU TCG (timeout ${TIMEOUT}s), dutprobe = $DUTPROBE"
-timeout --kill-after=10 "$TIMEOUT" "$QEMU" \
-	-accel tcg -cpu max -m 512 -smp 1 -M q35 \
-	-nographic -no-reboot -nic none -monitor none -serial "file:$LOG" \
-	-kernel "$KERNEL" -initrd "$WORK"/initramfs.gz \
-	-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3" \
-	-drive file="$WORK"/ns1.img,id=d1,format=raw,if=none,discard=unmap \
-	-drive file="$WORK"/ns2.img,id=d2,format=raw,if=none,discard=unmap \
-	-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1 \
-	-device nvme,id=c0,serial=$SERIAL,bus=rp0 \
-	-device nvme-ns,drive=d1,bus=c0,nsid=1 \
-	-device nvme-ns,drive=d2,bus=c0,nsid=2,logical_block_size=4096,physical_block_size=4096 \
-	</dev/null >"$WORK"/qemu.out 2>&1 &
-QEMU_PID=$!
-wait $QEMU_PID && rc=0 || rc=$?
-QEMU_PID=
+boot() {
+	rm -f "$WORK"/ns1.img "$WORK"/ns2.img "$LOG"
+	truncate -s 320M "$WORK"/ns1.img
+	truncate -s 64M "$WORK"/ns2.img
+	echo "booting $(basename "$KERNEL") under QEMU TCG (timeout ${TIMEOUT}s), dutprobe = $DUTPROBE"
+	timeout --kill-after=10 "$TIMEOUT" "$QEMU" \
+		-accel tcg -cpu max -m 512 -smp 1 -M q35 \
+		-nographic -no-reboot -nic none -monitor none -serial "file:$LOG" \
+		-kernel "$KERNEL" -initrd "$WORK"/initramfs.gz \
+		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3" \
+		-drive file="$WORK"/ns1.img,id=d1,format=raw,if=none,discard=unmap \
+		-drive file="$WORK"/ns2.img,id=d2,format=raw,if=none,discard=unmap \
+		-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1,slot=1 \
+		-device nvme,id=c0,serial=$SERIAL,bus=rp0 \
+		-device nvme-ns,drive=d1,bus=c0,nsid=1 \
+		-device nvme-ns,drive=d2,bus=c0,nsid=2,logical_block_size=4096,physical_block_size=4096 \
+		</dev/null >"$WORK"/qemu.out 2>&1 &
+	QEMU_PID=$!
+	wait $QEMU_PID && rc=0 || rc=$?
+	QEMU_PID=
+	# the guest's own output, without the kernel's boot noise
+	sed -n '/DUTPROBE-GUEST-BEGIN/,/^DUTPROBE-QEMU:/p' "$LOG" | tr -d '\r'
+}
 
-# the guest's own output, without the kernel's boot noise
-sed -n '/DUTPROBE-GUEST-BEGIN/,/^DUTPROBE-QEMU:/p' "$LOG" | tr -d '\r'
+# One guest in about ten has hung under TCG after identify (seen once,
+# 2026-11-30, not reproduced in the runs since; the guest now prints each
+# step, so the next hang names it).  A hang gets one more boot, said
+# loudly; a second hang, or any failure, fails the test.
+boot
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	tail -20 "$LOG"
-	die "QEMU did not finish within ${TIMEOUT}s"
+	last=$(tr -d '\r' < "$LOG" | grep '^step: ' | tail -1 || true)
+	echo "WARNING: the guest did not finish within ${TIMEOUT}s (last: ${last:-before the first step}); booting once more"
+	boot
+fi
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	tail -20 "$LOG"
+	die "QEMU did not finish within ${TIMEOUT}s, twice"
 fi
 verdict=$(tr -d '\r' < "$LOG" | grep '^DUTPROBE-QEMU: ' | tail -1 || true)
 case "$verdict" in
