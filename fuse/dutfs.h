@@ -186,6 +186,9 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi);
 void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi);
+/* WRITE with the data possibly still in libfuse's pipe (splice read, device view) */
+void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+			struct fuse_file_info *fi);
 void dutfs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void dutfs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void dutfs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);

@@ -29,7 +29,6 @@
 struct dutfs_fh {
 	int fd;
 	int buffered_fd;     /* -1 until needed; only for O_DIRECT fds; guarded by lock */
-	int direct_fd;       /* writeback twin of a buffered fd; -1 until needed, -2 refused; lock */
 	int flags;           /* flags the backing fd was opened with */
 	uint16_t trace_flags;
 	pthread_mutex_t lock;
@@ -60,29 +59,10 @@ static int fh_buffered(struct dutfs_fh *fh)
 	return fd;
 }
 
-/* The O_DIRECT twin of a buffered fd, for writeback writes; -1 if the backing refuses O_DIRECT. */
-static int fh_direct(struct dutfs_fh *fh)
-{
-	char pp[64];
-	int fd;
-
-	pthread_mutex_lock(&fh->lock);
-	if (fh->direct_fd == -1) {
-		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", fh->fd);
-		fd = open(pp, (fh->flags & ~(O_TRUNC | O_CREAT | O_EXCL)) | O_DIRECT | O_CLOEXEC);
-		fh->direct_fd = fd < 0 ? -2 : fd;
-	}
-	fd = fh->direct_fd < 0 ? -1 : fh->direct_fd;
-	pthread_mutex_unlock(&fh->lock);
-	return fd;
-}
-
 static void fh_free(struct dutfs_fh *fh)
 {
 	if (fh->buffered_fd >= 0)
 		close(fh->buffered_fd);
-	if (fh->direct_fd >= 0)
-		close(fh->direct_fd);
 	pthread_mutex_destroy(&fh->lock);
 	free(fh);
 }
@@ -95,7 +75,6 @@ static struct dutfs_fh *fh_new(int fd, int flags)
 		return NULL;
 	fh->fd = fd;
 	fh->buffered_fd = -1;
-	fh->direct_fd = -1;
 	fh->flags = flags;
 	fh->trace_flags = (flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
 	pthread_mutex_init(&fh->lock, NULL);
@@ -296,31 +275,16 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 /*
  * Where a write goes: the fd and the source (4 KiB aligned for an O_DIRECT
- * fd, copied into the worker's buffer if libfuse's is not).  A writeback
- * write of the device view goes to the file's O_DIRECT twin when its offset
- * and length are 4 KiB multiples: the data is already in the mount's page
- * cache, and a second copy into the backing file's page cache cost half the
- * daemon's CPU during a data load (copy_folio_from_iter_atomic, and memory
- * for a second cache).  Page tails at EOF and backings that refuse O_DIRECT
- * (tmpfs) take the buffered fd.  Returns 0 or -ENOMEM.
+ * fd, copied into the worker's buffer if libfuse's is not).  Returns 0 or
+ * -ENOMEM.
  */
-static int write_target(struct dutfs *fs, struct dutfs_fh *fh, bool writeback, const char *buf,
-			size_t size, off_t off, int *ret_fd, const void **ret_src)
+static int write_target(struct dutfs *fs, struct dutfs_fh *fh, const char *buf, size_t size,
+			const void **ret_src)
 {
-	int fd = fh->fd;
-	bool direct = fh->flags & O_DIRECT;
 	const void *src = buf;
 
-	if (!direct && writeback && fs->view == DUTFS_VIEW_DEVICE &&
-	    !((uint64_t)off & 4095) && !(size & 4095)) {
-		int dfd = fh_direct(fh);
-
-		if (dfd >= 0) {
-			fd = dfd;
-			direct = true;
-		}
-	}
-	if (direct && ((uintptr_t)buf & 4095)) {
+	/* buf may be the worker's buffer itself (write_buf): it is aligned, no copy */
+	if ((fh->flags & O_DIRECT) && ((uintptr_t)buf & 4095)) {
 		void *abuf = dutfs_thread_buf(fs, size);
 
 		if (!abuf)
@@ -328,32 +292,36 @@ static int write_target(struct dutfs *fs, struct dutfs_fh *fh, bool writeback, c
 		memcpy(abuf, buf, size);
 		src = abuf;
 	}
-	*ret_fd = fd;
 	*ret_src = src;
 	return 0;
 }
 
+/* The stripe of fs->write_locks that serialises buffered writes to a file (see dutfs.h). */
+static pthread_mutex_t *write_lock(struct dutfs *fs, const struct dutfs_inode *in)
+{
+	return &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) % DUTFS_WRITE_LOCKS];
+}
+
 /*
  * pwrite to the backing file.  Buffered writes to one file take the file's
- * stripe of fs->write_locks first (see dutfs.h): the backing file system
- * serialises them anyway, and a sleeping waiter costs no CPU where a
- * spinning one costs a whole CPU.  O_DIRECT writes are not serialised: the
- * backing file system may run non-extending ones in parallel.  An O_DIRECT
- * write the backing refuses (EINVAL: alignment) is redone buffered.
+ * write lock first: the backing file system serialises them anyway, and a
+ * sleeping waiter costs no CPU where a spinning one costs a whole CPU.
+ * O_DIRECT writes are not serialised: the backing file system may run
+ * non-extending ones in parallel.  An O_DIRECT write the backing refuses
+ * (EINVAL: alignment) is redone on the buffered twin.
  */
 static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
-			      int fd, const void *src, size_t size, off_t off)
+			      const void *src, size_t size, off_t off)
 {
-	pthread_mutex_t *lock = &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) %
-						 DUTFS_WRITE_LOCKS];
-	bool buffered = fd == fh->fd && !(fh->flags & O_DIRECT);
+	pthread_mutex_t *lock = write_lock(fs, in);
+	int fd = fh->fd;
 	ssize_t n;
 
-	if (!buffered) {
+	if (fh->flags & O_DIRECT) {
 		n = pwrite(fd, src, size, off);
 		if (n >= 0 || errno != EINVAL)
 			return n;
-		fd = (fh->flags & O_DIRECT) ? fh_buffered(fh) : fh->fd;
+		fd = fh_buffered(fh);
 		if (fd < 0)
 			return -1;
 	}
@@ -372,14 +340,14 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 	const void *src;
 	uint16_t tflags;
 	ssize_t n;
-	int fd, r;
+	int r;
 
 	if (dutfs_is_ctl_ino(ino)) {
 		dutfs_ctl_write(req, ino, buf, size, off, fi);
 		return;
 	}
 	fh = fh_of(fi);
-	r = write_target(fs, fh, fi->writepage, buf, size, off, &fd, &src);
+	r = write_target(fs, fh, buf, size, &src);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
@@ -391,8 +359,151 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		/* < size: a short write injected by shaping (unaligned: redone buffered) */
 		size_t want = io.xfer_len;
 
-		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), fd, src, want, off);
+		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off);
 		r = n < 0 ? -errno : (int)n;
+	}
+	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
+}
+
+/*
+ * Move up to size bytes of a request's data from libfuse's pipe into fd at
+ * off by splice.  The kernel put references to the mount's page-cache pages
+ * in the pipe (no copy), and splice copies them once into the backing file's
+ * page cache: one copy instead of two (/dev/fuse into libfuse's buffer, then
+ * pwrite).  Returns the bytes moved; fewer than size when splice stopped
+ * early (errno set), and then the rest is still in the pipe.
+ */
+static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		loff_t pos = off + (off_t)done;
+		ssize_t n = splice(pipe_fd, NULL, fd, &pos, size - done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/* The rest of a request's data from the pipe into buf; 0 or -errno. */
+static int pipe_read_all(int pipe_fd, void *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = read(pipe_fd, (char *)buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Tell libfuse the pipe is empty: after write_buf it closes and re-creates a
+ * pipe whose buffer vector was not used up (three syscalls and a pipe resize
+ * per request).
+ */
+static void pipe_consumed(struct fuse_bufvec *bufv)
+{
+	bufv->idx = bufv->count;
+	bufv->off = 0;
+}
+
+/*
+ * Write a request whose data is in libfuse's pipe to the buffered backing fd
+ * by splice, under the file's write lock.  A backing that cannot splice
+ * (EINVAL before any byte: no splice_write) gets the rest through memory and
+ * pwrite.  Returns the bytes written or -errno; *consumed tells whether the
+ * pipe was emptied.
+ */
+static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
+			int pipe_fd, size_t size, off_t off, bool *consumed)
+{
+	pthread_mutex_t *lock = write_lock(fs, in);
+	size_t done;
+	void *mem;
+	int r = 0;
+
+	pthread_mutex_lock(lock);
+	done = splice_to(pipe_fd, fh->fd, size, off);
+	pthread_mutex_unlock(lock);
+	if (done < size && errno == EINVAL && !done) {
+		mem = dutfs_thread_buf(fs, size);
+		r = mem ? pipe_read_all(pipe_fd, mem, size) : -ENOMEM;
+		if (!r) {
+			ssize_t n = backing_pwrite(fs, fh, in, mem, size, off);
+
+			r = n < 0 ? -errno : 0;
+			done = n > 0 ? (size_t)n : 0;
+		}
+	} else if (done < size && !done) {
+		r = -errno;
+	}
+	/* what is left (a short write) libfuse drains by re-creating the pipe */
+	*consumed = done == size;
+	return done ? (int)done : r;
+}
+
+/*
+ * WRITE with libfuse's buffer vector (splice read: the device view).  Memory
+ * buffers (small requests, or libfuse could not size its pipe) go to
+ * dutfs_op_write.  Pipe buffers for a buffered backing fd (writeback, and
+ * every write of the device view that is not O_DIRECT) go to the backing
+ * file by splice; the rest (O_DIRECT files, the control file) is read into
+ * the worker's buffer and goes to dutfs_op_write too.
+ */
+void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct dutfs *fs = dutfs_of(req);
+	const struct fuse_buf *b = &bufv->buf[bufv->idx];
+	size_t size = fuse_buf_size(bufv) - bufv->off;
+	struct dutfs_fh *fh;
+	struct dutfs_io io;
+	bool consumed = false;
+	void *mem;
+	int r;
+
+	if (bufv->count != 1) {
+		fuse_reply_err(req, EIO); /* libfuse 3.14 passes one buffer */
+		return;
+	}
+	if (!(b->flags & FUSE_BUF_IS_FD)) {
+		dutfs_op_write(req, ino, (const char *)b->mem + bufv->off, size, off, fi);
+		return;
+	}
+	fh = dutfs_is_ctl_ino(ino) ? NULL : fh_of(fi);
+	if (!fh || (fh->flags & O_DIRECT)) {
+		mem = dutfs_thread_buf(fs, size);
+		r = mem ? pipe_read_all(b->fd, mem, size) : -ENOMEM;
+		if (r < 0) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+		pipe_consumed(bufv);
+		dutfs_op_write(req, ino, mem, size, off, fi);
+		return;
+	}
+	r = dutfs_io_begin(fs, req, &io, DUT_OP_WRITE, dutfs_inode(fs, ino), (uint64_t)off,
+			   (uint32_t)size,
+			   fh->trace_flags | (fi->writepage ? DUT_TRACE_F_WRITEBACK : 0));
+	if (!r) {
+		/* io.xfer_len < size: a short write injected by shaping */
+		r = splice_write(fs, fh, dutfs_inode(fs, ino), b->fd, io.xfer_len, off, &consumed);
+		if (consumed && io.xfer_len == size)
+			pipe_consumed(bufv);
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
 }
