@@ -109,6 +109,7 @@ struct dutfs {
 	 */
 	_Atomic uint64_t file_generation;
 	pthread_mutex_t write_locks[DUTFS_WRITE_LOCKS]; /* leaves: taken with no other lock held */
+	_Atomic bool no_splice_write; /* the backing refused splice once: write through memory */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)

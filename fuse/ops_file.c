@@ -302,33 +302,66 @@ static pthread_mutex_t *write_lock(struct dutfs *fs, const struct dutfs_inode *i
 	return &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) % DUTFS_WRITE_LOCKS];
 }
 
+/* pwrite all of size bytes, or stop at the first error; returns the bytes written. */
+static size_t pwrite_all(int fd, const void *src, size_t size, off_t off, int *err)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = pwrite(fd, (const char *)src + done, size - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = n < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/*
+ * A write that stopped early: the bytes written, or -err.  The kernel
+ * ignores the count of a writeback write (fuse_writepage_end), so a short
+ * reply would drop the tail silently: writeback gets the error, which then
+ * reaches fsync and close.  Other writes get the short count, as pwrite does.
+ */
+static ssize_t write_result(size_t done, size_t size, int err, bool writeback)
+{
+	if (done == size || (done && !writeback))
+		return (ssize_t)done;
+	return -err;
+}
+
 /*
  * pwrite to the backing file.  Buffered writes to one file take the file's
  * write lock first: the backing file system serialises them anyway, and a
  * sleeping waiter costs no CPU where a spinning one costs a whole CPU.
  * O_DIRECT writes are not serialised: the backing file system may run
  * non-extending ones in parallel.  An O_DIRECT write the backing refuses
- * (EINVAL: alignment) is redone on the buffered twin.
+ * (EINVAL: alignment) is redone on the buffered twin.  Returns the bytes
+ * written or -errno (write_result).
  */
 static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
-			      const void *src, size_t size, off_t off)
+			      const void *src, size_t size, off_t off, bool writeback)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
-	int fd = fh->fd;
-	ssize_t n;
+	int fd = fh->fd, err = 0;
+	size_t done;
 
 	if (fh->flags & O_DIRECT) {
-		n = pwrite(fd, src, size, off);
-		if (n >= 0 || errno != EINVAL)
-			return n;
+		done = pwrite_all(fd, src, size, off, &err);
+		if (done || err != EINVAL)
+			return write_result(done, size, err, writeback);
 		fd = fh_buffered(fh);
 		if (fd < 0)
-			return -1;
+			return -errno;
 	}
 	pthread_mutex_lock(lock);
-	n = pwrite(fd, src, size, off);
+	done = pwrite_all(fd, src, size, off, &err);
 	pthread_mutex_unlock(lock);
-	return n;
+	return write_result(done, size, err, writeback);
 }
 
 void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -359,8 +392,8 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		/* < size: a short write injected by shaping (unaligned: redone buffered) */
 		size_t want = io.xfer_len;
 
-		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off);
-		r = n < 0 ? -errno : (int)n;
+		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off, fi->writepage);
+		r = (int)n;
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
 }
@@ -371,9 +404,9 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
  * in the pipe (no copy), and splice copies them once into the backing file's
  * page cache: one copy instead of two (/dev/fuse into libfuse's buffer, then
  * pwrite).  Returns the bytes moved; fewer than size when splice stopped
- * early (errno set), and then the rest is still in the pipe.
+ * early (*err set), and then the rest is still in the pipe.
  */
-static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off)
+static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off, int *err)
 {
 	size_t done = 0;
 
@@ -384,8 +417,7 @@ static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
+			*err = n < 0 ? errno : EIO;
 			break;
 		}
 		done += (size_t)n;
@@ -424,36 +456,37 @@ static void pipe_consumed(struct fuse_bufvec *bufv)
 /*
  * Write a request whose data is in libfuse's pipe to the buffered backing fd
  * by splice, under the file's write lock.  A backing that cannot splice
- * (EINVAL before any byte: no splice_write) gets the rest through memory and
- * pwrite.  Returns the bytes written or -errno; *consumed tells whether the
- * pipe was emptied.
+ * (EINVAL before any byte: no splice_write) gets this request and every later
+ * one through memory and pwrite.  Returns the bytes written or -errno
+ * (write_result); *consumed tells whether the pipe was emptied.
  */
 static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
-			int pipe_fd, size_t size, off_t off, bool *consumed)
+			int pipe_fd, size_t size, off_t off, bool writeback, bool *consumed)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
-	size_t done;
+	size_t done = 0;
+	ssize_t n;
 	void *mem;
-	int r = 0;
+	int err = 0, r;
 
-	pthread_mutex_lock(lock);
-	done = splice_to(pipe_fd, fh->fd, size, off);
-	pthread_mutex_unlock(lock);
-	if (done < size && errno == EINVAL && !done) {
-		mem = dutfs_thread_buf(fs, size);
-		r = mem ? pipe_read_all(pipe_fd, mem, size) : -ENOMEM;
-		if (!r) {
-			ssize_t n = backing_pwrite(fs, fh, in, mem, size, off);
-
-			r = n < 0 ? -errno : 0;
-			done = n > 0 ? (size_t)n : 0;
+	if (!fs->no_splice_write) {
+		pthread_mutex_lock(lock);
+		done = splice_to(pipe_fd, fh->fd, size, off, &err);
+		pthread_mutex_unlock(lock);
+		if (done || err != EINVAL) {
+			/* what is left (an error) libfuse drains by re-creating the pipe */
+			*consumed = done == size;
+			return (int)write_result(done, size, err, writeback);
 		}
-	} else if (done < size && !done) {
-		r = -errno;
+		fs->no_splice_write = true;
 	}
-	/* what is left (a short write) libfuse drains by re-creating the pipe */
-	*consumed = done == size;
-	return done ? (int)done : r;
+	mem = dutfs_thread_buf(fs, size);
+	r = mem ? pipe_read_all(pipe_fd, mem, size) : -ENOMEM;
+	if (r < 0)
+		return r;
+	*consumed = true;
+	n = backing_pwrite(fs, fh, in, mem, size, off, writeback);
+	return (int)n;
 }
 
 /*
@@ -501,7 +534,8 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 			   fh->trace_flags | (fi->writepage ? DUT_TRACE_F_WRITEBACK : 0));
 	if (!r) {
 		/* io.xfer_len < size: a short write injected by shaping */
-		r = splice_write(fs, fh, dutfs_inode(fs, ino), b->fd, io.xfer_len, off, &consumed);
+		r = splice_write(fs, fh, dutfs_inode(fs, ino), b->fd, io.xfer_len, off,
+				 fi->writepage, &consumed);
 		if (consumed && io.xfer_len == size)
 			pipe_consumed(bufv);
 	}
