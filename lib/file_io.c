@@ -47,8 +47,10 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+int dut_write_all(int fd, const void *data, size_t len)
 {
+	const char *buf = data;
+
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 
@@ -96,7 +98,7 @@ int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t 
 		if (errno != EEXIST || attempt >= 100)
 			return -errno;
 	}
-	r = write_all(fd, buf, len);
+	r = dut_write_all(fd, buf, len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && close(TAKE_FD(fd)) < 0)

@@ -17,6 +17,9 @@
  */
 int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
 
+/* write(2) all of len bytes, retrying on EINTR and short writes; 0 or -errno. */
+int dut_write_all(int fd, const void *buf, size_t len);
+
 /*
  * Replace path with buf atomically and durably: a new temporary file in the
  * same directory (created with mode, minus the umask), write, fsync,

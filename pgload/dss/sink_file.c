@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/file_io.h"
 #include "pgload/dss/dss_priv.h"
 
 struct file_sink {
@@ -23,17 +24,7 @@ static int file_chunk(void *sink, void *tctx, unsigned job, enum dss_table t,
 {
 	struct file_sink *s = sink;
 
-	while (len) {
-		ssize_t n = write(s->fd[job], buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return dut_write_all(s->fd[job], buf, len);
 }
 
 static int null_chunk(void *sink, void *tctx, unsigned job, enum dss_table t,
