@@ -302,13 +302,23 @@ static pthread_mutex_t *write_lock(struct dutfs *fs, const struct dutfs_inode *i
 	return &fs->write_locks[((in->ino * 0x9E3779B97F4A7C15ull) >> 32) % DUTFS_WRITE_LOCKS];
 }
 
-/* pwrite all of size bytes, or stop at the first error; returns the bytes written. */
-static size_t pwrite_all(int fd, const void *src, size_t size, off_t off, int *err)
+/*
+ * Write all of size bytes to fd at off, or stop at the first error (*err
+ * set); returns the bytes written.  The data comes from src by pwrite, or,
+ * with pipe_fd >= 0, from libfuse's pipe by splice: the kernel put references
+ * to the mount's page-cache pages in the pipe (no copy), and splice copies
+ * them once into the backing file's page cache, one copy instead of two
+ * (/dev/fuse into libfuse's buffer, then pwrite).  What splice did not move
+ * is still in the pipe.
+ */
+static size_t write_all(int fd, int pipe_fd, const void *src, size_t size, off_t off, int *err)
 {
 	size_t done = 0;
 
 	while (done < size) {
-		ssize_t n = pwrite(fd, (const char *)src + done, size - done, off + (off_t)done);
+		loff_t pos = off + (off_t)done;
+		ssize_t n = pipe_fd >= 0 ? splice(pipe_fd, NULL, fd, &pos, size - done, 0)
+					 : pwrite(fd, (const char *)src + done, size - done, pos);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -351,7 +361,7 @@ static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struc
 	size_t done;
 
 	if (fh->flags & O_DIRECT) {
-		done = pwrite_all(fd, src, size, off, &err);
+		done = write_all(fd, -1, src, size, off, &err);
 		if (done || err != EINVAL)
 			return write_result(done, size, err, writeback);
 		fd = fh_buffered(fh);
@@ -359,7 +369,7 @@ static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struc
 			return -errno;
 	}
 	pthread_mutex_lock(lock);
-	done = pwrite_all(fd, src, size, off, &err);
+	done = write_all(fd, -1, src, size, off, &err);
 	pthread_mutex_unlock(lock);
 	return write_result(done, size, err, writeback);
 }
@@ -396,33 +406,6 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		r = (int)n;
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
-}
-
-/*
- * Move up to size bytes of a request's data from libfuse's pipe into fd at
- * off by splice.  The kernel put references to the mount's page-cache pages
- * in the pipe (no copy), and splice copies them once into the backing file's
- * page cache: one copy instead of two (/dev/fuse into libfuse's buffer, then
- * pwrite).  Returns the bytes moved; fewer than size when splice stopped
- * early (*err set), and then the rest is still in the pipe.
- */
-static size_t splice_to(int pipe_fd, int fd, size_t size, off_t off, int *err)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		loff_t pos = off + (off_t)done;
-		ssize_t n = splice(pipe_fd, NULL, fd, &pos, size - done, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*err = n < 0 ? errno : EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	return done;
 }
 
 /* The rest of a request's data from the pipe into buf; 0 or -errno. */
@@ -471,7 +454,7 @@ static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, const struct dutf
 
 	if (!fs->no_splice_write) {
 		pthread_mutex_lock(lock);
-		done = splice_to(pipe_fd, fh->fd, size, off, &err);
+		done = write_all(fh->fd, pipe_fd, NULL, size, off, &err);
 		pthread_mutex_unlock(lock);
 		if (done || err != EINVAL) {
 			/* what is left (an error) libfuse drains by re-creating the pipe */
@@ -502,10 +485,10 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 {
 	struct dutfs *fs = dutfs_of(req);
 	const struct fuse_buf *b = &bufv->buf[bufv->idx];
-	size_t size = fuse_buf_size(bufv) - bufv->off;
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
 	bool consumed = false;
+	size_t size;
 	void *mem;
 	int r;
 
@@ -513,6 +496,7 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 		fuse_reply_err(req, EIO); /* libfuse 3.14 passes one buffer */
 		return;
 	}
+	size = fuse_buf_size(bufv) - bufv->off;
 	if (!(b->flags & FUSE_BUF_IS_FD)) {
 		dutfs_op_write(req, ino, (const char *)b->mem + bufv->off, size, off, fi);
 		return;
