@@ -40,9 +40,9 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 * Splice read (libfuse sets it when there is a write_buf): writeback
 	 * writes of the device view then reach the backing file's page cache
 	 * with one copy instead of two (dutfs_op_write_buf), which took
-	 * `pgbench -i` from ~1.45x native to ~1.15x.  Every other request
-	 * costs one more syscall with it (splice, then read from the pipe:
-	 * ~16 us of daemon CPU per small request here), and the syscall
+	 * `pgbench -i` from 1.47x native to 1.12x (docs/bench-dutfs.md).
+	 * Every other request costs one more syscall with it (splice, then
+	 * read from the pipe; see docs/dutfs.md for its measured cost), and the syscall
 	 * view's writes are small and come from user pages the kernel copies
 	 * anyway: off there.  SPLICE_WRITE/MOVE only matter for
 	 * fuse_reply_data, which dutfs does not use.
