@@ -31,6 +31,7 @@
 #include "fuse/shape/timerq.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
+#include "lib/file_io.h"
 
 static bool use_syslog;
 
@@ -238,6 +239,20 @@ static int write_pidfile(const char *path)
 	return fclose(f) ? -errno : 0;
 }
 
+/*
+ * Remove the pid file if it still names this process.  umount returns
+ * before the daemon has exited, so a script that unmounts and mounts again
+ * with the same --pidfile may already have the new daemon's pid there.
+ */
+static void remove_pidfile(const char *path)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+
+	if (dut_read_small_file(path, 64, &buf, &len) == 0 && strtol(buf, NULL, 10) == (long)getpid())
+		unlink(path);
+}
+
 /* Fork; the parent waits for the child's "mounted" byte and exits. Returns the write end in the child. */
 static int daemonize_start(void)
 {
@@ -386,7 +401,7 @@ out_unmount:
 	say(LOG_INFO, "unmounted %s; %llu records written, %llu dropped", fs->mountpoint,
 	    (unsigned long long)written, (unsigned long long)dropped);
 	if (cli->pidfile && ret == 0)
-		unlink(cli->pidfile);
+		remove_pidfile(cli->pidfile);
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
