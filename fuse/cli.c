@@ -9,7 +9,7 @@
 const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
-	"             [--shape RULES.ini [--relmap FILE]]\n"
+	"             [--backing-cache drop|keep] [--shape RULES.ini [--relmap FILE]]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
@@ -21,6 +21,10 @@ const char dutfs_cli_usage[] =
 	"  --threads N      maximum FUSE worker threads (default 16)\n"
 	"  -o OPTS          extra FUSE mount options\n"
 	"  --debug          log every FUSE request (implies -f)\n"
+	"  --backing-cache drop  device view (default): once written, the backing\n"
+	"                   file's copy of the data leaves memory; the mount's page\n"
+	"                   cache holds it, as a device's data sits in one page cache\n"
+	"  --backing-cache keep  keep both copies (twice the memory)\n"
 	"  --shape FILE     shape I/O with the device models and faults of FILE\n"
 	"                   (docs/shaping.md); control commands crash, recover, reload\n"
 	"  --relmap FILE    relation map JSON: tells heap from index for --shape rules\n"
@@ -71,7 +75,7 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 
 /* Options that take a value, long and short forms. */
 enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
-	      OPT_PREIMAGE_MAX };
+	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE };
 static const struct {
 	const char *name;
 	enum opt_id id;
@@ -79,6 +83,7 @@ static const struct {
 	{ "--trace", OPT_TRACE }, { "--view", OPT_VIEW }, { "--pidfile", OPT_PIDFILE },
 	{ "--threads", OPT_THREADS }, { "-o", OPT_O }, { "--shape", OPT_SHAPE },
 	{ "--relmap", OPT_RELMAP }, { "--preimage-max", OPT_PREIMAGE_MAX },
+	{ "--backing-cache", OPT_BACKING_CACHE },
 };
 
 static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, const char *v,
@@ -112,6 +117,13 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_BACKING_CACHE:
+		if (!strcmp(v, "drop") || !strcmp(v, "keep")) {
+			c->keep_backing_cache = v[0] == 'k';
+			return 0;
+		}
+		dut_error_set(err, "--backing-cache: \"%s\" is not drop or keep", v);
+		return -EINVAL;
 	case OPT_THREADS:
 		return parse_threads(v, &c->threads, err);
 	case OPT_PREIMAGE_MAX:

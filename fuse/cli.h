@@ -3,6 +3,7 @@
  * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
  *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
+ *         [--backing-cache drop|keep]
  *         [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
@@ -32,6 +33,7 @@ struct dutfs_cli {
 	const char *relmap_path; /* NULL: no relation map (only with shape_path) */
 	uint64_t preimage_max_bytes; /* 0: the default (only with shape_path) */
 	enum dutfs_view view;
+	bool keep_backing_cache; /* --backing-cache keep: device view keeps both page caches */
 	bool foreground;
 	bool debug;
 	bool help;

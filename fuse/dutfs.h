@@ -47,6 +47,7 @@ struct dutfs_inode {
 	uint64_t refs;             /* kernel lookups + children naming it parent; itab_lock */
 	struct dutfs_inode *hnext; /* hash chain; itab_lock */
 	atomic_uint file_id;       /* trace/stats id, 0 until first open */
+	_Atomic uint64_t unswept;  /* bytes written to the buffered backing since its last sweep */
 };
 
 struct dutfs_tracer;
@@ -110,6 +111,7 @@ struct dutfs {
 	_Atomic uint64_t file_generation;
 	pthread_mutex_t write_locks[DUTFS_WRITE_LOCKS]; /* leaves: taken with no other lock held */
 	_Atomic bool no_splice_write; /* the backing refused splice once: write through memory */
+	bool drop_backing_cache;      /* device view: see ops_file.c, backing_cache_sweep() */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)

@@ -233,6 +233,7 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->root.fd = -1;
 	fs->cli = cli;
 	fs->view = cli->view;
+	fs->drop_backing_cache = cli->view == DUTFS_VIEW_DEVICE && !cli->keep_backing_cache;
 	fs->owner_uid = getuid();
 	fs->owner_gid = getgid();
 	fs->switch_creds = geteuid() == 0;

@@ -332,6 +332,38 @@ static size_t write_all(int fd, int pipe_fd, const void *src, size_t size, off_t
 }
 
 /*
+ * The device view keeps a file's data in the mount's page cache; the copy
+ * that writeback puts in the backing file's page cache is a second one.
+ * Kept, it doubles the memory a workload needs: on this VM (2-core,
+ * memory backed lazily by the host) a `pgbench -i` that had to grow the
+ * guest's page cache by both copies spent 75 % of the daemon's CPU in that
+ * copy (first touch of new guest pages) and took 12 s against 7 s when the
+ * pages were already there (docs/bench-dutfs.md).  So every
+ * DUTFS_SWEEP_BYTES written to a file, POSIX_FADV_DONTNEED on the whole
+ * backing file: it starts the writeback of its dirty pages (as the flusher
+ * would later, without waiting for it) and drops the pages an earlier
+ * sweep started, now clean.  The backing copy stays at about twice the
+ * sweep size per file, and its pages are reused while they are warm.
+ * What the database reads comes from the mount's page cache; a miss reads
+ * the backing file, as a miss reads the device.
+ */
+#define DUTFS_SWEEP_BYTES (8u << 20)
+
+static void backing_cache_sweep(struct dutfs *fs, struct dutfs_inode *in, int fd, size_t written)
+{
+	uint64_t before;
+
+	if (!fs->drop_backing_cache || !written)
+		return;
+	before = atomic_fetch_add_explicit(&in->unswept, written, memory_order_relaxed);
+	if (before + written < DUTFS_SWEEP_BYTES)
+		return;
+	atomic_store_explicit(&in->unswept, 0, memory_order_relaxed);
+	/* advice only: a failure loses nothing (the pages stay cached) */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/*
  * A write that stopped early: the bytes written, or -err.  The kernel
  * ignores the count of a writeback write (fuse_writepage_end), so a short
  * reply would drop the tail silently: writeback gets the error, which then
@@ -353,7 +385,7 @@ static ssize_t write_result(size_t done, size_t size, int err, bool writeback)
  * (EINVAL: alignment) is redone on the buffered twin.  Returns the bytes
  * written or -errno (write_result).
  */
-static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
+static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inode *in,
 			      const void *src, size_t size, off_t off, bool writeback)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
@@ -371,6 +403,7 @@ static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, const struc
 	pthread_mutex_lock(lock);
 	done = write_all(fd, -1, src, size, off, &err);
 	pthread_mutex_unlock(lock);
+	backing_cache_sweep(fs, in, fd, done);
 	return write_result(done, size, err, writeback);
 }
 
@@ -443,7 +476,7 @@ static void pipe_consumed(struct fuse_bufvec *bufv)
  * one through memory and pwrite.  Returns the bytes written or -errno
  * (write_result); *consumed tells whether the pipe was emptied.
  */
-static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, const struct dutfs_inode *in,
+static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inode *in,
 			int pipe_fd, size_t size, off_t off, bool writeback, bool *consumed)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
@@ -456,6 +489,7 @@ static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, const struct dutf
 		pthread_mutex_lock(lock);
 		done = write_all(fh->fd, pipe_fd, NULL, size, off, &err);
 		pthread_mutex_unlock(lock);
+		backing_cache_sweep(fs, in, fh->fd, done);
 		if (done || err != EINVAL) {
 			/* what is left (an error) libfuse drains by re-creating the pipe */
 			*consumed = done == size;

@@ -81,6 +81,8 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "--preimage-max", "1G" }, "--preimage-max only serves --shape" },
 		{ { "dutfs", "/b", "/m", "--shape", "s", "--preimage-max", "lots" }, "--preimage-max: \"lots\"" },
 		{ { "dutfs", "/b", "/m", "--shape", "s", "--preimage-max", "0" }, "--preimage-max: \"0\"" },
+		{ { "dutfs", "/b", "/m", "--backing-cache", "off" }, "--backing-cache: \"off\" is not drop or keep" },
+		{ { "dutfs", "/b", "/m", "--backing-cache" }, "--backing-cache needs a value" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
@@ -112,6 +114,21 @@ static void test_shape_and_relmap(void)
 	}
 }
 
+static void test_backing_cache(void)
+{
+	const char *keep[] = { "dutfs", "/b", "/m", "--backing-cache=keep" };
+	const char *drop[] = { "dutfs", "--backing-cache", "drop", "/b", "/m" };
+	struct dutfs_cli c;
+
+	CU_CHECK(dutfs_cli_parse(3, (char *const *)keep, &c, NULL) == 0 && !c.keep_backing_cache,
+		 "default: drop");
+	dutfs_cli_free(&c);
+	CU_CHECK(dutfs_cli_parse(4, (char *const *)keep, &c, NULL) == 0 && c.keep_backing_cache, "keep");
+	dutfs_cli_free(&c);
+	CU_CHECK(dutfs_cli_parse(5, (char *const *)drop, &c, NULL) == 0 && !c.keep_backing_cache, "drop");
+	dutfs_cli_free(&c);
+}
+
 static void test_help_needs_no_directories(void)
 {
 	const char *argv[] = { "dutfs", "--help" };
@@ -125,6 +142,7 @@ static const struct cu_test tests[] = {
 	{ "rejects_bad_arguments_with_reason", test_rejects_bad_arguments_with_reason },
 	{ "help_needs_no_directories", test_help_needs_no_directories },
 	{ "shape_and_relmap", test_shape_and_relmap },
+	{ "backing_cache", test_backing_cache },
 	{ NULL, NULL },
 };
 
