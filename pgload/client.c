@@ -35,9 +35,11 @@ static void abort_client(struct pgl_thread *th, struct pgl_client *c, const char
 	c->want_write = false;
 }
 
-static void stmt_name(char *buf, size_t len, unsigned script, unsigned stmt)
+void pgl_thread_name_stmts(struct pgl_thread *th)
 {
-	snprintf(buf, len, "pgl_%u_%u", script, stmt);
+	for (unsigned s = 0; s < th->cfg->mix.n; s++)
+		for (unsigned i = 0; i < th->cfg->mix.e[s].script->nstmts; i++)
+			snprintf(th->stmt_names[s][i], sizeof(th->stmt_names[s][i]), "pgl_%u_%u", s, i);
 }
 
 int pgl_client_connect(struct pgl_thread *th, struct pgl_client *c)
@@ -59,11 +61,9 @@ int pgl_client_connect(struct pgl_thread *th, struct pgl_client *c)
 			const struct pgl_script *sc = cfg->mix.e[s].script;
 
 			for (unsigned i = 0; i < sc->nstmts; i++) {
-				char name[32];
 				PGresult *res;
 
-				stmt_name(name, sizeof(name), s, i);
-				res = PQprepare(c->conn, name, sc->stmts[i].sql, (int)sc->stmts[i].nparams, NULL);
+				res = PQprepare(c->conn, th->stmt_names[s][i], sc->stmts[i].sql, (int)sc->stmts[i].nparams, NULL);
 				if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 					abort_client(th, c, PQresultErrorMessage(res));
 					PQclear(res);
@@ -90,7 +90,6 @@ static int send_stmt(struct pgl_thread *th, struct pgl_client *c, unsigned i)
 {
 	const struct pgl_run_config *cfg = th->cfg;
 	const struct pgl_stmt *st = &cfg->mix.e[c->script].script->stmts[i];
-	char name[32];
 
 	switch (cfg->protocol) {
 	case PGL_PROTO_SIMPLE:
@@ -105,9 +104,8 @@ static int send_stmt(struct pgl_thread *th, struct pgl_client *c, unsigned i)
 	case PGL_PROTO_PREPARED:
 		for (unsigned p = 0; p < st->nparams; p++)
 			pgl_i64_to_text(c->vars[st->params[p]], c->pbuf[p]);
-		stmt_name(name, sizeof(name), c->script, i);
-		return PQsendQueryPrepared(c->conn, name, (int)st->nparams, c->pvals, NULL, NULL,
-					   0) == 1 ? 0 : -EIO;
+		return PQsendQueryPrepared(c->conn, th->stmt_names[c->script][i], (int)st->nparams,
+					   c->pvals, NULL, NULL, 0) == 1 ? 0 : -EIO;
 	}
 	return -EINVAL;
 }

@@ -33,6 +33,7 @@ struct pgl_client {
 	unsigned id;
 	enum pgl_cstate state;
 	bool want_write;                /* libpq has unsent data: poll for POLLOUT */
+	uint32_t ep_events;             /* what its socket is registered for (0: not) */
 	unsigned script;                /* index in the mix */
 	unsigned stmt;                  /* statement awaiting its result (non-pipelined) */
 	bool sync_pending;              /* pipelined: waiting for PGRES_PIPELINE_SYNC */
@@ -57,10 +58,13 @@ struct pgl_thread {
 	struct pgl_sched sched;
 	uint64_t bench_start_ns, deadline_ns, end_ns;
 	char sql[1024];
+	char stmt_names[PGL_MAX_MIX][PGL_MAX_STMTS][24]; /* prepared names, "pgl_S_I" */
 	/* Read by the progress reporter: */
 	uint64_t live_committed, live_failed, live_lat_sum_ns;
 };
 
+/* Fill th->stmt_names for th->cfg's mix (before any connect). */
+void pgl_thread_name_stmts(struct pgl_thread *th);
 /* Connect (timed) and prepare; on failure the client is aborted and the error kept. */
 int pgl_client_connect(struct pgl_thread *th, struct pgl_client *c);
 /* Advance a client that needs no I/O (CS_CHOOSE, a due CS_THROTTLE). */

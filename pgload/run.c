@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pgload run: -j threads, each driving its share of the -c clients with the
- * libpq asynchronous API and one poll() over their sockets (like pgbench).
+ * libpq asynchronous API and one epoll set over their sockets.
  * All connections are made first (timed), then every thread starts at the
  * same moment, so "excluding connections" is exact and "including
  * connections" is what a short run (-t 10) really delivers.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "pgload/client.h"
@@ -32,19 +33,49 @@ struct thread_arg {
 	uint64_t *bench_start_ns;       /* written by main between the barriers */
 };
 
+/*
+ * Keep c's socket registered for what its state needs: readable while a
+ * round is in flight (plus writable while libpq holds unsent data), nothing
+ * otherwise.  The registration persists across waits, so the steady state
+ * costs no epoll_ctl at all; ppoll() would re-arm every socket on every wait.
+ */
+static int ep_sync(int ep, struct pgl_client *c, unsigned idx)
+{
+	uint32_t want = 0;
+	struct epoll_event ev = { .data.u32 = idx };
+
+	if (c->state == CS_BUSY || c->state == CS_ROLLBACK)
+		want = EPOLLIN | (c->want_write ? EPOLLOUT : 0);
+	if (want == c->ep_events)
+		return 0;
+	ev.events = want;
+	if (!want) {
+		/* libpq may have closed a broken socket already: nothing to remove. */
+		if (epoll_ctl(ep, EPOLL_CTL_DEL, c->sock, &ev) < 0 && errno != ENOENT &&
+		    errno != EBADF)
+			return -errno;
+	} else if (epoll_ctl(ep, c->ep_events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->sock, &ev) < 0) {
+		return -errno;
+	}
+	c->ep_events = want;
+	return 0;
+}
+
 static void thread_loop(struct pgl_thread *th)
 {
-	struct pollfd *pfd = calloc(th->nclients, sizeof(*pfd));
-	unsigned *who = calloc(th->nclients, sizeof(*who));
+	struct epoll_event *evs = calloc(th->nclients ? th->nclients : 1, sizeof(*evs));
+	int ep = epoll_create1(EPOLL_CLOEXEC);
 
-	if (!pfd || !who) {
-		snprintf(th->res->first_error, sizeof(th->res->first_error), "out of memory");
+	if (!evs || ep < 0) {
+		snprintf(th->res->first_error, sizeof(th->res->first_error), "%s",
+			 !evs ? "out of memory" : "epoll_create1 failed");
 		goto out;
 	}
 	for (;;) {
 		uint64_t now = pgl_now_ns(), wait_ns = 100000000ull; /* re-check the stop flag */
 		unsigned n = 0, throttled = 0;
 		struct timespec ts;
+		int nev, r;
 
 		for (unsigned i = 0; i < th->nclients; i++) {
 			struct pgl_client *c = &th->clients[i];
@@ -56,10 +87,12 @@ static void thread_loop(struct pgl_thread *th)
 				if (c->sched_ns - now < wait_ns)
 					wait_ns = c->sched_ns - now;
 			} else if (c->state == CS_BUSY || c->state == CS_ROLLBACK) {
-				pfd[n].fd = c->sock;
-				pfd[n].events = (short)(POLLIN | (c->want_write ? POLLOUT : 0));
-				pfd[n].revents = 0;
-				who[n++] = i;
+				n++;
+			}
+			if ((r = ep_sync(ep, c, i)) < 0) {
+				snprintf(th->res->first_error, sizeof(th->res->first_error),
+					 "epoll_ctl: %s", strerror(-r));
+				goto out;
 			}
 		}
 		if (n == 0 && throttled == 0)
@@ -69,23 +102,28 @@ static void thread_loop(struct pgl_thread *th)
 			wait_ns = th->deadline_ns - now;
 		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
 		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
-		if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR) {
-			snprintf(th->res->first_error, sizeof(th->res->first_error), "poll: %s",
+		nev = epoll_pwait2(ep, evs, (int)th->nclients, &ts, NULL);
+		if (nev < 0 && errno != EINTR) {
+			snprintf(th->res->first_error, sizeof(th->res->first_error), "epoll_wait: %s",
 				 strerror(errno));
 			break;
 		}
-		for (unsigned k = 0; k < n; k++) {
-			struct pgl_client *c = &th->clients[who[k]];
+		for (int k = 0; k < nev; k++) {
+			struct pgl_client *c = &th->clients[evs[k].data.u32];
 
-			if (pfd[k].revents & POLLOUT)
+			/* An earlier event of this wait may have ended its round. */
+			if (c->state != CS_BUSY && c->state != CS_ROLLBACK)
+				continue;
+			if (evs[k].events & EPOLLOUT)
 				pgl_client_output(th, c);
-			if (pfd[k].revents & (POLLIN | POLLERR | POLLHUP))
+			if (evs[k].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
 				pgl_client_input(th, c);
 		}
 	}
 out:
-	free(pfd);
-	free(who);
+	if (ep >= 0)
+		close(ep);
+	free(evs);
 }
 
 static void *thread_main(void *arg)
@@ -177,6 +215,7 @@ static int setup_threads(struct thread_arg *ta, struct pgl_run_result *res, stru
 			th->clients[i].state = CS_ABORTED; /* until connected */
 		}
 		pgl_rng_seed(&th->rng, cfg->seed * 1000003ull + t);
+		pgl_thread_name_stmts(th);
 	}
 	(void)o;
 	return 0;
