@@ -340,10 +340,10 @@ static size_t write_all(int fd, int pipe_fd, const void *src, size_t size, off_t
  * copy (first touch of new guest pages) and took 10.7-13.2 s, against
  * 6.5-7.1 s with this sweep and 6.3-7.9 s native (docs/dutfs.md, "Backing
  * copy").  So every DUTFS_SWEEP_BYTES written to a file, POSIX_FADV_DONTNEED
- * on the whole backing file: it starts the writeback of its dirty pages (as the flusher
- * would later, without waiting for it) and drops the pages an earlier
- * sweep started, now clean.  The backing copy stays at about twice the
- * sweep size per file, and its pages are reused while they are warm.
+ * on the whole backing file: it starts the writeback of its dirty pages (as
+ * the flusher would later, without waiting for it) and drops the pages an
+ * earlier sweep started, now clean.  The backing copy stays at about twice
+ * the sweep size per file, and its pages are reused while they are warm.
  * What the database reads comes from the mount's page cache; a miss reads
  * the backing file, as a miss reads the device.
  */

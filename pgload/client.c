@@ -63,7 +63,8 @@ int pgl_client_connect(struct pgl_thread *th, struct pgl_client *c)
 			for (unsigned i = 0; i < sc->nstmts; i++) {
 				PGresult *res;
 
-				res = PQprepare(c->conn, th->stmt_names[s][i], sc->stmts[i].sql, (int)sc->stmts[i].nparams, NULL);
+				res = PQprepare(c->conn, th->stmt_names[s][i], sc->stmts[i].sql,
+						(int)sc->stmts[i].nparams, NULL);
 				if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 					abort_client(th, c, PQresultErrorMessage(res));
 					PQclear(res);

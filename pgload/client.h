@@ -32,7 +32,7 @@ struct pgl_client {
 	int sock;
 	unsigned id;
 	enum pgl_cstate state;
-	bool want_write;                /* libpq has unsent data: poll for POLLOUT */
+	bool want_write;                /* libpq has unsent data: wait for EPOLLOUT */
 	uint32_t ep_events;             /* what its socket is registered for (0: not) */
 	unsigned script;                /* index in the mix */
 	unsigned stmt;                  /* statement awaiting its result (non-pipelined) */

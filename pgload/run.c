@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +40,17 @@ struct thread_arg {
  * otherwise.  The registration persists across waits, so the steady state
  * costs no epoll_ctl at all; ppoll() would re-arm every socket on every wait.
  */
+static bool in_round(const struct pgl_client *c)
+{
+	return c->state == CS_BUSY || c->state == CS_ROLLBACK;
+}
+
 static int ep_sync(int ep, struct pgl_client *c, unsigned idx)
 {
 	uint32_t want = 0;
 	struct epoll_event ev = { .data.u32 = idx };
 
-	if (c->state == CS_BUSY || c->state == CS_ROLLBACK)
+	if (in_round(c))
 		want = EPOLLIN | (c->want_write ? EPOLLOUT : 0);
 	if (want == c->ep_events)
 		return 0;
@@ -86,7 +92,7 @@ static void thread_loop(struct pgl_thread *th)
 				throttled++;
 				if (c->sched_ns - now < wait_ns)
 					wait_ns = c->sched_ns - now;
-			} else if (c->state == CS_BUSY || c->state == CS_ROLLBACK) {
+			} else if (in_round(c)) {
 				n++;
 			}
 			if ((r = ep_sync(ep, c, i)) < 0) {
@@ -111,9 +117,6 @@ static void thread_loop(struct pgl_thread *th)
 		for (int k = 0; k < nev; k++) {
 			struct pgl_client *c = &th->clients[evs[k].data.u32];
 
-			/* An earlier event of this wait may have ended its round. */
-			if (c->state != CS_BUSY && c->state != CS_ROLLBACK)
-				continue;
 			if (evs[k].events & EPOLLOUT)
 				pgl_client_output(th, c);
 			if (evs[k].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
