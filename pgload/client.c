@@ -92,6 +92,7 @@ static int send_stmt(struct pgl_thread *th, struct pgl_client *c, unsigned i)
 	const struct pgl_run_config *cfg = th->cfg;
 	const struct pgl_stmt *st = &cfg->mix.e[c->script].script->stmts[i];
 
+	c->sent_ns = pgl_now_ns();
 	switch (cfg->protocol) {
 	case PGL_PROTO_SIMPLE:
 		if (pgl_stmt_render(st, c->vars, th->sql, sizeof(th->sql)) < 0)
@@ -265,6 +266,7 @@ static void try_failed(struct pgl_thread *th, struct pgl_client *c, const char *
 			abort_client(th, c, PQerrorMessage(c->conn));
 			return;
 		}
+		c->sent_ns = pgl_now_ns();
 		c->after_rollback = action;
 		c->err = PGL_ERR_NONE; /* now: did the ROLLBACK itself fail? */
 		c->sync_pending = th->cfg->pipeline;
@@ -321,6 +323,11 @@ static void step_done(struct pgl_thread *th, struct pgl_client *c, const char *m
 		return;
 	}
 	txn_finished(th, c, true);
+}
+
+struct pgl_spin_slot pgl_client_spin_slot(const struct pgl_thread *th, const struct pgl_client *c)
+{
+	return pgl_spin_slot(c->script, c->stmt, th->cfg->pipeline || c->state == CS_ROLLBACK);
 }
 
 void pgl_client_input(struct pgl_thread *th, struct pgl_client *c)

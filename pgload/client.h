@@ -15,6 +15,7 @@
 #include <libpq-fe.h>
 
 #include "pgload/result.h"
+#include "pgload/spin.h"
 #include "pgload/rng.h"
 #include "pgload/throttle.h"
 
@@ -43,6 +44,7 @@ struct pgl_client {
 	char errmsg[256];               /* ... and its text */
 	int after_rollback;             /* enum pgl_retry_action to apply */
 	uint64_t sched_ns, start_ns, lag_ns;
+	uint64_t sent_ns;               /* when the round now in flight was sent */
 	uint64_t txns;                  /* transactions finished (committed or failed) */
 	char pbuf[PGL_MAX_PARAMS][24];
 	const char *pvals[PGL_MAX_PARAMS];
@@ -59,6 +61,7 @@ struct pgl_thread {
 	uint64_t bench_start_ns, deadline_ns, end_ns;
 	char sql[1024];
 	char stmt_names[PGL_MAX_MIX][PGL_MAX_STMTS][24]; /* prepared names, "pgl_S_I" */
+	struct pgl_spin spin;           /* used when the thread drives one client */
 	/* Read by the progress reporter: */
 	uint64_t live_committed, live_failed, live_lat_sum_ns;
 };
@@ -69,6 +72,8 @@ void pgl_thread_name_stmts(struct pgl_thread *th);
 int pgl_client_connect(struct pgl_thread *th, struct pgl_client *c);
 /* Advance a client that needs no I/O (CS_CHOOSE, a due CS_THROTTLE). */
 void pgl_client_kick(struct pgl_thread *th, struct pgl_client *c, uint64_t now_ns);
+/* The spin slot of the round c has in flight (spin.h). */
+struct pgl_spin_slot pgl_client_spin_slot(const struct pgl_thread *th, const struct pgl_client *c);
 /* Its socket is readable (or had an error). */
 void pgl_client_input(struct pgl_thread *th, struct pgl_client *c);
 /* Its socket is writable: flush what libpq holds. */

@@ -28,7 +28,10 @@ static const char usage[] =
 	"                   [--tables-on TS] [--indexes-on TS] [COMMON]\n"
 	"       pgload run  [TARGET] [-b SCRIPT[@WEIGHT]]... [-S] [-N] [-c CLIENTS] [-j THREADS]\n"
 	"                   [-T SECONDS | -t TXNS] [-R TPS] [-M simple|extended|prepared]\n"
-	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [--standby-lag] [COMMON]\n"
+	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [--standby-lag]\n"
+	"                   [--spin auto|off|USEC] [COMMON]\n"
+	"                   (--spin: a thread driving one client polls its socket up to USEC before\n"
+	"                   sleeping; auto: 150 us when -j equals -c and 2 x clients <= CPUs)\n"
 	"                   (replay lag of streaming standbys is sampled when the target has any;\n"
 	"                   --standby-lag samples even when none is seen: docs/pgload-standby.md)\n"
 	"TARGET: --pgdata DIR (a cluster made by pgload cluster init) or -d CONNINFO\n"
@@ -43,7 +46,7 @@ static const char usage[] =
 enum {
 	OPT_PGDATA = 256, OPT_JSON, OPT_RELMAP, OPT_DUTFS, OPT_JOBS, OPT_FILLFACTOR, OPT_TABLES_ON,
 	OPT_INDEXES_ON, OPT_PIPELINE, OPT_MAX_TRIES, OPT_SEED, OPT_WORKLOAD, OPT_DEBUG,
-	OPT_STANDBY_LAG,
+	OPT_STANDBY_LAG, OPT_SPIN,
 };
 
 struct common {
@@ -308,6 +311,7 @@ static int main_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "scale", required_argument, NULL, 's' },
 		{ "standby-lag", no_argument, NULL, OPT_STANDBY_LAG },
+		{ "spin", required_argument, NULL, OPT_SPIN },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
@@ -318,6 +322,7 @@ static int main_run(int argc, char **argv)
 	struct dut_error err = { "" };
 	const struct pgl_workload_ops *w;
 	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t spin_fixed_ns = 0;
 	long long v;
 	int opt, r;
 
@@ -358,6 +363,13 @@ static int main_run(int argc, char **argv)
 			break;
 		case OPT_PIPELINE: cfg->pipeline = true; break;
 		case OPT_STANDBY_LAG: cfg->standby_lag = true; break;
+		case OPT_SPIN:
+			if (pgl_spin_parse(optarg, &cfg->spin_mode, &spin_fixed_ns) < 0) {
+				dut_err("--spin %s: expected auto, off or microseconds (1..%d)", optarg,
+					PGL_SPIN_MAX_US);
+				return 1;
+			}
+			break;
 		case OPT_MAX_TRIES:
 			if (parse_u("--max-tries", optarg, 1, 1000000, &v) < 0) return 1;
 			cfg->max_tries = (unsigned)v;
@@ -407,6 +419,8 @@ static int main_run(int argc, char **argv)
 		dut_err("unknown workload \"%s\" (expected oltp)", cm.workload);
 		return 1;
 	}
+	cfg->spin_ns = pgl_spin_budget(cfg->spin_mode, spin_fixed_ns, cfg->clients, cfg->threads,
+				       sysconf(_SC_NPROCESSORS_ONLN));
 	if (open_session(&cm, &s) < 0)
 		return 1;
 	sigemptyset(&sa.sa_mask);

@@ -46,6 +46,35 @@ static void print_replica(const struct pgl_replica_lag *rl, bool forced, FILE *o
 		fprintf(out, "standby lag: no streaming standby seen\n");
 }
 
+static const char *spin_mode_name(enum pgl_spin_mode m)
+{
+	return m == PGL_SPIN_AUTO ? "auto" : m == PGL_SPIN_OFF ? "off" : "fixed";
+}
+
+/* How the clients waited for the server: spin.h. */
+static void print_spin(const struct pgl_run_result *r, FILE *out)
+{
+	const struct pgl_run_config *c = &r->cfg;
+	uint64_t waits = r->spin_hits + r->spin_misses + r->spin_skips;
+
+	if (!c->spin_ns) {
+		fprintf(out, "client wait: sleep%s\n", c->spin_mode == PGL_SPIN_AUTO
+			? " (--spin auto spins only with one client per thread and 2 x clients <= CPUs)"
+			: "");
+		return;
+	}
+	fprintf(out, "client wait: spin up to %.0f us before sleeping (--spin %s%s)",
+		(double)c->spin_ns / 1e3, spin_mode_name(c->spin_mode),
+		c->threads < c->clients ? "; only threads that drive one client spin" : "");
+	if (waits)
+		fprintf(out, "; of %llu waits %.1f%% answered in the spin, %.1f%% spun then slept, "
+			"%.1f%% not spun (a statement of the script is slow)", (unsigned long long)waits,
+			100.0 * (double)r->spin_hits / (double)waits,
+			100.0 * (double)r->spin_misses / (double)waits,
+			100.0 * (double)r->spin_skips / (double)waits);
+	fprintf(out, "\n");
+}
+
 void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 {
 	const struct pgl_run_config *c = &r->cfg;
@@ -60,6 +89,7 @@ void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 		c->pipeline ? " (pipelined transactions)" : "");
 	fprintf(out, "number of clients: %u\n", c->clients);
 	fprintf(out, "number of threads: %u\n", c->threads);
+	print_spin(r, out);
 	fprintf(out, "maximum number of tries: %u\n", c->max_tries);
 	if (c->txns_per_client)
 		fprintf(out, "number of transactions per client: %llu\n",
@@ -328,7 +358,7 @@ static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
 int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 {
 	const struct pgl_run_config *c = &r->cfg;
-	json_object *cfg = dut_result_config(doc), *extra, *threads;
+	json_object *cfg = dut_result_config(doc), *extra, *threads, *spin;
 	struct dut_result_phase *ph;
 	int ret;
 
@@ -348,6 +378,8 @@ int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 	json_object_object_add(cfg, "pipeline", json_object_new_boolean(c->pipeline));
 	json_object_object_add(cfg, "max_tries", json_object_new_int(c->max_tries));
 	json_object_object_add(cfg, "seed", json_object_new_int64((int64_t)c->seed));
+	json_object_object_add(cfg, "spin", json_object_new_string(spin_mode_name(c->spin_mode)));
+	json_object_object_add(cfg, "spin_us", json_object_new_double((double)c->spin_ns / 1e3));
 
 	ph = dut_result_add_phase(doc, "run");
 	if (!ph)
@@ -373,6 +405,11 @@ int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 	json_object_object_add(extra, "interrupted", json_object_new_boolean(r->interrupted));
 	json_object_object_add(extra, "aborted_clients", json_object_new_int(r->aborted_clients));
 	json_object_object_add(extra, "retry", retry_json(&r->retry));
+	spin = json_object_new_object();
+	json_object_object_add(spin, "answered_in_spin", json_object_new_int64((int64_t)r->spin_hits));
+	json_object_object_add(spin, "spun_then_slept", json_object_new_int64((int64_t)r->spin_misses));
+	json_object_object_add(spin, "not_spun", json_object_new_int64((int64_t)r->spin_skips));
+	json_object_object_add(extra, "spin", spin);
 	threads = json_object_new_array();
 	for (unsigned t = 0; t < r->nthreads; t++)
 		json_object_array_add(threads, thread_json(r, &r->th[t]));

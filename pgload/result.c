@@ -73,6 +73,7 @@ int pgl_run_result_finish(struct pgl_run_result *r)
 		return -ENOMEM;
 	r->committed = r->failed = r->conn_ns_total = 0;
 	r->nconns = r->aborted_clients = 0;
+	r->spin_hits = r->spin_misses = r->spin_skips = 0;
 	memset(&r->retry, 0, sizeof(r->retry));
 	memset(&r->lag, 0, sizeof(r->lag));
 	for (unsigned i = 0; i < r->nthreads; i++) {
@@ -83,6 +84,9 @@ int pgl_run_result_finish(struct pgl_run_result *r)
 		r->conn_ns_total += t->conn_ns_total;
 		r->nconns += t->nconns;
 		r->aborted_clients += t->aborted_clients;
+		r->spin_hits += t->spin_hits;
+		r->spin_misses += t->spin_misses;
+		r->spin_skips += t->spin_skips;
 		pgl_retry_merge(&r->retry, &t->retry);
 		pgl_lag_merge(&r->lag, &t->lag);
 		if (t->lat)

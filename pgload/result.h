@@ -17,6 +17,7 @@
 #include "pgload/throttle.h"
 #include "pgload/script.h"
 #include "pgload/settings.h"
+#include "pgload/spin.h"
 
 enum pgl_protocol { PGL_PROTO_SIMPLE, PGL_PROTO_EXTENDED, PGL_PROTO_PREPARED };
 const char *pgl_protocol_name(enum pgl_protocol p);
@@ -43,6 +44,7 @@ struct pgl_thread_result {
 	size_t nsecs, secs_cap;
 	uint64_t script_committed[PGL_MAX_MIX], script_failed[PGL_MAX_MIX];
 	uint64_t script_lat_sum_ns[PGL_MAX_MIX];
+	uint64_t spin_hits, spin_misses, spin_skips; /* see pgload/spin.h */
 	char first_error[256];          /* what aborted the first client, "" if none */
 };
 
@@ -59,6 +61,8 @@ struct pgl_run_config {
 	uint64_t seed;
 	struct pgl_mix mix;
 	bool standby_lag;               /* --standby-lag: sample even without a standby seen */
+	enum pgl_spin_mode spin_mode;   /* --spin */
+	uint64_t spin_ns;               /* the budget it resolved to (0: no spinning) */
 };
 
 struct pgl_run_result {
@@ -75,6 +79,7 @@ struct pgl_run_result {
 	uint64_t committed, failed;
 	uint64_t conn_ns_total;
 	unsigned nconns, aborted_clients;
+	uint64_t spin_hits, spin_misses, spin_skips;
 	struct pgl_retry_stats retry;
 	struct pgl_lag lag;
 	struct dut_hist *lat, *lagh;

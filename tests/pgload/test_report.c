@@ -110,6 +110,10 @@ static void test_run_result_merge_and_tps(void)
 	fill_thread(&r.th[1], 600, 3000000, 7000000);
 	r.th[1].retry.retries = 4;
 	r.th[1].aborted_clients = 1;
+	r.th[0].spin_hits = 700;
+	r.th[1].spin_hits = 50;
+	r.th[0].spin_misses = 50;
+	r.th[1].spin_skips = 200;
 	/* Connections take 1 s of a 4 s run: 900 txns -> 225 tps with, 300 without. */
 	r.t0_ns = 10 * 1000000000ull;
 	r.bench_start_ns = 11 * 1000000000ull;
@@ -117,6 +121,7 @@ static void test_run_result_merge_and_tps(void)
 	CU_CHECK(pgl_run_result_finish(&r) == 0, "finish");
 	CU_CHECK(r.committed == 900 && r.nconns == 4 && r.conn_ns_total == 12000000, "totals");
 	CU_CHECK(r.retry.retries == 4 && r.aborted_clients == 1, "retry/aborted merge");
+	CU_CHECK(r.spin_hits == 750 && r.spin_misses == 50 && r.spin_skips == 200, "spin merge");
 	CU_CHECK(fabs(r.tps_incl - 225.0) < 1e-9 && fabs(r.tps_excl - 300.0) < 1e-9,
 		 "tps %f / %f", r.tps_incl, r.tps_excl);
 	CU_CHECK(r.lat_sum.count == 900 && r.lat_sum.max >= 2970000 && r.lat_sum.min <= 1010000,
@@ -137,6 +142,8 @@ static void test_run_result_merge_and_tps(void)
 	r.cfg.clients = 4;
 	r.cfg.threads = 2;
 	r.cfg.max_tries = 1;
+	r.cfg.spin_mode = PGL_SPIN_FIXED;
+	r.cfg.spin_ns = 80000;
 	pgl_settings_init(&r.settings);
 	pgl_run_print(&r, f);
 	fclose(f);
@@ -144,6 +151,9 @@ static void test_run_result_merge_and_tps(void)
 		 strstr(text, "tps = 300.000 (excluding connections)") &&
 		 strstr(text, "number of transactions actually processed: 900") &&
 		 strstr(text, "clients aborted: 1 of 4"), "human summary:\n%s", text);
+	CU_CHECK(strstr(text, "client wait: spin up to 80 us before sleeping (--spin fixed; only "
+			"threads that drive one client spin); of 1000 waits 75.0% answered in the "
+			"spin, 5.0% spun then slept, 20.0% not spun (a statement of the script is slow)"), "spin line:\n%s", text);
 	free(text);
 	pgl_run_result_free(&r);
 }
