@@ -92,7 +92,8 @@ static int send_stmt(struct pgl_thread *th, struct pgl_client *c, unsigned i)
 	const struct pgl_run_config *cfg = th->cfg;
 	const struct pgl_stmt *st = &cfg->mix.e[c->script].script->stmts[i];
 
-	c->sent_ns = pgl_now_ns();
+	if (th->spin.budget_ns)
+		c->sent_ns = pgl_now_ns();
 	switch (cfg->protocol) {
 	case PGL_PROTO_SIMPLE:
 		if (pgl_stmt_render(st, c->vars, th->sql, sizeof(th->sql)) < 0)
@@ -266,7 +267,8 @@ static void try_failed(struct pgl_thread *th, struct pgl_client *c, const char *
 			abort_client(th, c, PQerrorMessage(c->conn));
 			return;
 		}
-		c->sent_ns = pgl_now_ns();
+		if (th->spin.budget_ns)
+			c->sent_ns = pgl_now_ns();
 		c->after_rollback = action;
 		c->err = PGL_ERR_NONE; /* now: did the ROLLBACK itself fail? */
 		c->sync_pending = th->cfg->pipeline;

@@ -44,7 +44,7 @@ struct pgl_client {
 	char errmsg[256];               /* ... and its text */
 	int after_rollback;             /* enum pgl_retry_action to apply */
 	uint64_t sched_ns, start_ns, lag_ns;
-	uint64_t sent_ns;               /* when the round now in flight was sent */
+	uint64_t sent_ns;               /* when the round in flight was sent (only if spinning) */
 	uint64_t txns;                  /* transactions finished (committed or failed) */
 	char pbuf[PGL_MAX_PARAMS][24];
 	const char *pvals[PGL_MAX_PARAMS];
