@@ -216,6 +216,7 @@ static void job_base(struct engine_job *j, const struct probe_ctx *ctx, uint64_t
 	j->fixed_bufs = ctx->co.fixed_bufs;
 	j->sqpoll = ctx->co.sqpoll;
 	j->seed = ctx->co.seed;
+	j->stall_ns = ctx->co.stall_ns;
 	j->stop = ctx->stop;
 }
 
@@ -395,7 +396,7 @@ static void bench_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 		any_flag |= rr->above_ceiling;
 		if (rr->error)
 			fprintf(out, "  %s: I/O error at offset %" PRIu64 ": %s\n", name, rr->error_offset,
-				strerror(-rr->error));
+				probe_io_strerror(rr->error));
 	}
 	if (any_flag)
 		fprintf(out, "\n\"cache, not device\": faster than the link can carry (%s, %s)\n", ctx->ceiling_desc,
@@ -429,7 +430,7 @@ static int json_row_extra(json_object *x, const struct bench_row_result *rr)
 	r |= probe_json_add(x, "ios", json_object_new_int64((int64_t)rr->ios));
 	r |= probe_json_add(x, "cache_not_device", json_object_new_boolean(rr->above_ceiling));
 	if (rr->error)
-		r |= probe_json_add(x, "error", json_object_new_string(strerror(-rr->error)));
+		r |= probe_json_add(x, "error", json_object_new_string(probe_io_strerror(rr->error)));
 	return r ? -ENOMEM : 0;
 }
 

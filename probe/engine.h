@@ -9,16 +9,34 @@
  * sequential run without wrap), the first I/O error, or when *stop becomes
  * non-zero (Ctrl-C); in every case the in-flight I/Os are drained before
  * engine_run() returns, and what completed is reported.
+ *
+ * Stalls: with stall_ns set, a run in which no I/O completes for stall_ns
+ * stops with error ENGINE_ESTALL (at the offset of the oldest I/O in
+ * flight) and asks the kernel to cancel what is in flight.  If nothing
+ * completes for another stall_ns after that, the engine gives up waiting:
+ * the I/Os still in flight are counted in `abandoned` and their buffers are
+ * leaked, since the kernel may still write into them.  A watchdog timer on
+ * the ring (one timeout request, re-armed every stall_ns / 4) wakes the
+ * waiting thread, so the wait for completions itself carries no timeout and
+ * costs nothing more per I/O.
  */
 #ifndef DUTPROBE_ENGINE_H
 #define DUTPROBE_ENGINE_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/hist.h"
 #include "probe/rowspec.h"
+
+/*
+ * The error of a run that stalled.  The block layer reports a command
+ * timeout as ETIMEDOUT, never as ETIME, so ETIME is free to mean "dutprobe
+ * gave up waiting" (probe_io_strerror() says so).
+ */
+#define ENGINE_ESTALL ETIME
 
 struct engine_job {
 	int fd;                           /* opened with O_DIRECT */
@@ -37,6 +55,7 @@ struct engine_job {
 	/* Throughput series (thread 0 only; use with threads = 1): */
 	uint64_t series_slice_ns;         /* a sample every slice; 0 = off */
 	uint64_t series_window_bytes;     /* a sample every window of bytes; 0 = off */
+	uint64_t stall_ns;                /* no completion for this long: a stall; 0 = wait forever */
 	const volatile sig_atomic_t *stop;
 };
 
@@ -54,6 +73,7 @@ struct engine_result {
 	int error;                        /* first I/O error (-errno), 0 = none */
 	uint64_t error_offset;
 	bool interrupted;                 /* *stop was set */
+	unsigned abandoned;               /* I/Os left in flight after a stall (all threads) */
 	double cpu_user_s, cpu_sys_s;     /* of the submitting threads (not SQPOLL's) */
 	struct engine_sample *slices, *windows;
 	size_t nslices, nwindows;

@@ -40,7 +40,12 @@ struct slot {
 	uint64_t submit_ns;
 	uint64_t offset;
 	void *buf;
+	bool busy;                        /* in flight */
 };
+
+/* user_data of the two requests that are not I/Os (slots use 0..qd-1) */
+#define TAG_TICK   UINT64_MAX         /* the stall watchdog's timer */
+#define TAG_CANCEL (UINT64_MAX - 1)   /* "cancel everything" after a stall */
 
 /* Start gate: workers set up their rings, then wait until every one is ready. */
 struct gate {
@@ -62,6 +67,7 @@ struct worker {
 	/* results */
 	struct engine_result res;
 	int setup_error;
+	bool abandoned;                   /* I/Os left in flight: keep their buffers */
 	size_t slices_cap, windows_cap;
 };
 
@@ -126,6 +132,40 @@ static void prep(struct io_uring *ring, const struct engine_job *j, struct slot 
 	if (j->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, idx);
+	s->busy = true;
+}
+
+/*
+ * The stall watchdog: a pure timer request (count 0, so the kernel checks
+ * it on no completion) that ends with a CQE after ts.  The ring has room
+ * for it beside qd I/Os (ring_init), and ts must live until the submit.
+ */
+static void arm_tick(struct io_uring *ring, struct __kernel_timespec *ts)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_timeout(sqe, ts, 0, 0);
+	io_uring_sqe_set_data64(sqe, TAG_TICK);
+}
+
+/* Ask the kernel to cancel every request in flight (5.19+; older: -EINVAL, ignored). */
+static void cancel_all(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, TAG_CANCEL);
+}
+
+/* The in-flight slot submitted first (the stalled request, most likely). */
+static const struct slot *oldest_busy(const struct slot *slots, unsigned qd)
+{
+	const struct slot *o = NULL;
+
+	for (unsigned i = 0; i < qd; i++)
+		if (slots[i].busy && (!o || slots[i].submit_ns < o->submit_ns))
+			o = &slots[i];
+	return o;
 }
 
 static int push_sample(struct engine_sample **arr, size_t *n, size_t *cap, uint64_t t, uint64_t b)
@@ -157,18 +197,19 @@ static int ring_init(struct io_uring *ring, const struct engine_job *j)
 		0,
 	};
 	struct io_uring_params p;
+	unsigned entries = j->qd + 2;  /* qd I/Os, the watchdog's timer, one cancel */
 	int ret = -EINVAL;
 
 	if (j->sqpoll) {
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 100;  /* ms */
-		return io_uring_queue_init_params(j->qd, ring, &p);
+		return io_uring_queue_init_params(entries, ring, &p);
 	}
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		memset(&p, 0, sizeof(p));
 		p.flags = plain[i];
-		ret = io_uring_queue_init_params(j->qd, ring, &p);
+		ret = io_uring_queue_init_params(entries, ring, &p);
 		if (ret != -EINVAL)
 			return ret;
 	}
@@ -183,6 +224,34 @@ static void rusage_add(struct worker *w, const struct rusage *a, const struct ru
 			    (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
 }
 
+/*
+ * The watchdog's timer fired at t.  No completion for stall_ns: declare a
+ * stall (the run's error, stop issuing, cancel what is in flight); still
+ * none stall_ns after that: give up waiting.
+ */
+static void watchdog(struct worker *w, struct io_uring *ring, const struct slot *slots, uint64_t t,
+		     uint64_t progress_ns, uint64_t *stalled_at, bool *stopping, bool *give_up)
+{
+	const struct engine_job *j = w->job;
+	struct engine_result *r = &w->res;
+
+	if (t - progress_ns < j->stall_ns)
+		return;
+	if (!*stalled_at) {
+		const struct slot *o = oldest_busy(slots, j->qd);
+
+		*stalled_at = t;
+		*stopping = true;
+		if (!r->error) {
+			r->error = -ENGINE_ESTALL;
+			r->error_offset = o ? o->offset : 0;
+		}
+		cancel_all(ring);
+	} else if (t - *stalled_at >= j->stall_ns) {
+		*give_up = true;
+	}
+}
+
 static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 {
 	const struct engine_job *j = w->job;
@@ -190,8 +259,10 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 	struct io_uring_cqe **cqes;
 	unsigned inflight = 0, *pending;
 	unsigned npending = 0;
-	bool stopping = false;
+	bool stopping = false, give_up = false;
 	uint64_t t0, measure_from, deadline, last = 0, next_slice, next_window;
+	uint64_t progress_ns, stalled_at = 0;     /* last completion; when the stall was declared */
+	struct __kernel_timespec tick = { 0 };
 	bool series = w->idx == 0;
 	int ret = 0;
 
@@ -208,6 +279,14 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 	next_slice = j->series_slice_ns;
 	next_window = j->series_window_bytes;
 	r->error_offset = 0;
+	progress_ns = t0;
+	if (j->stall_ns) {
+		uint64_t ns = j->stall_ns / 4 > 10000000 ? j->stall_ns / 4 : 10000000;
+
+		tick.tv_sec = (long long)(ns / 1000000000u);
+		tick.tv_nsec = (long long)(ns % 1000000000u);
+		arm_tick(ring, &tick);
+	}
 
 	for (unsigned i = 0; i < j->qd; i++) {
 		if (!next_offset(w, &slots[i].offset))
@@ -243,12 +322,23 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 		}
 		ret = 0;
 		for (unsigned c = 0; c < n; c++) {
-			unsigned idx = (unsigned)io_uring_cqe_get_data64(cqes[c]);
+			uint64_t ud = io_uring_cqe_get_data64(cqes[c]);
+			unsigned idx = (unsigned)ud;
 			struct slot *s = &slots[idx];
 			int res = cqes[c]->res;
 
 			t = now_ns();
+			if (ud >= TAG_CANCEL) {
+				if (ud == TAG_TICK) {
+					watchdog(w, ring, slots, t, progress_ns, &stalled_at, &stopping, &give_up);
+					if (!give_up)
+						arm_tick(ring, &tick);
+				}
+				continue;
+			}
 			inflight--;
+			s->busy = false;
+			progress_ns = t;
 			if (res != (int)j->bs_bytes) {
 				if (!r->error) {
 					r->error = res < 0 ? res : -EIO;
@@ -286,6 +376,11 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 		if ((j->stop && *j->stop) || ret < 0) {
 			r->interrupted = j->stop && *j->stop;
 			stopping = true;
+		}
+		if (give_up) {
+			r->abandoned = inflight;
+			w->abandoned = true;
+			break;
 		}
 	}
 	/* A final sample at the end, so the series covers the whole run. */
@@ -405,10 +500,16 @@ out:
 	 * O_EXCL claim on a block device alive past our close, so the next
 	 * run would find the device "held open exclusively".
 	 */
-	if (j->fixed_files)
+	if (j->fixed_files && !w->abandoned)
 		io_uring_unregister_files(&ring);
+	/*
+	 * After a stall the kernel may still complete the abandoned I/Os into
+	 * their buffers (and unregistering the file would wait for them): leak
+	 * the buffers; the ring is torn down once they are done.
+	 */
 	io_uring_queue_exit(&ring);
-	free(mem);
+	if (!w->abandoned)
+		free(mem);
 	free(slots);
 	free(iov);
 	return NULL;
@@ -435,6 +536,7 @@ static void merge(struct engine_result *dst, struct engine_result *src, unsigned
 		dst->error_offset = src->error_offset;
 	}
 	dst->interrupted |= src->interrupted;
+	dst->abandoned += src->abandoned;
 	dst->cpu_user_s += src->cpu_user_s;
 	dst->cpu_sys_s += src->cpu_sys_s;
 	if (idx == 0) {

@@ -262,6 +262,7 @@ static void job_base(struct engine_job *j, const struct probe_ctx *ctx, uint64_t
 	j->fixed_bufs = ctx->co.fixed_bufs;
 	j->sqpoll = ctx->co.sqpoll;
 	j->seed = ctx->co.seed;
+	j->stall_ns = ctx->co.stall_ns;
 	j->stop = ctx->stop;
 }
 
@@ -453,7 +454,7 @@ static void fill_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 	fprintf(out, "\nIOPS: mean of the last %u rounds; \"vs full\": relative to the fullest level at the same QD\n",
 		res->ss.window);
 	if (res->error)
-		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", res->error_offset, strerror(-res->error));
+		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", res->error_offset, probe_io_strerror(res->error));
 	if (res->interrupted)
 		fprintf(out, "interrupted: figures above are partial\n");
 }

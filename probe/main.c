@@ -63,7 +63,7 @@ static const struct command commands[] = {
 
 enum {
 	OPT_JSON = 1000, OPT_SIZE, OPT_DESTRUCTIVE, OPT_FORCE, OPT_QUICK, OPT_FIXED_FILES,
-	OPT_NO_FIXED_FILES, OPT_FIXED_BUFS, OPT_NO_FIXED_BUFS, OPT_SQPOLL, OPT_SEED, OPT_HELP,
+	OPT_NO_FIXED_FILES, OPT_FIXED_BUFS, OPT_NO_FIXED_BUFS, OPT_SQPOLL, OPT_SEED, OPT_STALL, OPT_HELP,
 };
 
 static const struct option common_opts[] = {
@@ -78,6 +78,7 @@ static const struct option common_opts[] = {
 	{ "no-fixed-bufs", no_argument, NULL, OPT_NO_FIXED_BUFS },
 	{ "sqpoll", no_argument, NULL, OPT_SQPOLL },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "stall-timeout", required_argument, NULL, OPT_STALL },
 	{ "help", no_argument, NULL, OPT_HELP },
 };
 
@@ -96,6 +97,9 @@ static const char common_help[] =
 	"  --no-fixed-bufs     do not register the buffers with io_uring (default: registered)\n"
 	"  --sqpoll            let a kernel thread poll the submission queue\n"
 	"  --seed N            seed of the random offsets (default 1)\n"
+	"  --stall-timeout T   stop when no I/O completes for T (default 60s, longer than\n"
+	"                      the kernel's own NVMe/SCSI command timeout of 30 s; 0 = wait\n"
+	"                      forever); the run then ends with an error naming the stall\n"
 	"  --help              this text\n"
 	"\n"
 	"Files need no flag.  I/O is always O_DIRECT; Ctrl-C stops and prints what was measured.\n";
@@ -166,6 +170,8 @@ static int common_opt(struct probe_common *co, int opt, const char *arg, struct 
 	case OPT_SQPOLL:
 		co->sqpoll = true;
 		return 0;
+	case OPT_STALL:
+		return probe_parse_duration_opt("--stall-timeout", arg, &co->stall_ns, err) < 0 ? -EINVAL : 0;
 	case OPT_SEED: {
 		char *end;
 
@@ -244,7 +250,8 @@ static int run_test(const struct probe_test_ops *t, int argc, char **argv)
 {
 	_cleanup_free_ struct option *opts = merge_opts(t->longopts);
 	_cleanup_free_ void *cfg = calloc(1, t->cfg_size);
-	struct probe_ctx ctx = { .co = { .fixed_files = true, .fixed_bufs = true, .seed = 1 } };
+	struct probe_ctx ctx = { .co = { .fixed_files = true, .fixed_bufs = true, .seed = 1,
+						.stall_ns = PROBE_STALL_DEFAULT_NS } };
 	struct target_opts to = { 0 };
 	struct dut_error err = { { 0 } };
 	void *result = NULL;

@@ -26,7 +26,10 @@ struct probe_common {
 	bool destructive, force, quick;
 	bool fixed_files, fixed_bufs, sqpoll;
 	uint64_t seed;
+	uint64_t stall_ns;        /* --stall-timeout; 0 = wait forever */
 };
+
+#define PROBE_STALL_DEFAULT_NS (60ull * 1000000000ull)
 
 struct probe_ctx {
 	struct probe_common co;
@@ -81,6 +84,8 @@ int probe_json_target(const struct probe_ctx *ctx, struct dut_result *doc);
 /* "(cache, not device)" when bytes_per_s is above the interface ceiling. */
 bool probe_above_ceiling(const struct probe_ctx *ctx, double bytes_per_s);
 int probe_json_add(json_object *obj, const char *key, json_object *val);
+/* What an engine error means: strerror(), except for a stall (ENGINE_ESTALL). */
+const char *probe_io_strerror(int err);
 /*
  * Discard [off, off+len): NVMe deallocate on an NVMe namespace (the identify
  * part's helper), BLKDISCARD on other devices, a punched hole in a file.

@@ -6,8 +6,16 @@
 #include <strings.h>
 
 #include "lib/units.h"
+#include "probe/engine.h"
 #include "probe/identify/nvme.h"
 #include "probe/probe.h"
+
+const char *probe_io_strerror(int err)
+{
+	if (err == -ENGINE_ESTALL)
+		return "the device stalled: no I/O completed within --stall-timeout, so dutprobe stopped issuing and cancelled what was in flight";
+	return strerror(-err);
+}
 
 int probe_parse_size_opt(const char *opt, const char *arg, uint64_t *ret, struct dut_error *err)
 {

@@ -210,7 +210,7 @@ static int write_pass(const struct slc_cfg *cfg, struct probe_ctx *ctx, uint64_t
 		.qd = cfg->qd, .threads = 1, .span_offset = cfg->offset, .span_bytes = span,
 		.byte_limit = limit, .fixed_files = ctx->co.fixed_files, .fixed_bufs = ctx->co.fixed_bufs,
 		.sqpoll = ctx->co.sqpoll, .seed = ctx->co.seed, .series_slice_ns = cfg->slice_ns,
-		.series_window_bytes = cfg->window_bytes, .stop = ctx->stop,
+		.series_window_bytes = cfg->window_bytes, .stall_ns = ctx->co.stall_ns, .stop = ctx->stop,
 	};
 	struct engine_result er;
 	int r;
@@ -330,7 +330,7 @@ static void human_pass(const struct slc_pass *p, const struct probe_ctx *ctx, FI
 			dut_format_size(p->win_end[s->end - 1], b, sizeof(b)), s->median / 1e6);
 	}
 	if (p->error)
-		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", p->error_offset, strerror(-p->error));
+		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", p->error_offset, probe_io_strerror(p->error));
 }
 
 /* The first knee where throughput falls: the end of the write cache. */
