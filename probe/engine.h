@@ -13,9 +13,9 @@
  * Stalls: with stall_ns set, a run in which no I/O completes for stall_ns
  * stops with error ENGINE_ESTALL (at the offset of the oldest I/O in
  * flight) and asks the kernel to cancel what is in flight.  If nothing
- * completes for another stall_ns after that, the engine gives up waiting:
- * the I/Os still in flight are counted in `abandoned` and their buffers are
- * leaked, since the kernel may still write into them.  A watchdog timer on
+ * completes for another stall_ns after that, the engine gives up waiting
+ * and leaks the buffers of the I/Os still in flight, since the kernel may
+ * still write into them.  A watchdog timer on
  * the ring (one timeout request, re-armed every stall_ns / 4) wakes the
  * waiting thread, so the wait for completions itself carries no timeout and
  * costs nothing more per I/O.
@@ -73,7 +73,6 @@ struct engine_result {
 	int error;                        /* first I/O error (-errno), 0 = none */
 	uint64_t error_offset;
 	bool interrupted;                 /* *stop was set */
-	unsigned abandoned;               /* I/Os left in flight after a stall (all threads) */
 	double cpu_user_s, cpu_sys_s;     /* of the submitting threads (not SQPOLL's) */
 	struct engine_sample *slices, *windows;
 	size_t nslices, nwindows;

@@ -227,10 +227,10 @@ static void rusage_add(struct worker *w, const struct rusage *a, const struct ru
 /*
  * The watchdog's timer fired at t.  No completion for stall_ns: declare a
  * stall (the run's error, stop issuing, cancel what is in flight); still
- * none stall_ns after that: give up waiting.
+ * none stall_ns after that: give up waiting (abandon what is in flight).
  */
 static void watchdog(struct worker *w, struct io_uring *ring, const struct slot *slots, uint64_t t,
-		     uint64_t progress_ns, uint64_t *stalled_at, bool *stopping, bool *give_up)
+		     uint64_t progress_ns, uint64_t *stalled_at, bool *stopping)
 {
 	const struct engine_job *j = w->job;
 	struct engine_result *r = &w->res;
@@ -248,7 +248,7 @@ static void watchdog(struct worker *w, struct io_uring *ring, const struct slot 
 		}
 		cancel_all(ring);
 	} else if (t - *stalled_at >= j->stall_ns) {
-		*give_up = true;
+		w->abandoned = true;
 	}
 }
 
@@ -259,7 +259,7 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 	struct io_uring_cqe **cqes;
 	unsigned inflight = 0, *pending;
 	unsigned npending = 0;
-	bool stopping = false, give_up = false;
+	bool stopping = false;
 	uint64_t t0, measure_from, deadline, last = 0, next_slice, next_window;
 	uint64_t progress_ns, stalled_at = 0;     /* last completion; when the stall was declared */
 	struct __kernel_timespec tick = { 0 };
@@ -330,8 +330,8 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 			t = now_ns();
 			if (ud >= TAG_CANCEL) {
 				if (ud == TAG_TICK) {
-					watchdog(w, ring, slots, t, progress_ns, &stalled_at, &stopping, &give_up);
-					if (!give_up)
+					watchdog(w, ring, slots, t, progress_ns, &stalled_at, &stopping);
+					if (!w->abandoned)
 						arm_tick(ring, &tick);
 				}
 				continue;
@@ -377,11 +377,8 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 			r->interrupted = j->stop && *j->stop;
 			stopping = true;
 		}
-		if (give_up) {
-			r->abandoned = inflight;
-			w->abandoned = true;
+		if (w->abandoned)
 			break;
-		}
 	}
 	/* A final sample at the end, so the series covers the whole run. */
 	if (series && (j->series_slice_ns || j->series_window_bytes) && r->total_bytes) {
@@ -536,7 +533,6 @@ static void merge(struct engine_result *dst, struct engine_result *src, unsigned
 		dst->error_offset = src->error_offset;
 	}
 	dst->interrupted |= src->interrupted;
-	dst->abandoned += src->abandoned;
 	dst->cpu_user_s += src->cpu_user_s;
 	dst->cpu_sys_s += src->cpu_sys_s;
 	if (idx == 0) {
