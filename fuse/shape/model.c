@@ -507,13 +507,23 @@ uint64_t shape_channels_drained_ns(const struct shape_channels *c)
 	return t;
 }
 
-uint64_t shape_channels_issue(struct shape_channels *c, uint64_t now_ns, uint64_t service_ns)
+uint64_t shape_channels_issue_xfer(struct shape_channels *c, uint64_t now_ns, uint64_t latency_ns,
+				   uint64_t xfer_ns)
 {
 	unsigned ch = shape_channels_pick(c);
-	uint64_t done = shape_max_u64(now_ns, c->free_ns[ch]) + service_ns;
+	uint64_t done = shape_max_u64(now_ns, c->free_ns[ch]) + latency_ns;
 
+	if (xfer_ns) {
+		done = shape_max_u64(done, c->link_free_ns) + xfer_ns;
+		c->link_free_ns = done;
+	}
 	c->free_ns[ch] = done;
 	return done;
+}
+
+uint64_t shape_channels_issue(struct shape_channels *c, uint64_t now_ns, uint64_t service_ns)
+{
+	return shape_channels_issue_xfer(c, now_ns, service_ns, 0);
 }
 
 uint64_t shape_xfer_ns(uint64_t len, double rate)

@@ -200,14 +200,14 @@ struct queue_params {
 	struct shape_common common;
 	uint64_t channels;
 	uint64_t latency_ns;
-	double bw;           /* per channel; 0: no per-byte cost */
+	double bw;           /* the device's, shared by the channels; 0: no per-byte cost */
 };
 
 #define QP(f) offsetof(struct queue_params, f)
 static const struct shape_param queue_params[] = {
 	{ "channels", SHAPE_P_COUNT, QP(channels), NULL, false, 1, SHAPE_CHANNELS_MAX, "requests served in parallel" },
 	{ "latency", SHAPE_P_DURATION, QP(latency_ns), NULL, false, 0, HOUR_NS, "service time of one request" },
-	{ "bw", SHAPE_P_RATE, QP(bw), NULL, true, RATE_MIN, RATE_MAX, "per-channel transfer rate" },
+	{ "bw", SHAPE_P_RATE, QP(bw), NULL, true, RATE_MIN, RATE_MAX, "transfer rate of the device (the channels share it)" },
 	{ NULL },
 };
 
@@ -232,15 +232,14 @@ static uint64_t queue_submit(void *state, const void *params, const struct shape
 {
 	const struct queue_params *p = params;
 	struct queue_state *s = state;
-	uint64_t service;
-
 	if (shape_op_is_sync(r->op))
 		return shape_fsync_done(&s->ch, &p->common, r->now_ns);
 	if (!shape_op_is_data(r->op))
 		return r->now_ns;
-	service = p->latency_ns + shape_xfer_ns(r->len, p->bw);
-	s->busy_ns += service;
-	return shape_channels_issue(&s->ch, r->now_ns, service);
+	uint64_t xfer = shape_xfer_ns(r->len, p->bw);
+
+	s->busy_ns += p->latency_ns + xfer;
+	return shape_channels_issue_xfer(&s->ch, r->now_ns, p->latency_ns, xfer);
 }
 
 static void queue_stats(void *state, const void *params, struct json_object *o)

@@ -9,8 +9,9 @@
  *           the SLC cache; the rest goes to native flash at write_bw.
  *           penalty(fill) is the fill_penalty table at the fill level before
  *           the write: (prefill + grains holding data) / capacity.
- * Each request takes the earliest-free channel (done = max(now, free) +
- * service); rates are per channel.  While every channel is idle the
+ * Each request takes the earliest-free channel for its latency and then the
+ * transfer link the channels share (shape_channels_issue_xfer): the rates
+ * are the device's, channels add concurrency.  While every channel is idle the
  * controller folds SLC into native flash at slc_recovery bytes/s, freeing
  * that much cache.  Fill is tracked per file (fuse/shape/fill.h) from
  * writes, truncates, punched holes and unlinks, whatever rule matched them.
@@ -39,12 +40,12 @@ struct ssd_params {
 static const struct shape_param ssd_params[] = {
 	{ "read_latency", SHAPE_P_DURATION, SP(read_ns), NULL, false, 0, 1e9, "latency of a read" },
 	{ "write_latency", SHAPE_P_DURATION, SP(write_ns), NULL, false, 0, 1e9, "latency of a write" },
-	{ "read_bw", SHAPE_P_RATE, SP(read_bw), NULL, true, 1e3, 1e12, "per-channel read rate" },
-	{ "write_bw", SHAPE_P_RATE, SP(write_bw), NULL, true, 1e3, 1e12, "per-channel write rate to native flash" },
+	{ "read_bw", SHAPE_P_RATE, SP(read_bw), NULL, true, 1e3, 1e12, "read rate of the device" },
+	{ "write_bw", SHAPE_P_RATE, SP(write_bw), NULL, true, 1e3, 1e12, "write rate of the device to native flash" },
 	{ "channels", SHAPE_P_COUNT, SP(channels), "1", false, 1, SHAPE_CHANNELS_MAX, "requests served in parallel" },
 	{ "capacity", SHAPE_P_SIZE, SP(capacity), NULL, false, SHAPE_FILL_GRAIN, 1e16, "logical size of the device" },
 	{ "slc_size", SHAPE_P_SIZE, SP(slc_size), "0", false, 0, 1e15, "SLC write cache size (0: none)" },
-	{ "slc_write_bw", SHAPE_P_RATE, SP(slc_write_bw), NULL, true, 1e3, 1e12, "per-channel write rate into the SLC cache" },
+	{ "slc_write_bw", SHAPE_P_RATE, SP(slc_write_bw), NULL, true, 1e3, 1e12, "write rate of the device into the SLC cache" },
 	{ "slc_recovery", SHAPE_P_RATE, SP(slc_recovery), NULL, true, 1, 1e12, "SLC cache freed per second while idle" },
 	{ "fill_penalty", SHAPE_P_FILL_TABLE, SP(fill), "0%=1.0", false, 0, 0, "write cost multiplier by fill level" },
 	{ "prefill", SHAPE_P_PERCENT, SP(prefill_pct), "0%", false, 0, 100, "share of the device already holding other data" },
@@ -123,36 +124,40 @@ static void slc_recover(struct ssd_state *s, const struct ssd_params *p, uint64_
 	s->recovered_to_ns = now;
 }
 
-static uint64_t ssd_write_service(struct ssd_state *s, const struct ssd_params *p, uint64_t len)
+/* A write's latency and transfer, both scaled by the fill penalty. */
+static void ssd_write_cost(struct ssd_state *s, const struct ssd_params *p, uint64_t len,
+			   uint64_t *ret_lat_ns, uint64_t *ret_xfer_ns)
 {
-	uint64_t in_slc = 0, t;
-	double room = (double)p->slc_size - s->slc_used;
+	uint64_t in_slc = 0, x;
+	double room = (double)p->slc_size - s->slc_used, pen;
 
 	if (p->slc_size && room > 0)
 		in_slc = (double)len <= room ? len : (uint64_t)room;
 	s->slc_used += (double)in_slc;
 	s->slc_bytes += in_slc;
 	s->native_bytes += len - in_slc;
-	t = p->write_ns + shape_xfer_ns(in_slc, p->slc_write_bw) + shape_xfer_ns(len - in_slc, p->write_bw);
-	return (uint64_t)llround((double)t * shape_fill_table_at(&p->fill, fill_pct(s)));
+	x = shape_xfer_ns(in_slc, p->slc_write_bw) + shape_xfer_ns(len - in_slc, p->write_bw);
+	pen = shape_fill_table_at(&p->fill, fill_pct(s));
+	*ret_lat_ns = (uint64_t)llround((double)p->write_ns * pen);
+	*ret_xfer_ns = (uint64_t)llround((double)x * pen);
 }
 
 static uint64_t ssd_submit(void *state, const void *params, const struct shape_req *r)
 {
 	const struct ssd_params *p = params;
 	struct ssd_state *s = state;
-	uint64_t service;
+	uint64_t lat, xfer;
 
 	slc_recover(s, p, r->now_ns);
 	switch (r->op) {
 	case SHAPE_OP_READ:
-		service = p->read_ns + shape_xfer_ns(r->len, p->read_bw);
-		return shape_channels_issue(&s->ch, r->now_ns, service);
+		return shape_channels_issue_xfer(&s->ch, r->now_ns, p->read_ns,
+						 shape_xfer_ns(r->len, p->read_bw));
 	case SHAPE_OP_WRITE:
-		service = ssd_write_service(s, p, r->len);
+		ssd_write_cost(s, p, r->len, &lat, &xfer);
 		if (shape_fill_write(&s->fill, r->file_key, r->offset, r->len) < 0)
 			s->fill_errors++;
-		return shape_channels_issue(&s->ch, r->now_ns, service);
+		return shape_channels_issue_xfer(&s->ch, r->now_ns, lat, xfer);
 	case SHAPE_OP_FSYNC:
 	case SHAPE_OP_FDATASYNC:
 		return shape_fsync_done(&s->ch, &p->common, r->now_ns);

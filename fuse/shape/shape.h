@@ -194,10 +194,18 @@ struct json_object *shape_model_stats_json(struct shape_model *m);
 
 /* ---- helpers shared by the models (model_util.c) ---- */
 
-/* N FIFO servers: a request takes the channel that frees up first. */
+/*
+ * N FIFO servers behind one transfer link: a request takes the channel that
+ * frees up first and holds it for its latency, then for its transfer on the
+ * link, which the channels share (transfers in arrival order).  So channels
+ * add concurrency, not capacity: a model's rates are the device's whatever
+ * its channel count, and with one channel this is done = max(now, free) +
+ * latency + transfer.
+ */
 struct shape_channels {
 	unsigned n;
 	uint64_t free_ns[SHAPE_CHANNELS_MAX];
+	uint64_t link_free_ns;
 };
 
 void shape_channels_init(struct shape_channels *c, unsigned n);
@@ -205,8 +213,14 @@ void shape_channels_init(struct shape_channels *c, unsigned n);
 unsigned shape_channels_pick(const struct shape_channels *c);
 /* The time all channels are idle. */
 uint64_t shape_channels_drained_ns(const struct shape_channels *c);
-/* Serve on the earliest-free channel: done = max(now, free) + service. */
+/* Serve on the earliest-free channel: done = max(now, free) + service (no transfer). */
 uint64_t shape_channels_issue(struct shape_channels *c, uint64_t now_ns, uint64_t service_ns);
+/*
+ * Serve latency_ns on the earliest-free channel, then xfer_ns on the shared
+ * link: done = max(max(now, free) + latency, link_free) + xfer.
+ */
+uint64_t shape_channels_issue_xfer(struct shape_channels *c, uint64_t now_ns, uint64_t latency_ns,
+				   uint64_t xfer_ns);
 
 /* len bytes at rate B/s in ns, rounded to nearest; rate <= 0: 0 (no per-byte cost). */
 uint64_t shape_xfer_ns(uint64_t len, double rate);

@@ -154,6 +154,41 @@ static void test_queue_burst_of_32(void)
 	}
 }
 
+/*
+ * Channels add concurrency, not capacity: 64 x 1 MiB writes at t=0 on an ssd
+ * with 100 us latency and 100 MB/s finish when 64 MiB have crossed the
+ * shared link (671 ms plus one latency) whatever the channel count, while
+ * the latency overlaps across channels: with N channels request k waits
+ * floor(k / N) latencies less than it would on one.
+ */
+static void test_channels_share_the_device_rate(void)
+{
+	static const unsigned channels[] = { 1, 4, 8 };
+	const uint64_t mib = 1048576, xfer = (mib * S + 50000000) / 100000000; /* ns at 100 MB/s */
+
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(channels); c++) {
+		char text[256];
+		struct shape_rules *rs;
+		uint64_t got = 0;
+
+		snprintf(text, sizeof(text), "type = ssd\nread_latency = 100us\nwrite_latency = 100us\n"
+			 "write_bw = 100MB/s\nread_bw = 100MB/s\ncapacity = 1G\nchannels = %u\n", channels[c]);
+		rs = parse_model(text);
+		if (!rs)
+			return;
+		for (unsigned k = 0; k < 64; k++)
+			got = submit(rs->models[0], SHAPE_OP_WRITE, 1, k * mib, mib, 0);
+		/* one channel: 64 x (latency + xfer); N > 1: the first latency, then the link back to back */
+		uint64_t want = channels[c] == 1 ? 64 * (100 * US + xfer) : 100 * US + 64 * xfer;
+
+		CU_CHECK(got == want, "N=%u: 64 MiB written by %llu ns, want %llu", channels[c],
+			 (unsigned long long)got, (unsigned long long)want);
+		CU_CHECK((double)(64 * mib) * S / (double)got <= 100e6 * 1.001,
+			 "N=%u: the aggregate rate does not exceed write_bw", channels[c]);
+		shape_rules_free(rs);
+	}
+}
+
 static void test_hdd_seek_curve_fit_points(void)
 {
 	static const struct { double f; uint64_t want; const char *why; } rows[] = {
@@ -368,6 +403,7 @@ static const struct cu_test tests[] = {
 	{ "barriers_off_skips_fsync", test_barriers_off_skips_fsync },
 	{ "token_bucket_refill", test_token_bucket_refill },
 	{ "queue_burst_of_32", test_queue_burst_of_32 },
+	{ "channels_share_the_device_rate", test_channels_share_the_device_rate },
 	{ "hdd_seek_curve_fit_points", test_hdd_seek_curve_fit_points },
 	{ "hdd_seek_and_rotation", test_hdd_seek_and_rotation },
 	{ "hdd_readahead_hits", test_hdd_readahead_hits },
