@@ -94,7 +94,8 @@ static int run_gnuplot(struct chart *c, const char *dir, const char *gnuplot)
 			dup2(fd, STDOUT_FILENO);
 		}
 		alarm(GNUPLOT_TIMEOUT_S);   /* SIGALRM survives exec: a hung gnuplot dies */
-		execl(gnuplot, "gnuplot", gp, (char *)NULL);
+		/* no shell; -d: no ~/.gnuplot or gnuplotrc, whose commands would run with our privileges */
+		execl(gnuplot, "gnuplot", "-d", gp, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)

@@ -123,6 +123,9 @@ static int report_rundir(const char *dir)
 		dut_err("%s", err.msg);
 		return 1;
 	}
+	for (size_t i = 0; i < sum.nwarnings; i++)
+		dut_warn("%s", sum.warnings[i]);
+	report_dir_summary_clear(&sum);
 	printf("%s/report.md, %s/report.html: %zu finding%s, %zu of %zu chart%s drawn\n", dir, dir,
 	       sum.nfindings, sum.nfindings == 1 ? "" : "s", sum.nrendered, sum.ncharts,
 	       sum.ncharts == 1 ? "" : "s");

@@ -29,6 +29,15 @@ static int write_atomic(const char *dir, const char *name, const char *text)
 	return dut_write_file_atomic(p, text, strlen(text), 0644);
 }
 
+void report_dir_summary_clear(struct report_dir_summary *s)
+{
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	s->warnings = NULL;
+	s->nwarnings = 0;
+}
+
 int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct dut_error *err)
 {
 	_cleanup_(run_model_freep) struct run_model *m = NULL;
@@ -73,6 +82,9 @@ int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct 
 			snprintf(sum.first_why_not, sizeof(sum.first_why_not), "%s",
 				 cs->v[i].why_not ? cs->v[i].why_not : "?");
 	}
+	sum.warnings = TAKE_PTR(cs->warnings);
+	sum.nwarnings = cs->nwarnings;
+	cs->nwarnings = 0;
 	*ret = sum;
 	return 0;
 }
