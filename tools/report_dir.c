@@ -58,7 +58,11 @@ int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct 
 	}
 	snprintf(chartdir, sizeof(chartdir), "%s/charts", rundir);
 	if (cs->n && (r = charts_render(cs, chartdir)) < 0) {
-		dut_error_set(err, "cannot write the charts into %s: %s", chartdir, strerror(-r));
+		if (r == -ELOOP)
+			dut_error_set(err, "%s is a symbolic link; refusing to write the charts through it "
+				      "(remove it, then run dutlab report again)", chartdir);
+		else
+			dut_error_set(err, "cannot write the charts into %s: %s", chartdir, strerror(-r));
 		return r;
 	}
 	snprintf(title, sizeof(title), "dutlab report: %s", m->name);
