@@ -393,6 +393,9 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 		double before = json_object_get_double(jget(kn, "bw_before")) / 1e6;
 		double after = json_object_get_double(jget(kn, "bw_after")) / 1e6;
 
+		/* a number in a command is printed with %.17g: nan or inf would be a variable name */
+		if (!isfinite(x) || !isfinite(to) || !isfinite(before) || !isfinite(after) || !isfinite(prev))
+			continue;
 		/* the two levels the knee detection fitted, either side of the knee */
 		rbuf_printf(&cb->script, "set arrow from %.17g, %.17g to %.17g, %.17g nohead linewidth 2 "
 			    "linecolor rgb 'dark-green'\n", prev, before, x, before);

@@ -4,7 +4,7 @@
 # commands.  An unprivileged user crafts a run directory whose configuration
 # name, fill metric key and slc knee confidence carry gnuplot code (a quote
 # that ends the string, then system(); backquotes; newlines, which end a
-# command); root runs `dutlab report` on it with the real gnuplot.  No marker
+# command; a knee at "inf", which a number in a command must not become); root runs `dutlab report` on it with the real gnuplot.  No marker
 # file may appear, every chart must still be drawn, and the bad metric name is
 # refused with a warning.
 # usage: report-inject.sh DUTLAB   (DUT_SOURCE_ROOT: the source tree)
@@ -44,7 +44,8 @@ edit "$R/c00-file-ext4/rep1/fill.json" \
 	'.phases |= map(.metrics += { ("iops_qd4" + $sq): {value: 1, unit: "IO/s"},
 				      ("iops_qd5" + $bq): {value: 1, unit: "IO/s"},
 				      ("iops_qd6" + $nl): {value: 1, unit: "IO/s"} })'
-edit "$R/c00-file-ext4/rep1/slc.json" '.phases[0].extra.knees[0].confidence = ($sq + $bq + $nl)'
+edit "$R/c00-file-ext4/rep1/slc.json" '.phases[0].extra.knees[0].confidence = ($sq + $bq + $nl) |
+	.phases[0].extra.knees += [{bytes_before: "inf", bw_before: "nan", bw_after: 1, confidence: "low"}]'
 
 "$DUTLAB" report "$R" >"$TMP/out" 2>"$TMP/err"
 rc=$?
