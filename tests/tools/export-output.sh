@@ -98,6 +98,16 @@ ls "$TMP"/keep?* 2>/dev/null | grep -v keep.orig && fail "export -o FILE: a temp
 "$DUTLAB" export "$TMP/t.dtr" --format csv -o "$TMP/new.csv" 2>/dev/null && cmp -s "$TMP/new.csv" "$TMP/plain.csv" ||
 	fail "export -o NEWFILE: not written"
 
+# through a link to a regular file: the file gets the export, the link stays
+printf 'old\n' >"$TMP/target.csv"
+ln -s "$TMP/target.csv" "$TMP/link.csv"
+"$DUTLAB" export "$TMP/t.dtr" --format csv -o "$TMP/link.csv" 2>/dev/null || fail "export -o LINK: exit $?"
+[ -L "$TMP/link.csv" ] && cmp -s "$TMP/target.csv" "$TMP/plain.csv" || fail "export -o LINK: not written through the link"
+# a directory is refused, and stays
+mkdir "$TMP/adir"
+"$DUTLAB" export "$TMP/t.dtr" --format csv -o "$TMP/adir" >/dev/null 2>"$TMP/err" && fail "export -o DIR: exit 0"
+[ -d "$TMP/adir" ] && grep -q "Is a directory" "$TMP/err" || fail "export -o DIR: not refused as a directory"
+
 # report --json and compare --json into a device: written in place, not renamed over
 "$DUTLAB" report "$TMP/t.dtr" --json "$TMP/null" >/dev/null 2>"$TMP/err" || { fail "report --json DEVICE: exit $?"; cat "$TMP/err"; }
 nulltwin || fail "report --json DEVICE: the device node was replaced"
