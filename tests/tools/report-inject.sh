@@ -16,8 +16,8 @@ command -v jq >/dev/null 2>&1 || { echo "SKIP: jq is not installed (apt-get inst
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (the attack is a user's run directory reported by root)"; exit 77; }
 TMP=$(mktemp -d /tmp/report-inject.XXXXXX) || exit 99
 MARK=/tmp/PWNED-$(basename "$TMP")
-trap 'rm -rf "$TMP" "$MARK".*' EXIT INT TERM
-[ -n "${KEEP:-}" ] && trap - EXIT
+trap 'rm -rf "$TMP" "$MARK".*' EXIT
+trap 'exit 99' INT TERM
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 as_user() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
