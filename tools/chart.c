@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +33,38 @@ const char *chart_safe_name(const char *s, char *buf, size_t n)
 	return buf;
 }
 
-/* A gnuplot single-quoted string: '' stands for one quote; no newlines. */
+static bool is_ctl(char ch)
+{
+	return (unsigned char)ch < 0x20 || ch == 0x7f;
+}
+
+bool chart_metric_name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		char ch = s[n];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      strchr("_.:/ %-", ch)))
+			return false;
+	}
+	return n > 0 && n <= 128;
+}
+
+/*
+ * The one way a string enters a gnuplot script: a single-quoted string.
+ * gnuplot substitutes neither `backquotes` nor @macros in it and knows one
+ * escape, '' for a quote.  A newline (or any control character) would end
+ * the command and start one from the data, so each becomes a space.
+ */
 static void gq(struct rbuf *b, const char *s)
 {
 	rbuf_puts(b, "'");
 	for (; *s; s++) {
 		if (*s == '\'')
 			rbuf_puts(b, "''");
-		else if (*s == '\n' || *s == '\r')
+		else if (is_ctl(*s))
 			rbuf_puts(b, " ");
 		else
 			rbuf_printf(b, "%c", *s);
@@ -47,13 +72,88 @@ static void gq(struct rbuf *b, const char *s)
 	rbuf_puts(b, "'");
 }
 
+static void gqf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* gq() of a formatted string. */
+static void gqf(struct rbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		b->oom = true;
+		return;
+	}
+	gq(b, s);
+	free(s);
+}
+
+/* A string field of a data file (a tic label): double-quoted, without '"' or control characters. */
+static void dstr(struct rbuf *b, const char *s)
+{
+	rbuf_puts(b, "\"");
+	for (; *s; s++)
+		rbuf_printf(b, "%c", *s == '"' ? '\'' : is_ctl(*s) ? ' ' : *s);
+	rbuf_puts(b, "\"");
+}
+
+/* s for a message: control characters as \xNN, at most about 80 bytes. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s && o + 8 < n && o < 80; s++) {
+		if (is_ctl(*s) || *s == '\\')
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", (unsigned char)*s);
+		else
+			buf[o++] = *s;
+	}
+	snprintf(buf + o, n - o, "%s", *s ? "..." : "");
+	return buf;
+}
+
+static int chart_warn(struct charts *cs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int chart_warn(struct charts *cs, const char *fmt, ...)
+{
+	char **w = realloc(cs->warnings, (cs->nwarnings + 1) * sizeof(*w));
+	va_list ap;
+	int n;
+
+	if (!w)
+		return -ENOMEM;
+	cs->warnings = w;
+	va_start(ap, fmt);
+	n = vasprintf(&w[cs->nwarnings], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	cs->nwarnings++;
+	return 0;
+}
+
+/* A plot element: the data file (quoted), what to plot, and the formatted legend (quoted). */
+static void plot_file(struct rbuf *b, bool first, const char *file, const char *using)
+{
+	rbuf_puts(b, first ? "" : ", ");
+	gq(b, file);
+	rbuf_printf(b, " %s title ", using);
+}
+
 static void head(struct rbuf *b, const char *name, const char *title)
 {
+	char out[300];
+
 	rbuf_puts(b, "# written by dutlab report; run in this directory: gnuplot ");
-	/* name is a safe file name (chart_safe_name), so it needs no quoting */
-	rbuf_printf(b, "%s.gp\nset terminal pngcairo size 960,540 noenhanced font ',10'\n"
-		    "set output '%s.png'\n", name, name);
-	rbuf_puts(b, "set title ");
+	/* name is a safe file name (chart_safe_name); it is still quoted like every string */
+	rbuf_printf(b, "%s.gp\nset terminal pngcairo size 960,540 noenhanced font ',10'\nset output ", name);
+	snprintf(out, sizeof(out), "%s.png", name);
+	gq(b, out);
+	rbuf_puts(b, "\nset title ");
 	gq(b, title);
 	rbuf_puts(b, "\nset grid\nset key outside right top\n");
 }
@@ -76,6 +176,9 @@ void charts_free(struct charts *c)
 		free(ch->script);
 		free(ch->why_not);
 	}
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
 	free(c->v);
 	free(c);
 }
@@ -184,14 +287,16 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 		rbuf_puts(&cb->script, "\nunset title\n");
 	}
 	rbuf_puts(&cb->script, "set ylabel 'TPS (tx/s)'\nset xlabel 'time (s)'\nset yrange [0:*]\nplot ");
-	for (size_t i = 0; i < cb->ndata; i++)
-		rbuf_printf(&cb->script, "%s'%s' using 1:2 with linespoints title 'document %zu'",
-			    i ? ", " : "", cb->dfile[i], i + 1);
+	for (size_t i = 0; i < cb->ndata; i++) {
+		plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:2 with linespoints");
+		gqf(&cb->script, "document %zu", i + 1);
+	}
 	if (have_lat) {
 		rbuf_puts(&cb->script, "\nset ylabel 'mean latency (ms)'\nplot ");
-		for (size_t i = 0; i < cb->ndata; i++)
-			rbuf_printf(&cb->script, "%s'%s' using 1:3 with linespoints title 'document %zu'",
-				    i ? ", " : "", cb->dfile[i], i + 1);
+		for (size_t i = 0; i < cb->ndata; i++) {
+			plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:3 with linespoints");
+			gqf(&cb->script, "document %zu", i + 1);
+		}
 		rbuf_puts(&cb->script, "\nunset multiplot");
 	}
 	rbuf_puts(&cb->script, "\n");
@@ -232,9 +337,10 @@ static int lag_chart(struct charts *cs, const struct run_config *c, const char *
 		return 0;
 	head(&cb->script, cb->name, cb->title);
 	rbuf_puts(&cb->script, "set xlabel 'time (s)'\nset ylabel 'replay lag (ms)'\nset yrange [0:*]\nplot ");
-	for (size_t i = 0; i < cb->ndata; i++)
-		rbuf_printf(&cb->script, "%s'%s' using 1:2 with linespoints title 'document %zu'",
-			    i ? ", " : "", cb->dfile[i], i + 1);
+	for (size_t i = 0; i < cb->ndata; i++) {
+		plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:2 with linespoints");
+		gqf(&cb->script, "document %zu", i + 1);
+	}
 	rbuf_puts(&cb->script, "\n");
 	return add_chart(cs, cb);
 }
@@ -287,6 +393,9 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 		double before = json_object_get_double(jget(kn, "bw_before")) / 1e6;
 		double after = json_object_get_double(jget(kn, "bw_after")) / 1e6;
 
+		/* a number in a command is printed with %.17g: nan or inf would be a variable name */
+		if (!isfinite(x) || !isfinite(to) || !isfinite(before) || !isfinite(after) || !isfinite(prev))
+			continue;
 		/* the two levels the knee detection fitted, either side of the knee */
 		rbuf_printf(&cb->script, "set arrow from %.17g, %.17g to %.17g, %.17g nohead linewidth 2 "
 			    "linecolor rgb 'dark-green'\n", prev, before, x, before);
@@ -296,11 +405,14 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 		prev = x;
 
 		rbuf_printf(&cb->script, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dashtype 2 "
-			    "linewidth 2 linecolor rgb 'red'\nset label 'knee %zu: %.0f MiB (%s)' at %.17g, "
-			    "graph 0.95 left offset 0.5,0\n", x, x, i + 1, x,
-			    json_object_get_string(jget(kn, "confidence")) ?: "?", x);
+			    "linewidth 2 linecolor rgb 'red'\nset label ", x, x);
+		gqf(&cb->script, "knee %zu: %.0f MiB (%s)", i + 1, x,
+		    json_object_get_string(jget(kn, "confidence")) ?: "?");
+		rbuf_printf(&cb->script, " at %.17g, graph 0.95 left offset 0.5,0\n", x);
 	}
-	rbuf_printf(&cb->script, "plot '%s' using 1:2 with linespoints title 'per window'%s\n", cb->dfile[0],
+	rbuf_puts(&cb->script, "plot ");
+	plot_file(&cb->script, true, cb->dfile[0], "using 1:2 with linespoints");
+	rbuf_printf(&cb->script, "'per window'%s\n",
 		    nk ? ", NaN with lines linewidth 2 linecolor rgb 'dark-green' title 'fitted levels'" : "");
 	return add_chart(cs, cb);
 }
@@ -336,9 +448,21 @@ static int fill_chart(struct charts *cs, const struct run_config *c, const char 
 		return 0;
 	m0 = jget(json_object_array_get_idx(phases, 0), "metrics");
 	json_object_object_foreach(m0, name, val) {
+		char pr[128], pc[128], ps[128];
+		int r;
+
 		(void)val;
-		if (strncmp(name, "iops_qd", 7) == 0 && nqd < 16)
-			qd[nqd++] = name;
+		if (strncmp(name, "iops_qd", 7) != 0 || nqd == 16)
+			continue;
+		if (!chart_metric_name_ok(name)) {
+			if ((r = chart_warn(cs, "%s, step %s: metric name \"%s\" has characters other than "
+					    "A-Z a-z 0-9 _ . : / %% - and space (or is longer than 128); not charted",
+					    printable(c->name, pc, sizeof(pc)), printable(step, ps, sizeof(ps)),
+					    printable(name, pr, sizeof(pr)))) < 0)
+				return r;
+			continue;
+		}
+		qd[nqd++] = name;
 	}
 	if (!nqd)
 		return 0;
@@ -370,9 +494,13 @@ static int fill_chart(struct charts *cs, const struct run_config *c, const char 
 	head(&cb->script, cb->name, cb->title);
 	rbuf_puts(&cb->script, "set xlabel 'fill level (% of the span)'\nset ylabel 'random-write IOPS'\n"
 		  "set yrange [0:*]\nset datafile missing 'nan'\nplot ");
-	for (size_t q = 0; q < nqd; q++)
-		rbuf_printf(&cb->script, "%s'%s' using 1:%zu with linespoints title 'QD %s'", q ? ", " : "",
-			    cb->dfile[0], q + 2, qd[q] + 7);
+	for (size_t q = 0; q < nqd; q++) {
+		char using[64];
+
+		snprintf(using, sizeof(using), "using 1:%zu with linespoints", q + 2);
+		plot_file(&cb->script, q == 0, cb->dfile[0], using);
+		gqf(&cb->script, "QD %s", qd[q] + 7);
+	}
 	rbuf_puts(&cb->script, "\n");
 	return add_chart(cs, cb);
 }
@@ -412,16 +540,18 @@ static int iomix_chart(struct charts *cs, const struct run_config *c, const char
 
 		if (!x->ops[0] && !x->ops[1])
 			continue;
-		rbuf_printf(b, "\"%s\" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-			    rep_class_name((enum rep_class)k), x->seq_ops[0], x->ops[0] - x->seq_ops[0],
+		dstr(b, rep_class_name((enum rep_class)k));
+		rbuf_printf(b, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			    x->seq_ops[0], x->ops[0] - x->seq_ops[0],
 			    x->seq_ops[1], x->ops[1] - x->seq_ops[1]);
 	}
 	head(&cb->script, cb->name, cb->title);
-	rbuf_printf(&cb->script, "set style data histograms\nset style histogram rowstacked\n"
-		    "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset ylabel 'requests'\n"
-		    "set yrange [0:*]\nplot '%s' using 2:xtic(1) title 'read, sequential', '' using 3 title "
-		    "'read, random', '' using 4 title 'write, sequential', '' using 5 title 'write, random'\n",
-		    cb->dfile[0]);
+	rbuf_puts(&cb->script, "set style data histograms\nset style histogram rowstacked\n"
+		  "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset ylabel 'requests'\n"
+		  "set yrange [0:*]\nplot ");
+	plot_file(&cb->script, true, cb->dfile[0], "using 2:xtic(1)");
+	rbuf_puts(&cb->script, "'read, sequential', '' using 3 title 'read, random', '' using 4 title "
+		  "'write, sequential', '' using 5 title 'write, random'\n");
 	return add_chart(cs, cb);
 }
 
@@ -436,8 +566,10 @@ static void dss_titles(struct rbuf *s, const struct run_model *m, const char *fi
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		if (!use[i])
 			continue;
-		rbuf_printf(s, "%s'%s' using %zu%s title ", col > 2 ? ", " : "", file, col,
-			    col == 2 ? ":xtic(1)" : "");
+		char using[64];
+
+		snprintf(using, sizeof(using), "using %zu%s", col, col == 2 ? ":xtic(1)" : "");
+		plot_file(s, col == 2, file, using);
 		gq(s, m->configs[i].name);
 		col++;
 	}
@@ -502,7 +634,7 @@ static int dss_charts(struct charts *cs, const struct run_model *m, const char *
 	for (size_t p = 0; p < dut_result_phase_count(first); p++) {
 		const char *pn = dut_phase_name(dut_result_phase_at(first, p));
 
-		rbuf_printf(b, "\"%s\"", pn);
+		dstr(b, pn);
 		for (size_t i = 0; i < m->nconfigs; i++)
 			if (use[i]) {
 				struct cmp_stat st = run_duration(&m->configs[i], step, pn);

@@ -14,6 +14,18 @@
  *                      iomix-STEP-CFG: the trace between the step's markers)
  *   dss-STEP-phases    DSS phase times per configuration
  *   dss-STEP-queries   DSS query times per configuration
+ *
+ * Nothing read from the run directory becomes a gnuplot command (issue #27:
+ * the report runs as root on run directories other users can write).  The
+ * numbers go into the data files and the strings of a script (titles,
+ * legends, labels, file names) go through one quoting function: a gnuplot
+ * single-quoted string, in which gnuplot substitutes neither backquotes nor
+ * macros, with ' doubled and every control character (a newline ends a
+ * command) made a space.  Strings in data files (tic labels) are
+ * double-quoted fields with '"' and control characters replaced; gnuplot
+ * reads them as data, never as commands.  A metric name that would reach a
+ * chart must match chart_metric_name_ok(); one that does not is left out of
+ * the chart with a warning (charts->warnings).
  */
 #ifndef DUTLAB_CHART_H
 #define DUTLAB_CHART_H
@@ -44,6 +56,8 @@ struct chart {
 struct charts {
 	struct chart *v;
 	size_t n;
+	char **warnings;       /* what was left out of a chart, and why (for the user) */
+	size_t nwarnings;
 };
 
 int charts_build(const struct run_model *m, struct charts **ret);
@@ -57,6 +71,9 @@ void charts_free(struct charts *c);
  * Returns 0, or -errno when dir cannot be made or written.
  */
 int charts_render(struct charts *c, const char *dir);
+
+/* Whether a metric name may appear in a chart: [A-Za-z0-9_.:/ %-], 1 to 128 characters. */
+bool chart_metric_name_ok(const char *s);
 
 /* A file-name-safe version of s ([A-Za-z0-9._+-], others become '-'), into buf. */
 const char *chart_safe_name(const char *s, char *buf, size_t n);

@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Writing chart files and running gnuplot on them (fork/exec, one process per chart). */
+/*
+ * Writing chart files and running gnuplot on them (fork/exec, one process per chart).
+ *
+ * The run directory may belong to another user than the one reporting (root
+ * on a shared machine, issue #27), who can plant links in charts/ or make
+ * charts/ a link.  So charts/ is opened once without following a link, and
+ * every file is written into a private work directory inside it (mode 0700,
+ * ours), where gnuplot also runs; the finished files are then renamed into
+ * charts/, which replaces whatever name was there (a link included) and never
+ * writes through it.
+ */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,37 +25,131 @@
 
 #define GNUPLOT_TIMEOUT_S 60
 
-static int write_text(const char *dir, const char *name, const char *text)
+/* charts/ and the private work directory in it, with the names written there */
+struct chart_dirs {
+	int dfd;                   /* charts/ */
+	int wfd;                   /* charts/.render-PID-N */
+	char wname[64];
+	struct stat wst;
+};
+
+static int write_text(int dirfd, const char *name, const char *text)
 {
-	char p[4096];
-	FILE *f;
+	size_t len = strlen(text);
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	int r = 0;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "we");
-	if (!f)
+	if (fd < 0)
 		return -errno;
-	if (fputs(text, f) == EOF)
-		r = -EIO;
-	if (fclose(f) != 0 && r == 0)
+	while (len && r == 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			text += n, len -= (size_t)n;
+	}
+	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	return r;
 }
 
-/* An executable named prog: itself when it has a '/', else searched on PATH. */
+/* Move name from the work directory into charts/ (replacing a file or link there). */
+static int publish(const struct chart_dirs *d, const char *name)
+{
+	return renameat(d->wfd, name, d->dfd, name) < 0 ? -errno : 0;
+}
+
+static int dirs_open(const char *dir, struct chart_dirs *d)
+{
+	struct stat st;
+	int r;
+
+	d->dfd = d->wfd = -1;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	d->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->dfd < 0)
+		return errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) ? -ELOOP : -errno;
+	for (unsigned attempt = 0;; attempt++) {
+		snprintf(d->wname, sizeof(d->wname), ".render-%ld-%u", (long)getpid(), attempt);
+		if (mkdirat(d->dfd, d->wname, 0700) == 0)
+			break;
+		if (errno != EEXIST || attempt >= 100)
+			goto out_errno;
+	}
+	d->wfd = openat(d->dfd, d->wname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the owner of charts/ may have swapped ours for a directory of theirs */
+	if (d->wfd < 0 || fstat(d->wfd, &d->wst) < 0)
+		goto out_errno;
+	if (d->wst.st_uid != geteuid() || (d->wst.st_mode & 0077)) {
+		r = -EPERM;
+		goto out_close;
+	}
+	return 0;
+
+out_errno:
+	r = -errno;
+out_close:
+	if (d->wfd >= 0)
+		close(d->wfd);
+	close(d->dfd);
+	d->dfd = d->wfd = -1;
+	return r;
+}
+
+/* Empty and remove the work directory (only if the name is still ours), close both. */
+static void dirs_close(struct chart_dirs *d, const struct charts *cs)
+{
+	struct stat st;
+
+	if (d->wfd >= 0) {
+		for (size_t i = 0; i < cs->n; i++) {
+			static const char *const ext[] = { "gp", "png", "log" };
+			const struct chart *c = &cs->v[i];
+			char p[300];
+
+			for (size_t e = 0; e < DUT_ARRAY_SIZE(ext); e++) {
+				snprintf(p, sizeof(p), "%s.%s", c->name, ext[e]);
+				unlinkat(d->wfd, p, 0);
+			}
+			for (size_t k = 0; k < c->ndata; k++)
+				unlinkat(d->wfd, c->data[k].file, 0);
+		}
+		if (fstatat(d->dfd, d->wname, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == d->wst.st_dev &&
+		    st.st_ino == d->wst.st_ino)
+			unlinkat(d->dfd, d->wname, AT_REMOVEDIR);
+		close(d->wfd);
+	}
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = d->wfd = -1;
+}
+
+/*
+ * An executable named prog: itself when it has a '/', else searched in the
+ * absolute directories of PATH.  The result is absolute: gnuplot is started
+ * after a chdir, where a relative name would find another program.
+ */
 static bool find_program(const char *prog, char *buf, size_t n)
 {
 	const char *path = getenv("PATH");
 
 	if (strchr(prog, '/')) {
-		snprintf(buf, n, "%s", prog);
-		return access(buf, X_OK) == 0;
+		char *abs = realpath(prog, NULL);
+		bool ok = abs && access(abs, X_OK) == 0 && strlen(abs) < n;
+
+		if (ok)
+			snprintf(buf, n, "%s", abs);
+		free(abs);
+		return ok;
 	}
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		const char *e = strchrnul(p, ':');
 
-		snprintf(buf, n, "%.*s/%s", (int)(e - p), *p == ':' ? "." : p, prog);
-		if (e > p && access(buf, X_OK) == 0)
+		/* an empty or relative entry (the current directory) is skipped */
+		snprintf(buf, n, "%.*s/%s", (int)(e - p), p, prog);
+		if (*p == '/' && access(buf, X_OK) == 0)
 			return true;
 		p = *e ? e + 1 : e;
 	}
@@ -70,85 +174,111 @@ static int set_why(struct chart *c, const char *fmt, ...)
 	return 0;
 }
 
-/* gnuplot NAME.gp in dir, stderr to NAME.log; false with why_not set when no PNG came out. */
-static int run_gnuplot(struct chart *c, const char *dir, const char *gnuplot)
+/* gnuplot NAME.gp in the work directory, stderr to NAME.log; why_not set when no PNG came out. */
+static int run_gnuplot(struct chart *c, const struct chart_dirs *d, const char *gnuplot)
 {
-	char gp[300], log[300], png[4096];
+	char gp[300], log[300], png[300];
 	struct stat st;
 	pid_t pid;
-	int status;
+	int status, logfd;
 
 	snprintf(gp, sizeof(gp), "%s.gp", c->name);
 	snprintf(log, sizeof(log), "%s.log", c->name);
+	snprintf(png, sizeof(png), "%s.png", c->name);
+	logfd = openat(d->wfd, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		if (logfd >= 0)
+			close(logfd);
 		return set_why(c, "cannot start %s: %s", gnuplot, strerror(errno));
+	}
 	if (pid == 0) {
-		int fd;
-
-		if (chdir(dir) < 0)
+		if (fchdir(d->wfd) < 0)
 			_exit(126);
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			dup2(fd, STDERR_FILENO);
-			dup2(fd, STDOUT_FILENO);
+		if (logfd >= 0) {
+			dup2(logfd, STDERR_FILENO);
+			dup2(logfd, STDOUT_FILENO);
 		}
 		alarm(GNUPLOT_TIMEOUT_S);   /* SIGALRM survives exec: a hung gnuplot dies */
-		execl(gnuplot, "gnuplot", gp, (char *)NULL);
+		/* no shell; -d: no ~/.gnuplot or gnuplotrc, whose commands would run with our privileges */
+		execl(gnuplot, "gnuplot", "-d", gp, (char *)NULL);
 		_exit(127);
 	}
+	if (logfd >= 0)
+		close(logfd);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return set_why(c, "cannot wait for %s: %s", gnuplot, strerror(errno));
-	snprintf(png, sizeof(png), "%s/%s.png", dir, c->name);
-	if (WIFSIGNALED(status))
-		return set_why(c, "gnuplot was killed (%s); see charts/%s", strsignal(WTERMSIG(status)), log);
-	if (WEXITSTATUS(status) == 127)
-		return set_why(c, "%s could not be started; see charts/%s", gnuplot, log);
-	if (WEXITSTATUS(status) != 0)
-		return set_why(c, "gnuplot exited with status %d; see charts/%s", WEXITSTATUS(status), log);
-	if (stat(png, &st) < 0 || st.st_size == 0)
-		return set_why(c, "gnuplot wrote no image (%s.png); see charts/%s", c->name, log);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || fstatat(d->wfd, png, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_size == 0) {
+		/* the log is kept only for failures */
+		if (publish(d, log) < 0)
+			return set_why(c, "gnuplot failed and its log could not be kept: %s", strerror(errno));
+		if (WIFSIGNALED(status))
+			return set_why(c, "gnuplot was killed (%s); see charts/%s", strsignal(WTERMSIG(status)), log);
+		if (WEXITSTATUS(status) == 127)
+			return set_why(c, "%s could not be started; see charts/%s", gnuplot, log);
+		if (WEXITSTATUS(status) != 0)
+			return set_why(c, "gnuplot exited with status %d; see charts/%s", WEXITSTATUS(status), log);
+		return set_why(c, "gnuplot wrote no image (%s); see charts/%s", png, log);
+	}
+	if (publish(d, png) < 0)
+		return set_why(c, "cannot move %s into charts/: %s", png, strerror(errno));
+	unlinkat(d->wfd, log, 0);
+	unlinkat(d->dfd, log, 0);   /* the log of an earlier failure is not this one's */
 	c->rendered = true;
-	snprintf(png, sizeof(png), "%s/%s", dir, log);   /* the log is kept only for failures */
-	unlink(png);
+	return 0;
+}
+
+/* Write one chart's script and data into the work directory and draw it (have: gnuplot found). */
+static int render_one(struct chart *c, const struct chart_dirs *d, const char *prog, const char *gnuplot,
+		      bool have)
+{
+	char gp[300], old[300];
+	int r;
+
+	c->rendered = false;
+	/* an image left by an earlier report must not pass for this one (unlinkat: a link itself goes) */
+	snprintf(old, sizeof(old), "%s.png", c->name);
+	if (unlinkat(d->dfd, old, 0) < 0 && errno != ENOENT)
+		return -errno;
+	snprintf(gp, sizeof(gp), "%s.gp", c->name);
+	if ((r = write_text(d->wfd, gp, c->script)) < 0)
+		return r;
+	for (size_t k = 0; k < c->ndata; k++)
+		if ((r = write_text(d->wfd, c->data[k].file, c->data[k].text)) < 0)
+			return r;
+	if (!have)
+		r = set_why(c, "%s is not installed (apt-get install %s); the data and script are in "
+			    "charts/ to draw it later", prog, CHART_APT_PACKAGE);
+	else
+		r = run_gnuplot(c, d, gnuplot);
+	if (r < 0)
+		return r;
+	/* the script and data stay next to the image, to redraw it by hand */
+	if ((r = publish(d, gp)) < 0)
+		return r;
+	for (size_t k = 0; k < c->ndata; k++)
+		if ((r = publish(d, c->data[k].file)) < 0)
+			return r;
 	return 0;
 }
 
 int charts_render(struct charts *cs, const char *dir)
 {
 	const char *prog = getenv("DUTLAB_GNUPLOT");
+	struct chart_dirs d;
 	char gnuplot[4096];
 	bool have;
-	int r;
+	int r = 0;
 
 	if (!prog || !*prog)
 		prog = "gnuplot";
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
+	if ((r = dirs_open(dir, &d)) < 0)
+		return r;
 	have = find_program(prog, gnuplot, sizeof(gnuplot));
-	for (size_t i = 0; i < cs->n; i++) {
-		struct chart *c = &cs->v[i];
-		char gp[300], old[4096];
-
-		c->rendered = false;
-		/* an image left by an earlier report must not pass for this one */
-		snprintf(old, sizeof(old), "%s/%s.png", dir, c->name);
-		if (unlink(old) < 0 && errno != ENOENT)
-			return -errno;
-		snprintf(gp, sizeof(gp), "%s.gp", c->name);
-		if ((r = write_text(dir, gp, c->script)) < 0)
-			return r;
-		for (size_t d = 0; d < c->ndata; d++)
-			if ((r = write_text(dir, c->data[d].file, c->data[d].text)) < 0)
-				return r;
-		if (!have)
-			r = set_why(c, "%s is not installed (apt-get install %s); the data and script are in "
-				    "charts/ to draw it later", prog, CHART_APT_PACKAGE);
-		else
-			r = run_gnuplot(c, dir, gnuplot);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		r = render_one(&cs->v[i], &d, prog, gnuplot, have);
+	dirs_close(&d, cs);
+	return r;
 }

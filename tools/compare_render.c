@@ -7,6 +7,7 @@
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "tools/compare.h"
+#include "tools/report_out.h"
 
 DUT_DEFINE_FREEP(struct dut_result *, dut_result_free)
 
@@ -405,7 +406,7 @@ static int render_json(const struct cmp *c, const struct cmp_render_opts *o, FIL
 	for (size_t i = 0; i < c->ninputs; i++)
 		if ((r = config_phase(res, c, i)) < 0)
 			return r;
-	return dut_result_write_file(res, dest);
+	return out_file_write_result(res, dest);
 }
 
 const struct cmp_renderer cmp_render_json = { .name = "json", .render = render_json };

@@ -18,6 +18,7 @@
 #include "tools/compare.h"
 #include "tools/compare_run.h"
 #include "tools/export.h"
+#include "tools/report_out.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
 #include "tools/report_dir.h"
@@ -123,6 +124,9 @@ static int report_rundir(const char *dir)
 		dut_err("%s", err.msg);
 		return 1;
 	}
+	for (size_t i = 0; i < sum.nwarnings; i++)
+		dut_warn("%s", sum.warnings[i]);
+	report_dir_summary_clear(&sum);
 	printf("%s/report.md, %s/report.html: %zu finding%s, %zu of %zu chart%s drawn\n", dir, dir,
 	       sum.nfindings, sum.nfindings == 1 ? "" : "s", sum.nrendered, sum.ncharts,
 	       sum.ncharts == 1 ? "" : "s");
@@ -238,7 +242,7 @@ static int cmd_export(int argc, char **argv)
 	struct dut_error err = { { 0 } };
 	const char *outpath = NULL;
 	bool have_format = false;
-	FILE *out = stdout;
+	struct out_file out;
 	uint64_t n = 0;
 	int c, r;
 
@@ -284,22 +288,23 @@ static int cmd_export(int argc, char **argv)
 	}
 	if (load_trace(argv[optind], &t) < 0)
 		return 1;
-	if (outpath && strcmp(outpath, "-") != 0) {
-		out = fopen(outpath, "we");
-		if (!out) {
-			dut_err("cannot create %s: %s", outpath, strerror(errno));
-			return 1;
-		}
-	}
-	r = export_write(t, &eo, out, &n, &err);
-	if (out != stdout && fclose(out) != 0 && r == 0) {
-		dut_err("cannot write %s: %s", outpath, strerror(errno));
+	/* refuse what can be refused before the output is touched (a FIFO would block in open) */
+	if (export_check(t, &eo, &err) < 0) {
+		dut_err("%s", err.msg);
 		return 1;
 	}
-	if (r < 0) {
+	/* -o FILE: a temporary file renamed over FILE when complete; a device or FIFO in place */
+	if ((r = out_file_open(outpath ? outpath : "-", &out)) < 0) {
+		dut_err("cannot create %s: %s", outpath, strerror(-r));
+		return 1;
+	}
+	if (export_write(t, &eo, out.f, &n, &err) < 0) {
+		out_file_abort(&out);
 		dut_err("%s", err.msg);
-		if (outpath)
-			unlink(outpath);
+		return 1;
+	}
+	if ((r = out_file_commit(&out)) < 0) {
+		dut_err("cannot write %s: %s", outpath ? outpath : "stdout", strerror(-r));
 		return 1;
 	}
 	if (outpath)

@@ -218,6 +218,29 @@ static int export_csv(const struct dut_trace *t, uint32_t mask, uint64_t start, 
 	return 0;
 }
 
+int export_check(const struct dut_trace *t, const struct export_opts *o, struct dut_error *err)
+{
+	uint32_t mask = o->ops_mask ? o->ops_mask : FIO_OPS;
+	uint64_t start, end;
+	char path[4200];
+	int r = export_window(t, o->phase, &start, &end, err);
+
+	if (r < 0 || o->format != EXPORT_FIO)
+		return r;
+	if (mask & ~FIO_OPS) {
+		dut_error_set(err, "a fio iolog replays only read, write, mmap_write, fsync and fdatasync");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct dut_trace_rec *rec = &t->recs[i];
+
+		if (rec->ts_ns >= start && rec->ts_ns < end && op_selected(mask, rec->op) &&
+		    (r = fio_path(t, o, rec->file_id, path, sizeof(path), err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 int export_write(const struct dut_trace *t, const struct export_opts *o, FILE *out,
 		 uint64_t *ret_n, struct dut_error *err)
 {

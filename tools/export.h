@@ -24,6 +24,12 @@ struct export_opts {
 int export_format_parse(const char *s, enum export_format *ret);
 /* "read,write,fsync" -> mask; err names the unknown op. */
 int export_ops_parse(const char *s, uint32_t *ret_mask, struct dut_error *err);
+/*
+ * Everything export_write() can refuse, checked without writing: the phase
+ * marker, the ops a fio iolog can replay, the file names it can hold.  Call
+ * it before opening the output (dutlab export -o FILE).
+ */
+int export_check(const struct dut_trace *t, const struct export_opts *o, struct dut_error *err);
 /* Records exported: count in *ret_n (may be NULL). */
 int export_write(const struct dut_trace *t, const struct export_opts *o, FILE *out,
 		 uint64_t *ret_n, struct dut_error *err);

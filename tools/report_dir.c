@@ -29,6 +29,15 @@ static int write_atomic(const char *dir, const char *name, const char *text)
 	return dut_write_file_atomic(p, text, strlen(text), 0644);
 }
 
+void report_dir_summary_clear(struct report_dir_summary *s)
+{
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	s->warnings = NULL;
+	s->nwarnings = 0;
+}
+
 int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct dut_error *err)
 {
 	_cleanup_(run_model_freep) struct run_model *m = NULL;
@@ -49,7 +58,11 @@ int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct 
 	}
 	snprintf(chartdir, sizeof(chartdir), "%s/charts", rundir);
 	if (cs->n && (r = charts_render(cs, chartdir)) < 0) {
-		dut_error_set(err, "cannot write the charts into %s: %s", chartdir, strerror(-r));
+		if (r == -ELOOP)
+			dut_error_set(err, "%s is a symbolic link; refusing to write the charts through it "
+				      "(remove it, then run dutlab report again)", chartdir);
+		else
+			dut_error_set(err, "cannot write the charts into %s: %s", chartdir, strerror(-r));
 		return r;
 	}
 	snprintf(title, sizeof(title), "dutlab report: %s", m->name);
@@ -73,6 +86,9 @@ int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct 
 			snprintf(sum.first_why_not, sizeof(sum.first_why_not), "%s",
 				 cs->v[i].why_not ? cs->v[i].why_not : "?");
 	}
+	sum.warnings = TAKE_PTR(cs->warnings);
+	sum.nwarnings = cs->nwarnings;
+	cs->nwarnings = 0;
 	*ret = sum;
 	return 0;
 }

@@ -15,9 +15,12 @@ struct report_dir_summary {
 	size_t nfindings, ncharts, nrendered;
 	size_t nnotes;
 	char first_why_not[512];   /* why the first chart not rendered was not; "" when all were */
+	char **warnings;           /* what the charts left out, and why; report_dir_summary_clear() */
+	size_t nwarnings;
 };
 
 /* Returns 0, -EINVAL with err set (a broken manifest), or -errno (err says what failed). */
 int report_dir_write(const char *rundir, struct report_dir_summary *ret, struct dut_error *err);
+void report_dir_summary_clear(struct report_dir_summary *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "tools/report.h"
+#include "tools/report_out.h"
 
 #define SEQ_DEFINITION \
 	"a read or write is sequential when it starts at the byte where the previous read " \
@@ -364,7 +365,7 @@ static int render_json(const struct report *rep, const struct report_opts *o, FI
 		if (r < 0)
 			goto out;
 	}
-	r = dut_result_write_file(res, dest);
+	r = out_file_write_result(res, dest);
 out:
 	dut_result_free(res);
 	return r;

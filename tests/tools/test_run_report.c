@@ -612,6 +612,47 @@ static void test_chart_safe_name(void)
 			 "%s -> %s", safe_names[i].in, buf);
 }
 
+static const struct { const char *name; bool ok; } metric_names[] = {
+	{ "iops_qd8", true }, { "bw_MB/s", true }, { "lat p99 %", true }, { "a.b:c-d", true },
+	{ "", false }, { "x'y", false }, { "x\"y", false }, { "x`id`", false }, { "a\nb", false },
+	{ "a;b", false }, { "a@b", false }, { "a$b", false }, { "a\\b", false }, { "a\x7f", false },
+	{ "\xc3\xa9", false },
+};
+
+static void test_chart_metric_name_ok(void)
+{
+	char longname[200];
+
+	for (size_t i = 0; i < sizeof(metric_names) / sizeof(metric_names[0]); i++)
+		CU_CHECK(chart_metric_name_ok(metric_names[i].name) == metric_names[i].ok, "metric \"%s\": %s",
+			 metric_names[i].name, metric_names[i].ok ? "refused" : "accepted");
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	CU_CHECK(!chart_metric_name_ok(longname), "a 199-character name accepted");
+}
+
+/* A configuration name is data: in the script only as one single-quoted string, on one line. */
+static void test_charts_quote_config_name(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(charts_freep) struct charts *c = NULL;
+	const struct chart *x;
+
+	if (!m)
+		return;
+	free(m->configs[0].name);
+	m->configs[0].name = strdup("a'); system('id'); print('`id` @x\nsystem(\"id\")\r\x1b[2J\\");
+	if (!m->configs[0].name || charts_build(m, &c) < 0) {
+		cu_fail("charts_build");
+		return;
+	}
+	x = chart_named(c, "dss-dss-phases");
+	CU_CHECK(x && strstr(x->script, "title 'a''); system(''id''); print(''`id` @x system(\"id\")  [2J\\'"),
+		 "dss legend: %s", x ? x->script : "(no chart)");
+	CU_CHECK(x && !strstr(x->script, "\nsystem") && !strchr(x->script, '\r') && !strchr(x->script, 0x1b),
+		 "a control character reached the script");
+}
+
 static const struct { double v; int dec; const char *out; } nums[] = {
 	{ 0, 0, "0" }, { 999.96, 1, "1,000.0" }, { 1234567.891, 2, "1,234,567.89" }, { -1500, 0, "-1,500" },
 	{ 12.5, 0, "12" }, { 236.842, 1, "236.8" },
@@ -765,6 +806,8 @@ static const struct cu_test tests[] = {
 	{ "charts_probe", test_charts_probe },
 	{ "charts_oltp", test_charts_oltp },
 	{ "chart_safe_name", test_chart_safe_name },
+	{ "chart_metric_name_whitelist", test_chart_metric_name_ok },
+	{ "charts_quote_config_name", test_charts_quote_config_name },
 	{ "fmt_num", test_fmt_num },
 	{ "render_md", test_render_md },
 	{ "render_html", test_render_html },
