@@ -136,7 +136,7 @@ static int make_rundir(struct runner *R, struct dut_error *err)
 		struct stat st;
 
 		if (lstat(bad[0] ? bad : dir, &st) == 0)
-			dut_error_set(err, "refusing the run directory %s: %s (owner uid %u, mode %04o) %s; root "
+			dut_error_set(err, "refusing the run directory %s: %s (owner uid %u, mode %04o): %s; root "
 				      "writes the run there: give a directory whose every component is root's (or "
 				      "sticky, like /tmp) and not writable by others, or remove it, or chown root "
 				      "and chmod go-w it", dir, bad[0] ? bad : dir, (unsigned)st.st_uid,
