@@ -185,7 +185,8 @@ void run_fmt_duration_arg(uint64_t ns, char *buf, size_t len);
 /* ---- what comes from others' files, what others may read (runner_secure.c; pure) ---- */
 
 /* Append " key='value'" to the conninfo in buf, quoted per libpq (single
- * quotes; ' and \ escaped with a backslash).  -ENAMETOOLONG. */
+ * quotes; ' and \ escaped with a backslash).  -ENAMETOOLONG (buf is
+ * then as it was). */
 int run_conninfo_add(char *buf, size_t len, const char *key, const char *value);
 /* host, port, user and dbname, every value quoted: the one way the runner
  * builds a conninfo.  -ENAMETOOLONG (buf is then ""). */

@@ -20,29 +20,29 @@
 
 int run_conninfo_add(char *buf, size_t len, const char *key, const char *value)
 {
-	size_t n = strlen(buf);
+	size_t start = strlen(buf), n = start;
 
 	/* libpq: a value in single quotes, with ' and \ escaped by a backslash */
-	if (n && n + 1 < len)
+	if (n)
 		buf[n++] = ' ';
-	for (const char *p = key; *p && n + 1 < len; p++)
+	for (const char *p = key; *p && n < len; p++)
 		buf[n++] = *p;
-	if (n + 2 < len) {
+	if (n < len)
 		buf[n++] = '=';
+	if (n < len)
 		buf[n++] = '\'';
-	} else {
-		return -ENAMETOOLONG;
-	}
-	for (const char *p = value; *p; p++) {
-		if ((*p == '\'' || *p == '\\') && n + 1 < len)
+	for (const char *p = value; *p && n < len; p++) {
+		if (*p == '\'' || *p == '\\')
 			buf[n++] = '\\';
-		if (n + 1 >= len)
-			return -ENAMETOOLONG;
-		buf[n++] = *p;
+		if (n < len)
+			buf[n++] = *p;
 	}
-	if (n + 1 >= len)
+	if (n < len)
+		buf[n++] = '\'';
+	if (n >= len) {
+		buf[start] = '\0';     /* nothing half-quoted is left behind */
 		return -ENAMETOOLONG;
-	buf[n++] = '\'';
+	}
 	buf[n] = '\0';
 	return 0;
 }

@@ -498,6 +498,17 @@ static void test_conninfo_values_are_quoted(void)
 	CU_ASSERT_EQUAL(run_conninfo_build(tiny, sizeof(tiny), "/tmp/pgload-abc123", 5432, "postgres", "postgres"),
 			-ENAMETOOLONG);
 	CU_ASSERT_STRING_EQUAL(tiny, "");
+	/* a value that does not fit leaves what was there, whatever the length */
+	for (size_t n = 1; n < 40; n++) {
+		char b[40] = "host='h'";
+
+		if (n <= strlen(b))
+			continue;
+		if (run_conninfo_add(b, n, "user", "o'neil") < 0)
+			CU_CHECK(strcmp(b, "host='h'") == 0, "len %zu: left %s", n, b);
+		else
+			CU_CHECK(strcmp(b, "host='h' user='o\\'neil'") == 0, "len %zu: built %s", n, b);
+	}
 }
 
 static void test_socket_dir_and_port_validated(void)
