@@ -133,17 +133,18 @@ static int make_rundir(struct runner *R, struct dut_error *err)
 
 	r = run_ensure_private_dir(dir, RUN_DIR_MODE, bad, sizeof(bad));
 	if (r < 0) {
+		const char *which = bad[0] ? bad : dir;
+		char what[160];
 		struct stat st;
 
-		if (lstat(bad[0] ? bad : dir, &st) == 0)
-			dut_error_set(err, "refusing the run directory %s: %s (owner uid %u, mode %04o): %s; root "
-				      "writes the run there: give a directory whose every component is root's (or "
-				      "sticky, like /tmp) and not writable by others, or remove it, or chown root "
-				      "and chmod go-w it", dir, bad[0] ? bad : dir, (unsigned)st.st_uid,
-				      (unsigned)(st.st_mode & 07777), dut_fs_safe_strerror(r));
+		runner_describe_path(which, what, sizeof(what));
+		if (lstat(which, &st) == 0)
+			dut_error_set(err, "refusing the run directory %s: %s (%s): %s; root writes the run "
+				      "there: give a directory whose every component is root's (or sticky, like /tmp) "
+				      "and not writable by others, or remove it, or chown root and chmod go-w it",
+				      dir, which, what, dut_fs_safe_strerror(r));
 		else
-			dut_error_set(err, "cannot create the run directory %s: %s: %s", dir, bad[0] ? bad : dir,
-				      strerror(-r));
+			dut_error_set(err, "cannot create the run directory %s: %s: %s", dir, which, strerror(-r));
 		return r;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -40,11 +40,11 @@ bool runner_dutfs_has_shape(struct runner *R)
 	return known == 1;
 }
 
-/* "owner alice, mode 0700" of path (not following a link), for messages. */
-static void describe(const char *path, char *buf, size_t len)
+void runner_describe_path(const char *path, char *buf, size_t len)
 {
 	struct stat st;
 	struct passwd *pw;
+	char owner[64];
 
 	if (lstat(path, &st) < 0) {
 		snprintf(buf, len, "%s", strerror(errno));
@@ -52,11 +52,13 @@ static void describe(const char *path, char *buf, size_t len)
 	}
 	pw = getpwuid(st.st_uid);
 	if (pw)
-		snprintf(buf, len, "%sowner %s, mode %04o", S_ISLNK(st.st_mode) ? "a symbolic link, " : "",
-			 pw->pw_name, (unsigned)(st.st_mode & 07777));
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
 	else
-		snprintf(buf, len, "%sowner uid %u, mode %04o", S_ISLNK(st.st_mode) ? "a symbolic link, " : "",
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned)st.st_uid);
+	if (S_ISLNK(st.st_mode))
+		snprintf(buf, len, "a symbolic link, owner %s", owner);
+	else
+		snprintf(buf, len, "owner %s, mode %04o", owner, (unsigned)(st.st_mode & 07777));
 }
 
 int runner_view_off_reachable(const char *target, const char *path, struct dut_error *err)
@@ -65,7 +67,7 @@ int runner_view_off_reachable(const char *target, const char *path, struct dut_e
 	int r = run_user_can_search(path, "postgres", bad, sizeof(bad));
 
 	if (r == -EACCES) {
-		describe(bad, what, sizeof(what));
+		runner_describe_path(bad, what, sizeof(what));
 		dut_error_set(err, "target %s: view = off: user postgres cannot search %s (%s), on the way to the "
 			      "data directory under %s; without dutfs PostgreSQL reaches its files directly, and "
 			      "dutlab does not change directories it did not make: give postgres search permission "
@@ -102,7 +104,7 @@ static int ensure_var_dir(struct runner *R, const char *dir, bool quiet)
 		return 0;
 	if (!bad[0])
 		snprintf(bad, sizeof(bad), "%s", dir);
-	describe(bad, what, sizeof(what));
+	runner_describe_path(bad, what, sizeof(what));
 	if (r == -ELOOP || r == -EPERM || r == -EACCES || r == -ENOTDIR)
 		runner_error(R, "refusing %s (%s): %s; dutlab run as root writes, mounts and makes filesystems "
 			     "there, so it must be root's and not writable by others: remove it, or chown root "
