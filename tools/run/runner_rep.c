@@ -274,6 +274,14 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 
 	run_pathf(t->backing, sizeof(t->backing), "%s/%s", t->dir, RUN_BACKING_NAME);
 	run_pathf(marker, sizeof(marker), "%s/%s", t->backing, RUN_BACKING_MARKER);
+	/* others must not be able to swap dutlab-run for a link while root works in it */
+	if (stat(t->dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		dut_error_set(err, "target %s: %s is writable by group or others (mode %04o) and not sticky: "
+			      "another user could replace %s while root works in it; chmod go-w it, or use "
+			      "another directory", t->ct->target->name, t->dir, (unsigned)(st.st_mode & 07777),
+			      t->backing);
+		return -EACCES;
+	}
 	if (lstat(t->backing, &st) == 0) {
 		pid_t owner = 0;
 

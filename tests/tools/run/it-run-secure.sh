@@ -17,6 +17,7 @@
 #   out_*             --out under a directory of nobody's, or a symlink: refused
 #   view_off_closed   view = off under a directory postgres cannot search:
 #                     refused with the directory, and its mode is unchanged
+#   target_writable   a directory target of mode 0777: the run's data is not put there
 #   setting_control   a [postgres] set value with a control character: refused
 #                     with file:line
 # IT_CASES="a b" runs only those cases.
@@ -190,6 +191,16 @@ case_view_off_closed() {
 		case_fail "no refusal naming $WORK/closed: $(tail -2 "$WORK/out.txt")"
 }
 
+case_target_writable() {
+	mkdir -p "$WORK/open" && chmod 777 "$WORK/open"
+	sed "s|path = $WORK/t|path = $WORK/open|" "$WORK/sec.ini" >"$WORK/open.ini"
+	FAKE_STATE=ok FAKE_LOG=regular run_dutlab "$WORK/open.ini" --out "$WORK/run-open"
+	[ "$rc" -ne 0 ] || case_fail "dutlab run put the run's data in a world-writable directory"
+	grep -q "$WORK/open is writable by group or others (mode 0777) and not sticky" "$WORK/out.txt" ||
+		case_fail "no refusal naming $WORK/open: $(grep 'failed' "$WORK/out.txt" | head -1)"
+	[ ! -e "$WORK/open/dutlab-run" ] || case_fail "$WORK/open/dutlab-run was made"
+}
+
 case_setting_control() {
 	experiment "$WORK/ctl.ini" "set = work_mem = 4MB$(printf '\001')listen_addresses = '*'"
 	run_dutlab "$WORK/ctl.ini" --dry-run
@@ -199,7 +210,7 @@ case_setting_control() {
 }
 
 all="server_log_link server_log_copy state_pgowned state_dotdot state_quote var_root_nobody var_root_0777
-var_root_link out_nobody out_link view_off_closed setting_control"
+var_root_link out_nobody out_link view_off_closed target_writable setting_control"
 for CASE in ${IT_CASES:-$all}; do
 	before=$failures
 	"case_$CASE"
