@@ -14,6 +14,7 @@
 #   var_root_*        the runs root (DUTLAB_VAR_ROOT, the test seam for
 #                     /var/tmp/dutlab) made by nobody, 0777, or a symlink: refused
 #                     before anything is written, naming the directory
+#   var_root_fresh    a missing runs root is made 0755 root, the run in it 0750
 #   out_*             --out under a directory of nobody's, or a symlink: refused
 #   view_off_closed   view = off under a directory postgres cannot search:
 #                     refused with the directory, and its mode is unchanged
@@ -163,6 +164,17 @@ case_var_root_link() {
 	[ -z "$(find "$WORK/elsewhere" -mindepth 1)" ] || case_fail "something was written through $vt"
 }
 
+case_var_root_fresh() {
+	vt=$WORK/vt-fresh
+	DUTLAB_VAR_ROOT=$vt FAKE_STATE=ok FAKE_LOG=regular run_dutlab "$WORK/sec.ini"
+	[ "$rc" -eq 0 ] || { case_fail "dutlab run exited $rc with a fresh runs root"; return; }
+	[ "$(stat -c %a:%U "$vt")" = 755:root ] && [ "$(stat -c %a:%U "$vt/runs")" = 755:root ] ||
+		case_fail "$vt or $vt/runs is not 755 root: $(stat -c %a:%U "$vt" "$vt/runs" | tr '\n' ' ')"
+	for d in "$vt"/runs/sec-*; do
+		[ "$(stat -c %a:%U "$d")" = 750:root ] || case_fail "$d is $(stat -c %a:%U "$d"), expected 750:root"
+	done
+}
+
 case_out_nobody() {
 	mkdir "$WORK/nob" && chown nobody:nogroup "$WORK/nob"
 	FAKE_STATE=ok FAKE_LOG=regular run_dutlab "$WORK/sec.ini" --out "$WORK/nob/run"
@@ -210,7 +222,7 @@ case_setting_control() {
 }
 
 all="server_log_link server_log_copy state_pgowned state_dotdot state_quote var_root_nobody var_root_0777
-var_root_link out_nobody out_link view_off_closed target_writable setting_control"
+var_root_link var_root_fresh out_nobody out_link view_off_closed target_writable setting_control"
 for CASE in ${IT_CASES:-$all}; do
 	before=$failures
 	"case_$CASE"
