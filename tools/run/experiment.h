@@ -215,6 +215,11 @@ void dut_experiment_free(struct dut_experiment *e);
 extern const char dut_experiment_default_text[];
 #define DUT_EXPERIMENT_DEFAULT_NAME "<built-in default experiment>"
 
+/* A PostgreSQL setting name ([A-Za-z_][A-Za-z0-9_.]*, at most 63) and a
+ * value without control characters: what may reach pgload --set. */
+bool dut_setting_name_ok(const char *name);
+bool dut_setting_value_ok(const char *value);
+
 const struct dut_filesystem *dut_experiment_filesystem(const struct dut_experiment *e, const char *name);
 const struct dut_target *dut_experiment_target(const struct dut_experiment *e, const char *name);
 

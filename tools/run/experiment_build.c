@@ -335,6 +335,22 @@ static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_exp
 	return true;
 }
 
+static bool setting_name_ok(const char *s, size_t n);
+
+bool dut_setting_value_ok(const char *v)
+{
+	/* pgload writes the setting into postgresql.conf: a newline would add lines */
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+bool dut_setting_name_ok(const char *s)
+{
+	return setting_name_ok(s, strlen(s));
+}
+
 static bool setting_name_ok(const char *s, size_t n)
 {
 	if (!n || n > 63 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -361,6 +377,11 @@ static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv 
 	if (!eq || !setting_name_ok(kv->value, n) || !*v) {
 		exp_error(c, kv->line, s, "set: expected NAME = VALUE (a PostgreSQL setting such as "
 			  "set = shared_buffers = 128MB), found \"%s\"", kv->value);
+		return false;
+	}
+	if (!dut_setting_value_ok(v)) {
+		exp_error(c, kv->line, s, "set: the value of %.*s has a control character (a newline, tab or "
+			  "other byte below 0x20): PostgreSQL setting values cannot have them", (int)n, kv->value);
 		return false;
 	}
 	for (size_t i = 0; i < e->nsettings; i++) {
@@ -619,8 +640,15 @@ static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct ex
 				return false;
 			}
 			break;
-		case DUT_DIM_SHAPE:
 		case DUT_DIM_SET:
+			if (!dut_setting_value_ok(v)) {
+				exp_error(c, kv->line, s, "%s: the value \"%s\" has a control character (a newline, "
+					  "tab or other byte below 0x20): PostgreSQL setting values cannot have them",
+					  kv->key, v);
+				return false;
+			}
+			break;
+		case DUT_DIM_SHAPE:
 			break;
 		}
 	}

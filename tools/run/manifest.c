@@ -25,8 +25,13 @@ static json_object *strv_json(char *const *v)
 {
 	json_object *a = json_object_new_array();
 
-	for (size_t i = 0; v && v[i]; i++)
-		json_object_array_add(a, json_object_new_string(v[i]));
+	/* the manifest is read by others: no password of a conninfo in it */
+	for (size_t i = 0; v && v[i]; i++) {
+		char *r = run_redact_arg(v[i]);
+
+		json_object_array_add(a, json_object_new_string(r ? r : "***"));
+		free(r);
+	}
 	return a;
 }
 

@@ -5,7 +5,9 @@
  * with an ETA, keep manifest.json current, tear down on failure and on
  * Ctrl-C.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,9 +20,9 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/log.h"
+#include "lib/fs_safe.h"
 #include "tools/run/runner_priv.h"
 
-#define RUNS_ROOT "/var/tmp/dutlab/runs"
 
 static void vout(struct runner *R, FILE *to, const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
@@ -81,8 +83,10 @@ void runner_write_manifest(struct runner *R)
 		return;
 	}
 	run_pathf(path, sizeof(path), "%s/manifest.json", R->st->rundir);
-	r = run_write_atomic(path, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	/* command lines with conninfos: root's alone */
+	r = run_write_file(path, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE),
+			   RUN_PRIVATE_FILE_MODE);
 	json_object_put(m);
 	if (r < 0)
 		runner_warn(R, "cannot write %s: %s", path, strerror(-r));
@@ -98,55 +102,79 @@ static int pick_rundir(const struct runner *R, char *buf, size_t len)
 	struct stat st;
 
 	if (R->o->out) {
-		run_pathf(buf, len, "%s", R->o->out);
-		return 0;
+		char cwd[PATH_MAX];
+
+		/* absolute: the run directory is checked component by component from / */
+		if (R->o->out[0] != '/' && getcwd(cwd, sizeof(cwd)))
+			return run_pathf(buf, len, "%s/%s", cwd, R->o->out);
+		return run_pathf(buf, len, "%s", R->o->out);
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	run_pathf(buf, len, "%s/%s-%s", RUNS_ROOT, R->e->name, stamp);
-	for (unsigned i = 2; stat(buf, &st) == 0 && i < 100; i++)
-		run_pathf(buf, len, "%s/%s-%s-%u", RUNS_ROOT, R->e->name, stamp, i);
+	run_pathf(buf, len, "%s/runs/%s-%s", run_var_root(), R->e->name, stamp);
+	for (unsigned i = 2; lstat(buf, &st) == 0 && i < 100; i++)
+		run_pathf(buf, len, "%s/runs/%s-%s-%u", run_var_root(), R->e->name, stamp, i);
 	return 0;
 }
 
+/* The run directory is root's and closed (RUN_DIR_MODE), every directory
+ * above it root's or sticky: what the runner writes there needs no more care
+ * than O_EXCL / O_NOFOLLOW on the last name. */
 static int make_rundir(struct runner *R, struct dut_error *err)
 {
 	const char *dir = R->st->rundir;
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], bad[PATH_MAX] = "";
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
 	size_t len;
-	struct stat st;
-	int r;
+	int r, logfd;
 
-	if (stat(dir, &st) == 0) {
-		_cleanup_closedir_ DIR *d = opendir(dir);
-		struct dirent *de;
-
-		while (d && (de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				dut_error_set(err, "the run directory %s exists and is not empty; give a new --out",
-					      dir);
-				return -EEXIST;
-			}
-	}
-	r = run_mkdir_p(dir, 0755);
+	r = run_ensure_private_dir(dir, RUN_DIR_MODE, bad, sizeof(bad));
 	if (r < 0) {
-		dut_error_set(err, "cannot create the run directory %s: %s", dir, strerror(-r));
+		const char *which = bad[0] ? bad : dir;
+		char what[160];
+		struct stat st;
+
+		runner_describe_path(which, what, sizeof(what));
+		if (lstat(which, &st) == 0)
+			dut_error_set(err, "refusing the run directory %s: %s (%s): %s; root writes the run "
+				      "there: give a directory whose every component is root's (or sticky, like /tmp) "
+				      "and not writable by others, or remove it, or chown root and chmod go-w it",
+				      dir, which, what, dut_fs_safe_strerror(r));
+		else
+			dut_error_set(err, "cannot create the run directory %s: %s: %s", dir, which, strerror(-r));
 		return r;
 	}
-	run_pathf(path, sizeof(path), "%s/run.log", dir);
-	R->log = fopen(path, "ae");
-	if (!R->log) {
-		dut_error_set(err, "cannot write %s: %s", path, strerror(errno));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, RUN_DIR_MODE) < 0) {
+		dut_error_set(err, "cannot open the run directory %s: %s", dir, strerror(errno));
 		return -errno;
+	}
+	d = fdopendir(dup(fd));
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			dut_error_set(err, "the run directory %s exists and is not empty; give a new --out", dir);
+			return -EEXIST;
+		}
+	run_pathf(path, sizeof(path), "%s/run.log", dir);
+	logfd = run_open_log(path);
+	R->log = logfd >= 0 ? fdopen(logfd, "a") : NULL;
+	if (!R->log) {
+		r = logfd < 0 ? logfd : -errno;
+		if (logfd >= 0)
+			close(logfd);
+		dut_error_set(err, "cannot write %s: %s", path, strerror(-r));
+		return r;
 	}
 	run_pathf(path, sizeof(path), "%s/experiment.ini", dir);
 	if (R->o->source) {
 		r = dut_read_small_file(R->o->source, DUT_EXP_MAX_BYTES, &text, &len);
 		if (r == 0)
-			r = run_write_atomic(path, text);
+			r = run_write_file(path, text, RUN_FILE_MODE);
 	} else {
-		r = run_write_atomic(path, dut_experiment_default_text);
+		r = run_write_file(path, dut_experiment_default_text, RUN_FILE_MODE);
 	}
 	if (r < 0)
 		runner_warn(R, "cannot copy the experiment to %s: %s", path, strerror(-r));

@@ -182,6 +182,27 @@ bool run_step_writes_relmap(const struct dut_step *s);
  * seconds) or "1500ms". */
 void run_fmt_duration_arg(uint64_t ns, char *buf, size_t len);
 
+/* ---- what comes from others' files, what others may read (runner_secure.c; pure) ---- */
+
+/* Append " key='value'" to the conninfo in buf, quoted per libpq (single
+ * quotes; ' and \ escaped with a backslash).  -ENAMETOOLONG (buf is
+ * then as it was). */
+int run_conninfo_add(char *buf, size_t len, const char *key, const char *value);
+/* host, port, user and dbname, every value quoted: the one way the runner
+ * builds a conninfo.  -ENAMETOOLONG (buf is then ""). */
+int run_conninfo_build(char *buf, size_t len, const char *host, int port, const char *user,
+		       const char *dbname);
+/* pgload's socket directory: exactly /tmp/pgload- and 6 characters of
+ * mkdtemp's alphabet ([A-Za-z0-9]); nothing else is accepted. */
+bool run_socket_dir_ok(const char *dir);
+bool run_port_ok(long long port);
+/* A copy of arg (malloc'd; NULL: out of memory) with any password replaced
+ * by ***: password=... of a keyword conninfo (quoted or not), the password
+ * of postgresql://user:pass@ and of ?password=, PGPASSWORD=... */
+char *run_redact_arg(const char *arg);
+/* run_redact_arg of every element (NULL-terminated; NULL: out of memory). */
+char **run_strv_redacted(char *const *v);
+
 /* ---- progress and ETA (progress.c; pure) ---- */
 
 enum run_item_state { RUN_ITEM_PENDING = 0, RUN_ITEM_DONE, RUN_ITEM_SKIPPED };

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
+#include "lib/fs_safe.h"
 #include "tools/run/runner_priv.h"
 
 #define PG_BINDIR "/usr/lib/postgresql/15/bin"
@@ -36,6 +38,123 @@ bool runner_dutfs_has_shape(struct runner *R)
 	if (known < 0)
 		known = run_command_mentions(argv, "--shape");
 	return known == 1;
+}
+
+void runner_describe_path(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	struct passwd *pw;
+	char owner[64];
+
+	if (lstat(path, &st) < 0) {
+		snprintf(buf, len, "%s", strerror(errno));
+		return;
+	}
+	pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned)st.st_uid);
+	if (S_ISLNK(st.st_mode))
+		snprintf(buf, len, "a symbolic link, owner %s", owner);
+	else
+		snprintf(buf, len, "owner %s, mode %04o", owner, (unsigned)(st.st_mode & 07777));
+}
+
+int runner_view_off_reachable(const char *target, const char *path, struct dut_error *err)
+{
+	char bad[PATH_MAX] = "", what[160];
+	int r = run_user_can_search(path, "postgres", bad, sizeof(bad));
+
+	if (r == -EACCES) {
+		runner_describe_path(bad, what, sizeof(what));
+		dut_error_set(err, "target %s: view = off: user postgres cannot search %s (%s), on the way to the "
+			      "data directory under %s; without dutfs PostgreSQL reaches its files directly, and "
+			      "dutlab does not change directories it did not make: give postgres search permission "
+			      "(e.g. chmod o+x %s), choose a target it can reach, or use a dutfs view (view = device)",
+			      target, bad, what, path, bad);
+		return r;
+	}
+	if (r < 0) {
+		dut_error_set(err, "target %s: cannot check that user postgres reaches %s: %s", target, path,
+			      strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * /var/tmp is everyone's: /var/tmp/dutlab and the directories under it that
+ * the run uses must be root's and closed to others before root writes, mounts
+ * or mkfs's anything there.  Missing ones are made (0755 root); a dry run
+ * only checks the ones that exist.
+ */
+static int ensure_var_dir(struct runner *R, const char *dir, bool quiet)
+{
+	char bad[PATH_MAX] = "", what[160];
+	struct stat st;
+	int r;
+
+	if (R->o->dry_run && lstat(dir, &st) < 0 && errno == ENOENT)
+		return 0;
+	r = run_ensure_private_dir(dir, 0755, bad, sizeof(bad));
+	if (r == 0 || quiet)
+		return r;
+	if (r == -ENOENT && R->o->dry_run)
+		return 0;
+	if (!bad[0])
+		snprintf(bad, sizeof(bad), "%s", dir);
+	runner_describe_path(bad, what, sizeof(what));
+	if (r == -ELOOP || r == -EPERM || r == -EACCES || r == -ENOTDIR)
+		runner_error(R, "refusing %s (%s): %s; dutlab run as root writes, mounts and makes filesystems "
+			     "there, so it must be root's and not writable by others: remove it, or chown root "
+			     "and chmod go-w it, then run again", bad, what, dut_fs_safe_strerror(r));
+	else
+		runner_error(R, "cannot create %s: %s", bad, strerror(-r));
+	return r;
+}
+
+/* Whether path is the var root or under it. */
+static bool under_var_root(const char *path)
+{
+	const char *root = run_var_root();
+	size_t n = strlen(root);
+
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static unsigned check_var_dirs(struct runner *R, bool quiet)
+{
+	char path[PATH_MAX], root[PATH_MAX], runs[PATH_MAX + 8];
+	unsigned bad = 0;
+	bool any = !R->o->out;
+
+	run_pathf(root, sizeof(root), "%s", run_var_root());
+	for (size_t t = 0; t < R->e->ntargets; t++) {
+		rep_target_path(R, &R->e->targets[t], path, sizeof(path));
+		any |= under_var_root(path);
+	}
+	if (!any)
+		return 0;
+	if (ensure_var_dir(R, root, quiet) < 0)
+		return 1;
+	if (!R->o->out) {
+		run_pathf(runs, sizeof(runs), "%s/runs", root);
+		bad += ensure_var_dir(R, runs, quiet) < 0;
+	}
+	for (size_t t = 0; t < R->e->ntargets; t++) {
+		const struct dut_target *tg = &R->e->targets[t];
+		char *slash;
+
+		rep_target_path(R, tg, path, sizeof(path));
+		if (!under_var_root(path) || tg->type == DUT_TARGET_DEVICE)
+			continue;
+		/* a directory target is that directory; an image lives in one */
+		if (tg->type == DUT_TARGET_IMAGE && (slash = strrchr(path, '/')))
+			*slash = '\0';
+		bad += ensure_var_dir(R, path, quiet) < 0;
+	}
+	return bad;
 }
 
 struct needs {
@@ -169,6 +288,15 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 		r = rep_stage_check(R, cfg, ct, err);
 		if (r < 0)
 			return r;
+		if (cfg_target_holds_data(R->e, cfg, t) && cfg->view == DUT_VIEW_OFF &&
+		    ct->target->type == DUT_TARGET_DIRECTORY) {
+			char path[PATH_MAX];
+
+			/* what exists of it now; the setup checks again on the staged directory */
+			rep_target_path(R, ct->target, path, sizeof(path));
+			if ((r = runner_view_off_reachable(ct->target->name, path, err)) < 0)
+				return r;
+		}
 	}
 	return 0;
 }
@@ -178,6 +306,13 @@ unsigned runner_check(struct runner *R, bool quiet)
 	unsigned bad = check_global(R, quiet);
 	struct dut_error dir_err = { "" };
 
+	if (bad == 0 && (bad = check_var_dirs(R, quiet)) > 0) {
+		/* nothing more is made or looked at under a directory others control */
+		for (size_t c = 0; c < R->plan->nconfigs; c++)
+			run_set_text(&R->st->cfgs[c].reason, "a directory under %s was refused (above)",
+				     run_var_root());
+		return bad;
+	}
 	if (rep_make_image_dirs(R, &dir_err) < 0) {
 		runner_error(R, "%s", dir_err.msg);
 		bad++;

@@ -65,6 +65,11 @@ void runner_write_manifest(struct runner *R);
  * problems (printed); configuration problems go to st->cfgs[c].reason and
  * R->cfg_ok[c] = false. */
 unsigned runner_check(struct runner *R, bool quiet);
+/* "owner alice, mode 0700" or "a symbolic link, owner root" (lstat), for messages. */
+void runner_describe_path(const char *path, char *buf, size_t len);
+/* view = off: 0 when user postgres can search every existing directory on
+ * the way to path, else -EACCES with err naming the directory and the fix. */
+int runner_view_off_reachable(const char *target, const char *path, struct dut_error *err);
 /* Whether pgload has `cluster standby`, dutfs has --shape (asked once). */
 bool runner_pgload_has_standby(struct runner *R);
 bool runner_dutfs_has_shape(struct runner *R);

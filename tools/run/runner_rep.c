@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/fs_safe.h"
 #include "tools/run/runner_priv.h"
 
 #define MOUNT_TIMEOUT_NS (60 * NS_PER_S)
@@ -30,6 +31,21 @@
 #define DUTFS_EXIT_TIMEOUT_NS (60 * NS_PER_S)
 #define CLUSTER_TIMEOUT_NS (300 * NS_PER_S)
 #define STOP_TIMEOUT_NS (120 * NS_PER_S)
+/* What root copies or reads from where others write, at most. */
+#define SERVER_LOG_MAX_BYTES (64u << 20)
+#define STATS_MAX_BYTES (16u << 20)
+#define STATE_MAX_BYTES (64u << 10)
+
+/* PostgreSQL's user: the only owner a file root takes from a data directory may have. */
+static int postgres_uid(uid_t *ret)
+{
+	struct passwd *pw = getpwnam("postgres");
+
+	if (!pw)
+		return -ENOENT;
+	*ret = pw->pw_uid;
+	return 0;
+}
 
 bool cfg_target_holds_data(const struct dut_experiment *e, const struct dut_config *cfg, size_t t)
 {
@@ -121,7 +137,7 @@ static int undo_backing(void *arg, struct dut_error *err)
 	}
 	r = run_rm_rf(t->backing);
 	if (r < 0)
-		dut_error_set(err, "cannot remove %s: %s", t->backing, strerror(-r));
+		dut_error_set(err, "cannot remove %s: %s", t->backing, dut_fs_safe_strerror(r));
 	return r;
 }
 
@@ -138,8 +154,12 @@ static int undo_mount(void *arg, struct dut_error *err)
 		run_pathf(name, sizeof(name), "dutfs-stats%s.json", t->suffix);
 		run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, name);
 		run_pathf(key, sizeof(key), "stats%s", t->suffix);
-		if (run_copy_file(src, dst) == 0)
+		/* served by dutfs (root's daemon) at the root of the mount, which is root's */
+		r = run_copy_stream(src, 0, dst, RUN_FILE_MODE, STATS_MAX_BYTES);
+		if (r == 0)
 			rep_artifact(R, key, name);
+		else
+			runner_warn(R, "cannot copy %s: %s", src, dut_fs_safe_strerror(r));
 		r = run_umount(t->mnt, UMOUNT_TIMEOUT_NS, err);
 		if (r < 0)
 			return r;
@@ -178,10 +198,12 @@ static int undo_cluster(void *arg, struct dut_error *err)
 	char state[PATH_MAX + 32], src[PATH_MAX + 32], dst[PATH_MAX + 96], log[PATH_MAX + 32];
 	char *stop[] = { R->pgload, "cluster", "stop", "--pgdata", a->pgdata, NULL, NULL };
 	char *destroy[] = { R->pgload, "cluster", "destroy", "--pgdata", a->pgdata, NULL };
+	struct stat st;
+	uid_t pg_uid;
 	int status = 0, r;
 
 	run_pathf(state, sizeof(state), "%s/pgload_state.json", a->pgdata);
-	if (access(state, F_OK) < 0)
+	if (fstatat(AT_FDCWD, state, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;       /* init never got as far as a cluster */
 	run_pathf(log, sizeof(log), "%s/cluster.log", R->rep->dir);
 	r = cmd(R, stop, log, false, STOP_TIMEOUT_NS, &status);
@@ -192,9 +214,15 @@ static int undo_cluster(void *arg, struct dut_error *err)
 	}
 	run_pathf(src, sizeof(src), "%s/pgload_server.log", a->pgdata);
 	run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, a->log_name);
-	if (run_copy_file(src, dst) == 0)
+	/* in postgres's data directory: a regular file of postgres's, no link
+	 * followed; the copy is root's and private (it may quote secrets) */
+	r = postgres_uid(&pg_uid);
+	r = r ?: run_copy_owned(src, pg_uid, dst, RUN_PRIVATE_FILE_MODE, SERVER_LOG_MAX_BYTES);
+	if (r == 0)
 		rep_artifact(R, strcmp(a->log_name, "postgres.log") == 0 ? "server_log" : "standby_server_log",
 			     a->log_name);
+	else if (r != -ENOENT)
+		runner_warn(R, "not copying the server log %s: %s", src, dut_fs_safe_strerror(r));
 	r = cmd(R, destroy, log, false, STOP_TIMEOUT_NS, &status);
 	if (r < 0 || status != 0) {
 		dut_error_set(err, "pgload cluster destroy --pgdata %s failed (see %s)", a->pgdata, log);
@@ -246,10 +274,21 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 
 	run_pathf(t->backing, sizeof(t->backing), "%s/%s", t->dir, RUN_BACKING_NAME);
 	run_pathf(marker, sizeof(marker), "%s/%s", t->backing, RUN_BACKING_MARKER);
-	if (stat(t->backing, &st) == 0) {
+	/* others must not be able to swap dutlab-run for a link while root works in it */
+	if (stat(t->dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		dut_error_set(err, "target %s: %s is writable by group or others (mode %04o) and not sticky: "
+			      "another user could replace %s while root works in it; chmod go-w it, or use "
+			      "another directory", t->ct->target->name, t->dir, (unsigned)(st.st_mode & 07777),
+			      t->backing);
+		return -EACCES;
+	}
+	if (lstat(t->backing, &st) == 0) {
 		pid_t owner = 0;
 
-		if (access(marker, F_OK) < 0) {
+		/* only a real directory of root's with root's marker inside is ours to remove */
+		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    fstatat(AT_FDCWD, marker, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid()) {
 			dut_error_set(err, "%s exists and was not made by dutlab run; move it away", t->backing);
 			return -EEXIST;
 		}
@@ -265,7 +304,7 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 		runner_warn(R, "removing %s, left by an earlier run that did not finish", t->backing);
 		r = run_rm_rf(t->backing);
 		if (r < 0) {
-			dut_error_set(err, "cannot remove the leftover %s: %s", t->backing, strerror(-r));
+			dut_error_set(err, "cannot remove the leftover %s: %s", t->backing, dut_fs_safe_strerror(r));
 			return r;
 		}
 	}
@@ -276,7 +315,7 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 	r = push_target(R, "remove the run's data", undo_backing, t, err);
 	if (r < 0)
 		return r;
-	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		/* the owner's pid first (read back by run_read_pidfile), then what this is */
 		if (dprintf(fd, "%ld\nmade by dutlab run: the data of a run, removed when it ends\n",
@@ -359,20 +398,42 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 static int read_conninfo(struct rep_ctx *x, struct dut_error *err)
 {
 	char path[PATH_MAX + 32];
+	_cleanup_free_ char *text = NULL;
 	json_object *o = NULL, *sock, *port;
+	const char *dir;
+	size_t len;
+	int64_t p;
+	int r;
 
+	/* pgload (run as root) writes it root's own; postgres owns the directory
+	 * and could have replaced it: the owner and "no link" are checked on the fd */
 	run_pathf(path, sizeof(path), "%s/pgload_state.json", x->pgdata);
-	o = json_object_from_file(path);
-	if (!o || !json_object_object_get_ex(o, "socket_dir", &sock) ||
-	    !json_object_object_get_ex(o, "port", &port)) {
+	r = dut_read_file_owned(path, geteuid(), STATE_MAX_BYTES, &text, &len);
+	if (r < 0) {
+		dut_error_set(err, "refusing the cluster state file %s: %s (pgload, run as root, writes it "
+			      "root-owned; rebuild pgload if this one does not)", path, dut_fs_safe_strerror(r));
+		return r;
+	}
+	o = json_tokener_parse(text);
+	if (!o || !json_object_object_get_ex(o, "socket_dir", &sock) || !json_object_is_type(sock, json_type_string) ||
+	    !json_object_object_get_ex(o, "port", &port) || !json_object_is_type(port, json_type_int)) {
 		json_object_put(o);
-		dut_error_set(err, "cannot read the cluster's socket and port from %s", path);
+		dut_error_set(err, "cannot read the cluster's socket_dir and port from %s", path);
 		return -EINVAL;
 	}
-	run_pathf(x->conninfo, sizeof(x->conninfo), "host=%s port=%d user=postgres dbname=postgres",
-		 json_object_get_string(sock), json_object_get_int(port));
+	dir = json_object_get_string(sock);
+	p = json_object_get_int64(port);
+	if (!run_socket_dir_ok(dir) || !run_port_ok(p)) {
+		dut_error_set(err, "refusing the cluster state file %s: socket_dir \"%.64s\" or port %" PRId64
+			      " is not what pgload makes (/tmp/pgload-XXXXXX, a port 1-65535)", path, dir, p);
+		json_object_put(o);
+		return -EINVAL;
+	}
+	r = run_conninfo_build(x->conninfo, sizeof(x->conninfo), dir, (int)p, "postgres", "postgres");
 	json_object_put(o);
-	return 0;
+	if (r < 0)
+		dut_error_set(err, "the conninfo of the cluster in %s is too long", x->pgdata);
+	return r;
 }
 
 static struct rep_target *target_named(struct runner *R, const char *name)
@@ -386,12 +447,17 @@ static struct rep_target *target_named(struct runner *R, const char *name)
 static int make_postgres_dir(const char *dir)
 {
 	struct passwd *pw = getpwnam("postgres");
+	_cleanup_close_ int fd = -1;
 
 	if (!pw)
 		return -ENOENT;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	/* new, in the run's fresh backing directory: an existing one is not ours */
+	if (mkdir(dir, 0700) < 0)
 		return -errno;
-	return chown(dir, pw->pw_uid, pw->pw_gid) < 0 ? -errno : 0;
+	fd = dut_open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	return fchown(fd, pw->pw_uid, pw->pw_gid) < 0 ? -errno : 0;
 }
 
 static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
@@ -436,6 +502,13 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 				       R->e->tablespaces[i].name);
 	}
 	for (size_t i = 0; i < cfg->nsettings; i++) {
+		/* the parser refused these already; pgload writes them into postgresql.conf */
+		if (!dut_setting_name_ok(cfg->settings[i].name) || !dut_setting_value_ok(cfg->settings[i].value)) {
+			dut_error_set(err, "[postgres] setting %.64s (line %u): not a setting name, or its value has a "
+				      "control character", cfg->settings[i].name, cfg->settings[i].line);
+			run_argv_free(&a);
+			return -EINVAL;
+		}
 		r = r ?: run_argv_add(&a, "--set");
 		r = r ?: run_argv_addf(&a, "%s=%s", cfg->settings[i].name, cfg->settings[i].value);
 	}
@@ -502,7 +575,7 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 	x->rep = rep;
 	R->rep = x;
 	run_pathf(x->dir, sizeof(x->dir), "%s/%s/rep%u", R->st->rundir, R->st->cfgs[cfg_i].dir, rep + 1);
-	r = run_mkdir_p(x->dir, 0755);
+	r = run_mkdir_p(x->dir, RUN_DIR_MODE);
 	if (r < 0) {
 		dut_error_set(err, "cannot create %s: %s", x->dir, strerror(-r));
 		return r;
@@ -523,8 +596,12 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 		r = push_target(R, "tear the target down", undo_stage, rt, err);
 		if (r < 0)
 			return r;
-		if (rep_stage_dir(rt->stage))
-			run_pathf(rt->dir, sizeof(rt->dir), "%s", rep_stage_dir(rt->stage));
+		/* resolved once, here: every later open and removal follows no link at all */
+		if (rep_stage_dir(rt->stage) && !realpath(rep_stage_dir(rt->stage), rt->dir)) {
+			dut_error_set(err, "target %s: cannot resolve %s: %s", rt->ct->target->name,
+				      rep_stage_dir(rt->stage), strerror(errno));
+			return -errno;
+		}
 	}
 	for (size_t t = 0; t < R->e->ntargets; t++) {
 		struct rep_target *rt = &x->targets[t];
@@ -539,9 +616,11 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 		if ((r = make_backing(R, rt, err)) < 0)
 			return r;
 		if (cfg->view == DUT_VIEW_OFF) {
-			/* PostgreSQL (user postgres) reaches the data directly: o+x on the way down */
+			/* PostgreSQL (user postgres) reaches the data directly; dutlab does not
+			 * change the modes of directories it did not make */
 			run_pathf(rt->mnt, sizeof(rt->mnt), "%s", rt->backing);
-			run_allow_traverse(rt->backing);
+			if ((r = runner_view_off_reachable(rt->ct->target->name, rt->backing, err)) < 0)
+				return r;
 		}
 		else if ((r = mount_dutfs(R, cfg, rt, t, err)) < 0)
 			return r;

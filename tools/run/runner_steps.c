@@ -104,8 +104,9 @@ static void save_replica_lag(struct runner *R, const struct dut_step *s, const c
 	run_pathf(path, sizeof(path), "%s/replica.json", x->dir);
 	doc = access(path, F_OK) == 0 ? json_object_from_file(path) : NULL;
 	r = run_replica_add(&doc, dut_replica_mode_name(R->plan->configs[x->cfg].replica), s->name, file, result);
-	if (r > 0 && run_write_atomic(path, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE)) == 0)
+	if (r > 0 && run_write_file(path, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+									JSON_C_TO_STRING_NOSLASHESCAPE),
+				    RUN_FILE_MODE) == 0)
 		run_rep_add_artifact(&R->st->cfgs[x->cfg].reps[x->rep], "replica", "replica.json");
 	else if (r < 0)
 		runner_warn(R, "cannot add the replica lag of step %s to %s: %s", s->name, path, strerror(-r));

@@ -5,9 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,10 +17,12 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "tools/run/runner_sys.h"
 
 int run_mkdir_p(const char *path, mode_t mode)
@@ -49,18 +52,77 @@ int run_mkdir_p(const char *path, mode_t mode)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-void run_allow_traverse(const char *path)
+/*
+ * In a child that became user (uid, gid and its groups): the first prefix
+ * of path it cannot search.  A prefix that does not exist ends the walk:
+ * what is below is made later, by dutlab.
+ */
+static int first_unsearchable(const char *path, char *bad, size_t bad_len)
 {
 	char buf[PATH_MAX];
+	size_t n = strlen(path);
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	while (strcmp(buf, "/") != 0 && strcmp(buf, ".") != 0) {
-		struct stat st;
-
-		if (stat(buf, &st) == 0 && !(st.st_mode & S_IXOTH))
-			chmod(buf, (st.st_mode & 07777) | S_IXOTH);
-		snprintf(buf, sizeof(buf), "%s", dirname(buf));
+	if (n >= sizeof(buf) || path[0] != '/')
+		return -EINVAL;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(buf, path, i);
+		buf[i] = '\0';
+		if (access(buf, X_OK) == 0)
+			continue;
+		if (errno == ENOENT)
+			return 0;
+		snprintf(bad, bad_len, "%s", buf);
+		return -errno;
 	}
+	return 0;
+}
+
+int run_user_can_search(const char *path, const char *user, char *ret_bad, size_t bad_len)
+{
+	struct passwd *pw = getpwnam(user);
+	char bad[PATH_MAX] = "";
+	int fds[2], status;
+	pid_t pid;
+	ssize_t got;
+
+	if (!pw)
+		return -ENOENT;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		/* access() checks with the real ids: become the user for real, ACLs count */
+		close(fds[0]);
+		if (initgroups(user, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+			_exit(2);
+		if (first_unsearchable(path, bad, sizeof(bad)) < 0) {
+			if (write(fds[1], bad, strlen(bad)) < 0)
+				_exit(2);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	got = read(fds[0], bad, sizeof(bad) - 1);
+	close(fds[0]);
+	bad[got > 0 ? got : 0] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 2)
+		return -EIO;
+	if (WEXITSTATUS(status) == 1) {
+		snprintf(ret_bad, bad_len, "%s", bad);
+		return -EACCES;
+	}
+	return 0;
 }
 
 /* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo */
@@ -103,65 +165,73 @@ int run_is_mountpoint(const char *path)
 	return 0;
 }
 
-int run_copy_file(const char *src, const char *dst)
+int run_copy_owned(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes)
 {
-	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
-	_cleanup_close_ int out = -1;
-	char buf[65536];
-
-	if (in < 0)
-		return -errno;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return -errno;
-			}
-			off += w;
-		}
-	}
-	return close(TAKE_FD(out)) < 0 ? -errno : 0;
+	return dut_copy_file_safe(src, owner, dst, mode, max_bytes);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+int run_copy_stream(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes)
 {
-	/* keep going: remove what can be removed; run_rm_rf checks the result */
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	_cleanup_close_ int fd = dut_open_nofollow(src, O_RDONLY | O_NONBLOCK);
+	_cleanup_free_ char *buf = NULL;
+	size_t got = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (owner != DUT_ANY_OWNER && st.st_uid != owner)
+		return -EPERM;
+	buf = malloc(max_bytes);
+	if (!buf)
+		return -ENOMEM;
+	/* st_size of a synthetic file (dutfs's stats.json) is 0: read to the end */
+	while (got < max_bytes) {
+		ssize_t n = read(fd, buf + got, max_bytes - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return dut_write_file_nofollow(dst, buf, got, mode, (uid_t)-1, (gid_t)-1);
 }
 
 int run_rm_rf(const char *path)
 {
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
-		return -errno;
-	return access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
+	return dut_remove_tree(path);
 }
 
-int run_write_atomic(const char *path, const char *text)
+int run_write_file(const char *path, const char *text, mode_t mode)
 {
-	return dut_write_file_atomic(path, text, strlen(text), 0644);
+	return dut_write_file_nofollow(path, text, strlen(text), mode, (uid_t)-1, (gid_t)-1);
+}
+
+const char *run_var_root(void)
+{
+	const char *env = getenv("DUTLAB_VAR_ROOT");
+
+	/* a test seam: the tests must not touch the machine's /var/tmp/dutlab */
+	return env && env[0] == '/' ? env : RUN_VAR_ROOT_DEFAULT;
+}
+
+int run_ensure_private_dir(const char *path, mode_t mode, char *ret_bad, size_t bad_len)
+{
+	return dut_ensure_private_dir(path, mode, ret_bad, bad_len);
+}
+
+int run_open_log(const char *path)
+{
+	/* the run directory is root's: O_NOFOLLOW keeps it that way for the last name */
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, RUN_PRIVATE_FILE_MODE);
+
+	return fd < 0 ? -errno : fd;
 }
 
 int run_free_bytes(const char *path, uint64_t *ret)
@@ -247,7 +317,8 @@ int run_read_pidfile(const char *path, pid_t *ret)
 	size_t len;
 	long v;
 	char *end;
-	int r = dut_read_small_file(path, 4096, &text, &len);
+	/* pid files are root's own (the marker, dutfs's pid file): anything else is planted */
+	int r = dut_read_file_owned(path, geteuid(), 4096, &text, &len);
 
 	if (r < 0)
 		return r;
@@ -281,10 +352,10 @@ int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err)
 	int len;
 
 	snprintf(path, sizeof(path), "%s/.dutfs/control", mnt);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = dut_open_nofollow(path, O_RDWR);
 	if (fd < 0) {
-		dut_error_set(err, "cannot open %s: %s", path, strerror(errno));
-		return -errno;
+		dut_error_set(err, "cannot open %s: %s", path, dut_fs_safe_strerror(fd));
+		return fd;
 	}
 	len = snprintf(line, sizeof(line), "%s\n", cmd);
 	if (len >= (int)sizeof(line))

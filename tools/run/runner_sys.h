@@ -30,15 +30,36 @@ uint64_t run_now_ns(void);
 void run_sleep_ms(unsigned ms);
 
 int run_mkdir_p(const char *path, mode_t mode);
-/* Let user postgres walk down to path: o+x on path's ancestors. */
-void run_allow_traverse(const char *path);
+/* Whether user can search every existing prefix of path (a child becomes
+ * the user and asks access(), so ACLs and groups count): 0, -EACCES with
+ * the first prefix it cannot search in ret_bad, -ENOENT (no such user). */
+int run_user_can_search(const char *path, const char *user, char *ret_bad, size_t bad_len);
 /* 1 when path is a mount point (/proc/self/mountinfo), 0 when not. */
 int run_is_mountpoint(const char *path);
-int run_copy_file(const char *src, const char *dst);
-/* Remove a directory tree without following symlinks or crossing mounts. */
+/* Copy the regular file src, owned by owner, opened without following a
+ * link anywhere, at most max_bytes (the tail is dropped), to a new file dst
+ * (mode; a link planted at dst is replaced, not followed): lib/fs_safe. */
+int run_copy_owned(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes);
+/* The same for a file whose st_size says nothing (dutfs's stats.json). */
+int run_copy_stream(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes);
+/* Remove a directory tree fd-relative: no link followed (none in path
+ * either), no mount crossed. */
 int run_rm_rf(const char *path);
-/* Write text to path through a temporary file, fsync and rename. */
-int run_write_atomic(const char *path, const char *text);
+/* Write text to path through an O_EXCL temporary file, fsync and rename
+ * (no link in path is followed). */
+int run_write_file(const char *path, const char *text, mode_t mode);
+/* Modes of what the runner writes into a run directory: files that may
+ * hold secrets (logs, the manifest with command lines) and the others. */
+#define RUN_DIR_MODE 0750
+#define RUN_PRIVATE_FILE_MODE 0600
+#define RUN_FILE_MODE 0640
+#define RUN_VAR_ROOT_DEFAULT "/var/tmp/dutlab"
+/* /var/tmp/dutlab, or $DUTLAB_VAR_ROOT (an absolute path; a test seam). */
+const char *run_var_root(void);
+/* dut_ensure_private_dir (lib/fs_safe.h). */
+int run_ensure_private_dir(const char *path, mode_t mode, char *ret_bad, size_t bad_len);
+/* Open a log for appending (O_NOFOLLOW, created RUN_PRIVATE_FILE_MODE): the fd or -errno. */
+int run_open_log(const char *path);
 /* Free bytes (for root: f_bfree) on the filesystem
  * of path or of its nearest existing ancestor. */
 int run_free_bytes(const char *path, uint64_t *ret);

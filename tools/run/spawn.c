@@ -74,8 +74,10 @@ static int spawn(char *const argv[], const char *log_path, bool inherit, pid_t *
 	posix_spawnattr_init(&attr);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	if (log_path || !inherit) {
+		/* logs are in the root-owned run directory: never through a link, not for others to read */
 		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path ? log_path : "/dev/null",
-						 O_WRONLY | O_CREAT | O_APPEND, 0644);
+						 log_path ? O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW : O_WRONLY,
+						 RUN_PRIVATE_FILE_MODE);
 		posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
 	}
 	sigemptyset(&none);
@@ -136,12 +138,19 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 
 	if (o->log_path && !o->no_header) {
 		/* a header, so a log with several commands says which wrote what */
-		FILE *f = fopen(o->log_path, "a");
+		int fd = run_open_log(o->log_path);
+		FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
 
+		if (fd >= 0 && !f)
+			close(fd);
 		if (f) {
 			fputs("$", f);
-			for (size_t i = 0; argv[i]; i++)
-				fprintf(f, " %s", argv[i]);
+			for (size_t i = 0; argv[i]; i++) {
+				char *red = run_redact_arg(argv[i]);
+
+				fprintf(f, " %s", red ? red : "***");
+				free(red);
+			}
 			fputc('\n', f);
 			fclose(f);
 		}

@@ -63,6 +63,9 @@ for c in 0 1; do
 	[ -s "$run/$dir/trace.dtr" ] || fail "$dir/trace.dtr missing"
 	[ "$(jq -r '.relations | length' "$run/$dir/relmap.json")" -gt 10 ] || fail "$dir/relmap.json has no relations"
 	[ -s "$run/$dir/postgres.log" ] || fail "$dir/postgres.log missing"
+	# the server log may quote secrets: root's alone (issue #27)
+	[ "$(stat -c %a:%U "$run/$dir/postgres.log")" = 600:root ] ||
+		fail "$dir/postgres.log is $(stat -c %a:%U "$run/$dir/postgres.log"), expected 600:root"
 	[ -s "$run/$dir/dutfs-stats.json" ] || fail "$dir/dutfs-stats.json missing"
 	for k in trace relmap server_log stats; do
 		[ -n "$(jq -r ".configs[$c].reps[0].artifacts.$k // empty" "$m")" ] || fail "$dir: artifact $k not in the manifest"
@@ -76,6 +79,8 @@ for c in 0 1; do
 done
 [ -s "$run/run.log" ] && grep -q "rw (oltp-run): ok" "$run/run.log" || fail "run.log has no progress lines"
 [ -s "$run/experiment.ini" ] || fail "experiment.ini missing"
+[ "$(stat -c %a "$run")" = 750 ] || fail "the run directory is $(stat -c %a "$run"), expected 750"
+[ "$(stat -c %a "$m")" = 600 ] || fail "manifest.json is $(stat -c %a "$m"), expected 600"
 [ "$(jq -r '.configs[1].filesystem' "$m")" = "$fs2" ] || fail "configuration 1 is not $fs2"
 # the report dutlab run wrote at the end: Markdown, HTML, PNG charts
 [ -s "$run/report.md" ] && [ -s "$run/report.html" ] || fail "no report.md/report.html in $run"

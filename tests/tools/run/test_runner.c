@@ -481,7 +481,129 @@ static void test_replica_lag_collected_per_step(void)
 	json_object_put(doc);
 }
 
+static void test_conninfo_values_are_quoted(void)
+{
+	static const struct { const char *host, *want; } rows[] = {
+		{ "/tmp/pgload-abc123", "host='/tmp/pgload-abc123' port='5432' user='postgres' dbname='postgres'" },
+		{ "/tmp/x' password='y", "host='/tmp/x\\' password=\\'y' port='5432' user='postgres' dbname='postgres'" },
+		{ "a\\b c", "host='a\\\\b c' port='5432' user='postgres' dbname='postgres'" },
+	};
+	char buf[256], tiny[16];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		CU_CHECK(run_conninfo_build(buf, sizeof(buf), rows[i].host, 5432, "postgres", "postgres") == 0,
+			 "row %zu: build failed", i);
+		CU_CHECK(strcmp(buf, rows[i].want) == 0, "row %zu: expected %s, found %s", i, rows[i].want, buf);
+	}
+	CU_ASSERT_EQUAL(run_conninfo_build(tiny, sizeof(tiny), "/tmp/pgload-abc123", 5432, "postgres", "postgres"),
+			-ENAMETOOLONG);
+	CU_ASSERT_STRING_EQUAL(tiny, "");
+	/* a value that does not fit leaves what was there, whatever the length */
+	for (size_t n = 1; n < 40; n++) {
+		char b[40] = "host='h'";
+
+		if (n <= strlen(b))
+			continue;
+		if (run_conninfo_add(b, n, "user", "o'neil") < 0)
+			CU_CHECK(strcmp(b, "host='h'") == 0, "len %zu: left %s", n, b);
+		else
+			CU_CHECK(strcmp(b, "host='h' user='o\\'neil'") == 0, "len %zu: built %s", n, b);
+	}
+}
+
+static void test_socket_dir_and_port_validated(void)
+{
+	static const struct { const char *dir; bool ok; } rows[] = {
+		{ "/tmp/pgload-aB3xY9", true },
+		{ "/tmp/pgload-../../", false },
+		{ "/tmp/pgload-a'b c ", false },
+		{ "/tmp/pgload-abc", false },
+		{ "/tmp/pgload-abcdefg", false },
+		{ "/tmp/pgload-ab/cde", false },
+		{ "/var/run/postgresql", false },
+		{ "tmp/pgload-abcdef", false },
+		{ "", false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CU_CHECK(run_socket_dir_ok(rows[i].dir) == rows[i].ok, "%s: expected %s", rows[i].dir,
+			 rows[i].ok ? "accepted" : "refused");
+	CU_ASSERT_FALSE(run_socket_dir_ok(NULL));
+	CU_ASSERT_TRUE(run_port_ok(5432));
+	CU_ASSERT_TRUE(run_port_ok(65535));
+	CU_ASSERT_FALSE(run_port_ok(0));
+	CU_ASSERT_FALSE(run_port_ok(65536));
+	CU_ASSERT_FALSE(run_port_ok(-1));
+}
+
+static void test_passwords_are_redacted(void)
+{
+	static const struct { const char *in, *want; } rows[] = {
+		{ "host=/tmp/s password=hunter2 dbname=x", "host=/tmp/s password=*** dbname=x" },
+		{ "password = 'a b\\'c' user=u", "password = *** user=u" },
+		{ "password=secret", "password=***" },
+		{ "postgresql://alice:hunter2@db.example/x", "postgresql://alice:***@db.example/x" },
+		{ "postgres://alice:p%40ss@h:5432/db?sslmode=require&password=two",
+		  "postgres://alice:***@h:5432/db?sslmode=require&password=***" },
+		{ "postgresql://alice@h/db", "postgresql://alice@h/db" },
+		{ "PGPASSWORD=hunter2", "PGPASSWORD=***" },
+		{ "host=h user=u", "host=h user=u" },
+		{ "--set=mypassword=1", "--set=mypassword=1" },
+		{ "/m/pgdata", "/m/pgdata" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *r = run_redact_arg(rows[i].in);
+
+		CU_CHECK(r && strcmp(r, rows[i].want) == 0, "%s: expected %s, found %s", rows[i].in, rows[i].want,
+			 r ? r : "(null)");
+		free(r);
+	}
+}
+
+static void test_manifest_argv_has_no_password(void)
+{
+	struct dut_experiment *e = parse(HEAD "[step l]\ntype = oltp-init\nscale = 1\n");
+	struct dut_plan *p = NULL;
+	struct run_state *st = NULL;
+	json_object *m;
+	const char *text;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(run_state_new(p, "t.ini", "/r", &st), 0);
+	st->cfgs[0].reps[0].steps[0].argv = run_strv_copy((char *[]){ "pgload", "dss", "-d",
+		"host=/tmp/s password=hunter2", "postgresql://u:hunter3@h/db", NULL });
+	m = run_manifest_json(st);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	text = json_object_to_json_string(m);
+	CU_ASSERT_PTR_NULL(strstr(text, "hunter"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "password=***"));
+	json_object_put(m);
+	run_state_free(st);
+	dut_plan_free(p);
+	dut_experiment_free(e);
+}
+
+static void test_setting_values_without_control_characters(void)
+{
+	CU_ASSERT_TRUE(dut_setting_value_ok("128MB"));
+	CU_ASSERT_TRUE(dut_setting_value_ok("'$libdir/x', y"));
+	CU_ASSERT_FALSE(dut_setting_value_ok("1\nlisten_addresses = '*'"));
+	CU_ASSERT_FALSE(dut_setting_value_ok("1\r"));
+	CU_ASSERT_FALSE(dut_setting_value_ok("\x7f"));
+	CU_ASSERT_TRUE(dut_setting_name_ok("pg_stat_statements.max"));
+	CU_ASSERT_FALSE(dut_setting_name_ok("a b"));
+	CU_ASSERT_FALSE(dut_setting_name_ok("1a"));
+	CU_ASSERT_FALSE(dut_setting_name_ok(""));
+}
+
 static const struct cu_test tests[] = {
+	{ "conninfo_values_are_quoted", test_conninfo_values_are_quoted },
+	{ "socket_dir_and_port_validated", test_socket_dir_and_port_validated },
+	{ "passwords_are_redacted", test_passwords_are_redacted },
+	{ "manifest_argv_has_no_password", test_manifest_argv_has_no_password },
+	{ "setting_values_without_control_characters", test_setting_values_without_control_characters },
 	{ "step_argv_from_params", test_step_argv_from_params },
 	{ "matrix_placement_reaches_oltp_init", test_matrix_placement_reaches_oltp_init },
 	{ "restore_formats_other_than_custom_are_refused", test_restore_formats_other_than_custom_are_refused },
