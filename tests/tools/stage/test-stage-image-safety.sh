@@ -123,6 +123,16 @@ mkfifo "$work/fifo.img"
 out=$(timeout 20 "$driver" cycle --type image --path "$work/fifo.img" --size $((64 * MiB)) --fs none)
 grep -q 'refused: EINVAL: .*not a regular file' <<<"$out" && pass "a FIFO refused without hanging" || fail "fifo: $out"
 
+# a blank file the attacker owns (it could rewrite the filesystem while it is mounted)
+as_nobody truncate -s $((64 * MiB)) "$work/shared/own.img" || exit 99
+out=$("$driver" check --type image --path "$work/shared/own.img" --size $((64 * MiB)) --fs ext4-ordered --mnt-root "$mnt")
+grep -q 'refused: EPERM: .*belongs to another user' <<<"$out" && pass "a blank image another user owns refused" ||
+	fail "image owned by nobody: $out"
+truncate -s $((64 * MiB)) "$work/gw.img" && chmod 666 "$work/gw.img"
+out=$("$driver" check --type image --path "$work/gw.img" --size $((64 * MiB)) --fs none)
+grep -q 'refused: EPERM: .*writable by group or others' <<<"$out" && pass "a world-writable image refused" ||
+	fail "world-writable image: $out"
+
 # --- what dutlab may use: a blank file, then its own image again
 truncate -s $((64 * MiB)) "$work/blank.img"
 for round in 1 2; do

@@ -184,6 +184,16 @@ int stage_image_open(const char *path, enum stage_image_mode mode, bool follow_s
 		stage_image_close(&im);
 		return -EMLINK;
 	}
+	/* whoever can write the file can change the filesystem under the mounted
+	 * kernel (a crafted image is a way into the kernel): only ours */
+	if (!im.created && (im.st.st_uid != geteuid() || (im.st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		snprintf(msg, msglen, "image %s %s; whoever can write it could change the filesystem while it is "
+			 "mounted; chown %u and chmod go-w it, or let dutlab create the image", path,
+			 im.st.st_uid != geteuid() ? "belongs to another user" : "is writable by group or others",
+			 (unsigned)geteuid());
+		stage_image_close(&im);
+		return -EPERM;
+	}
 	fcntl(im.fd, F_SETFL, fcntl(im.fd, F_GETFL) & ~O_NONBLOCK);
 	*ret = im;
 	return 0;

@@ -77,7 +77,8 @@ void stage_image_close(struct stage_image *im);
  * Open the image at path.  Unless follow_symlinks, every directory on the
  * way and the file itself are opened with O_NOFOLLOW: a symbolic link
  * anywhere is refused (-ELOOP).  Refuses what is not a regular file
- * (-EINVAL) and a file with more than one name (-EMLINK).  msg says why.
+ * (-EINVAL), a file with more than one name (-EMLINK), and one that another
+ * user owns or group/others may write (-EPERM).  msg says why.
  */
 int stage_image_open(const char *path, enum stage_image_mode mode, bool follow_symlinks,
 		     struct stage_image *ret, char *msg, size_t msglen);
