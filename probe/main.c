@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -189,14 +190,17 @@ static int common_opt(struct probe_common *co, int opt, const char *arg, struct 
 
 /*
  * Refuse to write to a block device unless it is explicitly allowed and
- * nothing uses it.  Returns 0 when writing may go ahead.
+ * nothing uses it.  Returns 0 when writing may go ahead; *seen says what
+ * was checked, for open_matches_checks().
  */
-static int check_write_safety(const struct probe_test_ops *t, const struct probe_common *co)
+static int check_write_safety(const struct probe_test_ops *t, const struct probe_common *co,
+			      struct safety_seen *seen)
 {
 	struct safety_report rep;
 	struct stat st;
 	int r;
 
+	*seen = (struct safety_seen){ .is_blk = false };
 	if (stat(co->target, &st) < 0 || !S_ISBLK(st.st_mode))
 		return 0;  /* files need no flag; target_open() reports missing paths */
 	if (!co->destructive) {
@@ -209,6 +213,7 @@ static int check_write_safety(const struct probe_test_ops *t, const struct probe
 		dut_err("cannot check whether %s is in use: %s; refusing to write", co->target, strerror(-r));
 		return r;
 	}
+	*seen = (struct safety_seen){ .is_blk = true, .rdev = rep.rdev };
 	if (rep.mounted[0] || rep.in_use[0]) {
 		dut_err("%s%s%s; refusing to write (--force does not override a mounted or busy device: unmount it first)",
 			rep.mounted, rep.mounted[0] && rep.in_use[0] ? "; " : "", rep.in_use);
@@ -222,6 +227,35 @@ static int check_write_safety(const struct probe_test_ops *t, const struct probe
 	if (rep.signature[0])
 		dut_warn("%s carries %s; overwriting it (--force)", co->target, rep.signature);
 	return 0;
+}
+
+/*
+ * The path is looked up again by open(): it must still be what the checks
+ * examined (a link switched to another device in between would otherwise
+ * be written without any check).  The descriptor is what gets written.
+ */
+static int open_matches_checks(const struct probe_target *target, const struct safety_seen *seen)
+{
+	struct stat st;
+	char was[64], now[64];
+
+	if (fstat(target->fd, &st) < 0) {
+		dut_err("cannot examine the opened %s: %s; refusing to write", target->path, strerror(errno));
+		return -errno;
+	}
+	if (safety_same_target(seen, st.st_mode, st.st_rdev))
+		return 0;
+	if (seen->is_blk)
+		snprintf(was, sizeof(was), "block device %u:%u", major(seen->rdev), minor(seen->rdev));
+	else
+		snprintf(was, sizeof(was), "not a block device");
+	if (S_ISBLK(st.st_mode))
+		snprintf(now, sizeof(now), "block device %u:%u", major(st.st_rdev), minor(st.st_rdev));
+	else
+		snprintf(now, sizeof(now), "not a block device");
+	dut_err("%s changed while it was checked (checked: %s; opened: %s); refusing to write (nothing was written; run again)",
+		target->path, was, now);
+	return -ESTALE;
 }
 
 static int write_json(const struct probe_test_ops *t, const void *result, struct probe_ctx *ctx,
@@ -253,6 +287,7 @@ static int run_test(const struct probe_test_ops *t, int argc, char **argv)
 	struct probe_ctx ctx = { .co = { .fixed_files = true, .fixed_bufs = true, .seed = 1,
 						.stall_ns = PROBE_STALL_DEFAULT_NS } };
 	struct target_opts to = { 0 };
+	struct safety_seen seen = { .is_blk = false };
 	struct dut_error err = { { 0 } };
 	void *result = NULL;
 	int c, r, status;
@@ -294,12 +329,18 @@ static int run_test(const struct probe_test_ops *t, int argc, char **argv)
 	}
 	to.writes = t->writes(cfg);
 	to.size_bytes = ctx.co.size_bytes;
-	if (to.writes && check_write_safety(t, &ctx.co) < 0)
+	if (to.writes && check_write_safety(t, &ctx.co, &seen) < 0)
 		return 1;
 	r = target_open(ctx.co.target, &to, &ctx.target, &err);
 	if (r < 0) {
 		dut_err("%s", err.msg);
 		return (r == -EINVAL || r == -ENOENT || r == -EISDIR) ? EXIT_USAGE : 1;
+	}
+	if (to.writes && open_matches_checks(&ctx.target, &seen) < 0) {
+		if (ctx.target.new_file)
+			unlink(ctx.target.path);
+		target_close(&ctx.target);
+		return 1;
 	}
 	r = t->check_target(cfg, &ctx.target, &err);
 	if (r < 0) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "probe/safety.h"
 
@@ -192,4 +193,30 @@ int mountinfo_find(const char *text, unsigned major, unsigned minor, struct moun
 			p++;
 	}
 	return 0;
+}
+
+int mountinfo_find_source(const char *text, const char *source, struct mountinfo_entry *ret)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		struct mountinfo_entry e;
+
+		if (parse_line_n(p, len, &e) == 0 && strcmp(e.source, source) == 0) {
+			*ret = e;
+			return 1;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+bool safety_same_target(const struct safety_seen *seen, mode_t opened_mode, dev_t opened_rdev)
+{
+	if (seen->is_blk)
+		return S_ISBLK(opened_mode) && opened_rdev == seen->rdev;
+	return !S_ISBLK(opened_mode);
 }

@@ -5,8 +5,10 @@
  * Pure part (safety.c): on-disk signature detection in a buffer holding the
  * first SIG_SCAN_BYTES of a device, and /proc/self/mountinfo parsing.
  * Linux part (safety_linux.c): gathers the facts for one device (mounts of
- * the device and of its partitions, holders, swap, exclusive-open test,
- * signatures) into a struct safety_report that main turns into a refusal.
+ * the device and of everything stacked on or under it, lib/blkstack.h:
+ * partitions, holders, loop devices over it, the disk or backing device it
+ * is part of; swap, exclusive-open tests, signatures) into a struct
+ * safety_report that main turns into a refusal.
  */
 #ifndef DUTPROBE_SAFETY_H
 #define DUTPROBE_SAFETY_H
@@ -14,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Covers btrfs (65600 + 8), ISO9660 (32769) and GPT on 4 KiB sectors (4096 + 8). */
 #define SIG_SCAN_BYTES (128u * 1024)
@@ -49,12 +52,33 @@ int mountinfo_parse_line(const char *line, struct mountinfo_entry *ret);
  * Malformed lines are skipped.
  */
 int mountinfo_find(const char *text, unsigned major, unsigned minor, struct mountinfo_entry *ret);
+/* First mount whose source is exactly source ("/dev/loop1"); 1 found, 0 not. */
+int mountinfo_find_source(const char *text, const char *source, struct mountinfo_entry *ret);
+
+/*
+ * What the write-safety checks looked at (a block device and its number,
+ * or something else: a file, nothing), to hold against what was opened
+ * afterwards: between the checks and open() the path may have been made to
+ * name another device.
+ */
+struct safety_seen {
+	bool is_blk;
+	dev_t rdev;               /* is_blk: the device examined */
+};
+
+/*
+ * Is the opened target (st_mode, st_rdev of its fstat) what was checked?
+ * A block device must be the same device; anything else must not have
+ * become a block device.  Pure.
+ */
+bool safety_same_target(const struct safety_seen *seen, mode_t opened_mode, dev_t opened_rdev);
 
 /* What was found on one device; each string empty when nothing was. */
 struct safety_report {
 	char mounted[512];        /* "/dev/loop0 is mounted at /mnt (ext4)" or partition mounts */
 	char in_use[512];         /* holders, swap, exclusive opener */
 	char signature[512];      /* "ext2/3/4 filesystem (magic at byte 1080)" */
+	dev_t rdev;               /* the device number that was examined */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/blkstack.h"
 #include "lib/cleanup.h"
 #include "probe/safety.h"
 
@@ -81,7 +83,7 @@ static void append(char *dst, size_t len, const char *fmt, ...)
 /* Names in /sys/dev/block/M:m/holders, comma-separated into out. */
 static void list_holders(const char *sysdir, char *out, size_t outlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 16];
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
@@ -100,15 +102,20 @@ static void list_holders(const char *sysdir, char *out, size_t outlen)
 	}
 }
 
-static void check_one(const char *label, const char *sysdir, unsigned maj, unsigned min,
+/* Mounted (by number; by /dev name too: btrfs shows an anonymous 0:N), and holders. */
+static void check_one(const char *label, const char *sysdir, dev_t dev, const char *name, bool report_holders,
 		      const char *mountinfo, struct safety_report *r)
 {
 	struct mountinfo_entry me;
-	char holders[256] = "";
+	char holders[256] = "", devname[80];
 
-	if (mountinfo && mountinfo_find(mountinfo, maj, min, &me) == 1)
+	snprintf(devname, sizeof(devname), "/dev/%s", name);
+	if (mountinfo && (mountinfo_find(mountinfo, major(dev), minor(dev), &me) == 1 ||
+			  mountinfo_find_source(mountinfo, devname, &me) == 1))
 		append(r->mounted, sizeof(r->mounted), "%s is mounted at %s (%s)", label, me.mount_point,
 		       me.fstype);
+	if (!report_holders)
+		return;
 	list_holders(sysdir, holders, sizeof(holders));
 	if (holders[0])
 		append(r->in_use, sizeof(r->in_use), "%s is held by %s", label, holders);
@@ -132,51 +139,84 @@ static void check_swap(dev_t rdev, const char *label, struct safety_report *r)
 	}
 }
 
+/* A device of the stack that another program holds with O_EXCL (one try: the
+ * device asked about gets the patient test below). */
+static bool held_exclusively(const char *name, dev_t dev)
+{
+	char path[80];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
+		return false;   /* no node to try (a test sysfs tree) */
+	fd = open(path, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EBUSY;
+}
+
+/* The label of stack node i in messages: the path given, "its partition /dev/X", or the chain. */
+static void node_label(const struct dut_blkstack *stk, size_t i, const char *dev_path, char *buf, size_t len)
+{
+	const struct dut_blk_node *nd = &stk->nodes[i];
+
+	if (i == 0)
+		snprintf(buf, len, "%s", dev_path);
+	else if (nd->rel == DUT_BLK_PARTITION && nd->parent == 0)
+		snprintf(buf, len, "its partition /dev/%s", nd->name);
+	else
+		dut_blkstack_label(stk, i, buf, len);
+}
+
 int safety_examine(const char *dev_path, struct safety_report *ret)
 {
 	struct safety_report r = { { 0 } };
 	_cleanup_free_ char *mountinfo = NULL;
 	_cleanup_free_ uint8_t *buf = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	char sysdir[PATH_MAX];
+	_cleanup_free_ struct dut_blkstack *stk = NULL;
 	struct stat st;
-	struct dirent *de;
-	unsigned maj, min;
 	int ret_mi;
 
 	if (stat(dev_path, &st) < 0)
 		return -errno;
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
-	maj = major(st.st_rdev);
-	min = minor(st.st_rdev);
+	r.rdev = st.st_rdev;
 	ret_mi = read_text("/proc/self/mountinfo", &mountinfo);
 	if (ret_mi < 0)
 		return ret_mi;
 
-	snprintf(sysdir, sizeof(sysdir), "%s/dev/block/%u:%u", sysfs_root(), maj, min);
-	check_one(dev_path, sysdir, maj, min, mountinfo, &r);
-	check_swap(st.st_rdev, dev_path, &r);
+	/* Everything stacked on it or under it: partitions, holders, loop devices
+	 * over it (loop takes no claim), what it is a partition of or backed by. */
+	stk = calloc(1, sizeof(*stk));
+	if (!stk)
+		return -ENOMEM;
+	if (dut_blkstack_walk(sysfs_root(), st.st_rdev, stk) < 0) {
+		const char *base = strrchr(dev_path, '/');
 
-	/* Partitions: subdirectories of the device's sysfs directory with a "partition" file. */
-	d = opendir(sysdir);
-	while (d && (de = readdir(d))) {
-		char pdir[PATH_MAX], pfile[PATH_MAX + 16], devfile[PATH_MAX + 16], label[300];
-		_cleanup_free_ char *devtext = NULL;
-		unsigned pmaj, pmin;
+		stk->n = 1;     /* no sysfs directory: the device alone */
+		stk->nodes[0] = (struct dut_blk_node){ .dev = st.st_rdev, .parent = -1, .down = true };
+		snprintf(stk->nodes[0].name, sizeof(stk->nodes[0].name), "%s", base ? base + 1 : dev_path);
+	}
+	if (stk->truncated)
+		append(r.in_use, sizeof(r.in_use), "%s is part of a stack of more than %d block devices, not all "
+		       "of which could be checked", dev_path, DUT_BLKSTACK_MAX);
+	for (size_t i = 0; i < stk->n; i++) {
+		const struct dut_blk_node *nd = &stk->nodes[i];
+		char label[400], sysdir[PATH_MAX];
+		size_t before = strlen(r.mounted) + strlen(r.in_use);
 
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(pdir, sizeof(pdir), "%s/%s", sysdir, de->d_name) >= (int)sizeof(pdir))
-			continue;
-		snprintf(pfile, sizeof(pfile), "%s/partition", pdir);
-		snprintf(devfile, sizeof(devfile), "%s/dev", pdir);
-		if (access(pfile, F_OK) < 0 || read_text(devfile, &devtext) < 0 ||
-		    sscanf(devtext, "%u:%u", &pmaj, &pmin) != 2)
-			continue;
-		snprintf(label, sizeof(label), "its partition /dev/%s", de->d_name);
-		check_one(label, pdir, pmaj, pmin, mountinfo, &r);
-		check_swap(makedev(pmaj, pmin), label, &r);
+		node_label(stk, i, dev_path, label, sizeof(label));
+		snprintf(sysdir, sizeof(sysdir), "%s/dev/block/%u:%u", sysfs_root(), major(nd->dev), minor(nd->dev));
+		/* a dm/md device's slaves are held by the device itself */
+		check_one(label, sysdir, nd->dev, nd->name, nd->rel != DUT_BLK_SLAVE_OF, mountinfo, &r);
+		check_swap(nd->dev, label, &r);
+		if (i && (nd->rel == DUT_BLK_LOOP_OVER || nd->rel == DUT_BLK_BACKING_OF) &&
+		    strlen(r.mounted) + strlen(r.in_use) == before && held_exclusively(nd->name, nd->dev))
+			append(r.in_use, sizeof(r.in_use), "%s is held open exclusively by another program", label);
 	}
 
 	/*

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "lib/cleanup.h"
 #include "probe/safety.h"
@@ -167,7 +169,45 @@ static void test_mountinfo_lines(void)
 	}
 }
 
+/* What was opened must be what the checks examined (issue #27, finding 3). */
+static void test_opened_target_must_be_the_checked_one(void)
+{
+	const struct {
+		const char *name;
+		struct safety_seen seen;
+		mode_t mode;
+		dev_t rdev;
+		bool want;
+	} rows[] = {
+		{ "same device", { true, makedev(7, 0) }, S_IFBLK | 0660, makedev(7, 0), true },
+		{ "another device", { true, makedev(7, 0) }, S_IFBLK | 0660, makedev(8, 0), false },
+		{ "another minor", { true, makedev(259, 1) }, S_IFBLK | 0660, makedev(259, 2), false },
+		{ "device became a file", { true, makedev(7, 0) }, S_IFREG | 0600, 0, false },
+		{ "file stayed a file", { false, 0 }, S_IFREG | 0600, 0, true },
+		{ "file became a device", { false, 0 }, S_IFBLK | 0660, makedev(8, 0), false },
+		{ "device 0:0 is no wildcard", { true, makedev(7, 0) }, S_IFBLK | 0660, makedev(0, 0), false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CU_CHECK(safety_same_target(&rows[i].seen, rows[i].mode, rows[i].rdev) == rows[i].want, "%s",
+			 rows[i].name);
+}
+
+static void test_mountinfo_by_source(void)
+{
+	const char *text = "36 35 0:47 / /mnt/a rw - btrfs /dev/loop1 rw\n"
+			   "37 35 7:2 / /mnt/b rw - ext4 /dev/loop2 rw\n";
+	struct mountinfo_entry me;
+
+	CU_CHECK(mountinfo_find_source(text, "/dev/loop1", &me) == 1 && !strcmp(me.mount_point, "/mnt/a"),
+		 "btrfs by name");
+	CU_CHECK(mountinfo_find_source(text, "/dev/loop2", &me) == 1 && !strcmp(me.fstype, "ext4"), "ext4 by name");
+	CU_CHECK(mountinfo_find_source(text, "/dev/loop", &me) == 0, "no prefix match");
+}
+
 static const struct cu_test tests[] = {
+	{ "opened_target_must_be_the_checked_one", test_opened_target_must_be_the_checked_one },
+	{ "mountinfo_by_source", test_mountinfo_by_source },
 	{ "signatures_found_at_their_offsets", test_signatures_found_at_their_offsets },
 	{ "lvm_label_in_second_sector", test_lvm_label_in_second_sector },
 	{ "mbr_needs_a_partition_entry", test_mbr_needs_a_partition_entry },

@@ -45,6 +45,11 @@ struct dut_stage_spec {
 	 * (default false: the image stays, and the next prepare reuses it).
 	 * An image file the user already had is never deleted. */
 	bool remove_created_image;
+	/* Image targets: allow symbolic links in the path (default false: a
+	 * link anywhere in it is refused, since whoever can change the link
+	 * could make the stage format another file).  The experiment's
+	 * [target] has no key for it yet (follow-symlinks = yes). */
+	bool follow_symlinks;
 };
 
 /*

@@ -6,7 +6,7 @@
  *   stage-driver check|cycle --type directory|image|device --path P
  *       [--size BYTES] [--destructive] [--fs NAME] [--block-size N]
  *       [--mkfs-options S] [--mount-options S] [--mnt-root D] [--need BYTES]
- *       [--remove-created-image] [--busy]
+ *       [--remove-created-image] [--busy] [--follow-symlinks]
  *
  * check: dut_stage_check(); prints "refused: <errno name>: <message>" and
  *        exits 3 when refused, 0 when accepted.
@@ -40,7 +40,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: stage-driver check|cycle --type directory|image|device --path P [--size BYTES] "
 		"[--destructive] [--fs NAME] [--block-size N] [--mkfs-options S] [--mount-options S] "
-		"[--mnt-root D] [--need BYTES] [--remove-created-image]\n");
+		"[--mnt-root D] [--need BYTES] [--remove-created-image] [--busy] [--follow-symlinks]\n");
 	return 2;
 }
 
@@ -55,6 +55,9 @@ static const char *errno_name(int e)
 	case ENOTBLK: return "ENOTBLK";
 	case ENOTDIR: return "ENOTDIR";
 	case EIO: return "EIO";
+	case ELOOP: return "ELOOP";
+	case EEXIST: return "EEXIST";
+	case EMLINK: return "EMLINK";
 	default: return "other";
 	}
 }
@@ -105,6 +108,7 @@ int main(int argc, char **argv)
 		{ "mkfs-options", required_argument, NULL, 'k' }, { "mount-options", required_argument, NULL, 'o' },
 		{ "mnt-root", required_argument, NULL, 'm' }, { "need", required_argument, NULL, 'n' },
 		{ "remove-created-image", no_argument, NULL, 'r' }, { "busy", no_argument, NULL, 'B' },
+		{ "follow-symlinks", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dut_target t = { .name = "t" };
@@ -153,6 +157,7 @@ int main(int argc, char **argv)
 		case 'n': spec.need_bytes = strtoull(optarg, NULL, 0); break;
 		case 'r': spec.remove_created_image = true; break;
 		case 'B': busy = true; break;
+		case 'L': spec.follow_symlinks = true; break;
 		default: return usage();
 		}
 	}

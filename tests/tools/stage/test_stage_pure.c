@@ -337,7 +337,46 @@ static void test_ext4_data_mode_reaches_mount_data(void)
 	}
 }
 
+/* Which existing image files the stage may format (issue #27): table-driven. */
+static void test_image_verdict(void)
+{
+	static uint8_t zero[4096], ext4[4096], text[16] = "root-only=1\n", late[4096];
+	struct {
+		bool marked;
+		uint64_t size;
+		const uint8_t *head;
+		size_t len;
+		int want;
+		const char *msg_has;
+	} rows[] = {
+		{ true, 1 << 20, text, sizeof(text), 0, NULL },           /* dutlab's own, whatever it holds */
+		{ false, 0, NULL, 0, 0, NULL },                           /* empty */
+		{ false, 64 << 20, zero, sizeof(zero), 0, NULL },         /* truncate -s */
+		{ false, 64 << 20, ext4, sizeof(ext4), -EEXIST, "ext2/3/4 filesystem (signature at byte 1080)" },
+		{ false, sizeof(text), text, sizeof(text), -EEXIST, "non-zero byte at offset 0" },
+		{ false, 64 << 20, late, sizeof(late), -EEXIST, "non-zero byte at offset 4095" },
+		{ false, 64 << 20, NULL, 0, -EEXIST, "not read" },        /* never guess */
+	};
+
+	ext4[1080] = 0x53;
+	ext4[1081] = 0xef;
+	late[4095] = 1;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct stage_image_facts f = { .path = "/x/disk.img", .marked = rows[i].marked,
+					       .size_bytes = rows[i].size, .head = rows[i].head,
+					       .head_len = rows[i].len };
+		char msg[512] = "";
+		int r = stage_image_verdict(&f, msg, sizeof(msg));
+
+		CU_CHECK(r == rows[i].want, "row %zu: %d, want %d (%s)", i, r, rows[i].want, msg);
+		if (rows[i].msg_has)
+			CU_CHECK(strstr(msg, rows[i].msg_has) && strstr(msg, "/x/disk.img was not made by dutlab"),
+				 "row %zu: %s", i, msg);
+	}
+}
+
 static const struct cu_test tests[] = {
+	{ "image_verdict", test_image_verdict },
 	{ "mkfs_argv_per_filesystem", test_mkfs_argv_per_filesystem },
 	{ "mkfs_argv_refuses_quotes_and_none", test_mkfs_argv_refuses_quotes_and_none },
 	{ "filesystem_table", test_filesystem_table },

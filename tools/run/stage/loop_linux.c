@@ -43,15 +43,13 @@ static int backing_file(const char *name, char *out, size_t len, bool *ret_delet
 	return 0;
 }
 
-int stage_loop_find(const char *path, char *dev, size_t devlen)
+int stage_loop_find(const struct stat *want, const char *path, char *dev, size_t devlen)
 {
 	char dir[PATH_MAX];
 	_cleanup_closedir_ DIR *d = NULL;
-	struct stat want, st;
+	struct stat st;
 	struct dirent *de;
-	bool have_want;
 
-	have_want = stat(path, &want) == 0;
 	snprintf(dir, sizeof(dir), "%s/block", stage_sysfs_root());
 	d = opendir(dir);
 	if (!d)
@@ -63,8 +61,8 @@ int stage_loop_find(const char *path, char *dev, size_t devlen)
 		if (strncmp(de->d_name, "loop", 4) != 0 || backing_file(de->d_name, bf, sizeof(bf), &deleted) < 0)
 			continue;
 		/* the same file, even under another name (a hard link, a bind mount) */
-		if (!deleted && have_want && stat(bf, &st) == 0)
-			same = st.st_dev == want.st_dev && st.st_ino == want.st_ino;
+		if (!deleted && stat(bf, &st) == 0)
+			same = st.st_dev == want->st_dev && st.st_ino == want->st_ino;
 		else
 			same = !deleted && strcmp(bf, path) == 0;
 		if (same) {

@@ -39,6 +39,7 @@ struct dut_stage {
 	char *mkfs_command;     /* dut_stage_mkfs_command() */
 	char *mount_options;    /* dut_stage_mount_options() */
 	int loop_fd;            /* holds the loop device (autoclear) until teardown */
+	struct stage_image image;       /* image targets: the file and its directory, held */
 	bool created_image;     /* prepare created the image file */
 	bool extended_image;    /* prepare made the user's image larger (from orig_size) */
 	bool remove_image;      /* spec->remove_created_image */
@@ -181,88 +182,105 @@ static int dir_detach(struct dut_stage *st, bool failed, struct dut_error *err)
 
 /* ---- image file + loop device ---- */
 
+/* The refusals an existing image shares between check and attach: attached
+ * to a loop device already, or not a file dutlab may format. */
+static int image_vet_existing(const struct stage_ctx *c, const struct stage_image *im, struct dut_error *err)
+{
+	char dev[64], msg[sizeof(err->msg)];
+	int r = stage_loop_find(&im->st, c->path, dev, sizeof(dev));
+
+	if (r > 0) {
+		dut_error_set(err, "[target %s]: image %s is attached to %s, so something uses it (a mount, "
+			      "another run); if nothing does: umount it, then losetup -d %s", c->t->name,
+			      c->path, dev, dev);
+		return -EBUSY;
+	}
+	if (r < 0) {
+		dut_error_set(err, "[target %s]: cannot list loop devices in %s/block: %s", c->t->name,
+			      stage_sysfs_root(), strerror(-r));
+		return r;
+	}
+	r = stage_image_vet(im, c->path, msg, sizeof(msg));
+	if (r < 0)
+		dut_error_set(err, "[target %s]: %s", c->t->name, msg);
+	return r;
+}
+
 static int image_check(const struct stage_ctx *c, struct dut_error *err)
 {
 	struct stage_space_facts f = { .type = DUT_TARGET_IMAGE, .path = c->path,
 				       .need_bytes = c->spec->need_bytes, .image_size = c->t->size_bytes,
 				       .fs_name = c->fs ? c->fs->name : NULL,
 				       .fs_min_bytes = c->fs_ops ? c->fs_ops->min_bytes : 0 };
-	char parent[PATH_MAX], dev[64], msg[sizeof(err->msg)];
-	struct stat st;
+	char parent[PATH_MAX], msg[sizeof(err->msg)];
+	struct stage_image im;
+	struct statvfs sv;
 	int r;
 
-	stage_dirname(c->path, parent, sizeof(parent));
-	if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		dut_error_set(err, "[target %s]: the directory of image %s, %s, does not exist; create it first",
-			      c->t->name, c->path, parent);
-		return -ENOENT;
-	}
-	if (stat(c->path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			dut_error_set(err, "[target %s]: image %s exists and is not a regular file%s", c->t->name,
-				      c->path, S_ISBLK(st.st_mode) ? " (for a block device, use type = device)" : "");
-			return -EINVAL;
-		}
-		f.image_allocated = (uint64_t)st.st_blocks * 512;
-		r = stage_loop_find(c->path, dev, sizeof(dev));
-		if (r > 0) {
-			dut_error_set(err, "[target %s]: image %s is attached to %s, so something uses it (a mount, "
-				      "another run); if nothing does: umount it, then losetup -d %s", c->t->name,
-				      c->path, dev, dev);
-			return -EBUSY;
-		}
-		if (r < 0) {
-			dut_error_set(err, "[target %s]: cannot list loop devices in %s/block: %s", c->t->name,
-				      stage_sysfs_root(), strerror(-r));
-			return r;
-		}
-	} else if (errno != ENOENT) {
-		r = -errno;
-		dut_error_set(err, "[target %s]: image %s: %s", c->t->name, c->path, strerror(-r));
-		return r;
-	}
-	r = free_bytes(parent, &f.free_bytes);
+	/* the same opening as prepare's, read-only: what the dry-run accepts, a run accepts */
+	r = stage_image_open(c->path, STAGE_IMAGE_CHECK, c->spec->follow_symlinks, &im, msg, sizeof(msg));
 	if (r < 0) {
-		dut_error_set(err, "[target %s]: statvfs %s: %s", c->t->name, parent, strerror(-r));
+		dut_error_set(err, "[target %s]: %s", c->t->name, msg);
 		return r;
 	}
+	if (im.fd >= 0) {
+		f.image_allocated = (uint64_t)im.st.st_blocks * 512;
+		r = image_vet_existing(c, &im, err);
+		if (r < 0)
+			goto out_close;
+	}
+	stage_dirname(c->path, parent, sizeof(parent));
+	if (fstatvfs(im.dir_fd, &sv) < 0) {
+		r = -errno;
+		dut_error_set(err, "[target %s]: statvfs %s: %s", c->t->name, parent, strerror(-r));
+		goto out_close;
+	}
+	f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 	f.fs_dir = parent;
 	r = stage_space_check(&f, msg, sizeof(msg));
 	if (r < 0)
 		dut_error_set(err, "[target %s]: %s", c->t->name, msg);
+out_close:
+	stage_image_close(&im);
 	return r;
 }
 
-/* Put the image back as the user had it (prepare failed), or remove it if it is ours. */
+/* Put the image back as the user had it (prepare failed), or remove it if it is ours.
+ * Through the descriptors of prepare: the path may mean another file by now. */
 static void image_restore(struct dut_stage *st, bool failed)
 {
+	if (st->image.fd < 0)
+		return;
 	if (st->created_image && (failed || st->remove_image))
-		unlink(st->path);
+		(void)stage_image_unlink(&st->image);
 	else if (failed && st->extended_image)
-		(void)!truncate(st->path, (off_t)st->orig_size);
+		(void)!ftruncate(st->image.fd, (off_t)st->orig_size);
 }
 
 static int image_attach(const struct stage_ctx *c, struct dut_stage *st, struct dut_error *err)
 {
-	_cleanup_close_ int fd = open(c->path, O_RDWR | O_CLOEXEC);
 	char msg[sizeof(err->msg) - 64];
-	struct stat sb;
-	int r;
+	int fd, r;
 
-	if (fd < 0 && errno == ENOENT) {
-		fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		st->created_image = fd >= 0;
-	}
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		r = -errno;
-		dut_error_set(err, "[target %s]: cannot open image %s: %s", c->t->name, c->path, strerror(-r));
+	r = stage_image_open(c->path, STAGE_IMAGE_CREATE, c->spec->follow_symlinks, &st->image, msg, sizeof(msg));
+	if (r < 0) {
+		dut_error_set(err, "[target %s]: %s", c->t->name, msg);
 		return r;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		dut_error_set(err, "[target %s]: image %s is not a regular file", c->t->name, c->path);
-		return -EINVAL;
+	fd = st->image.fd;
+	st->created_image = st->image.created;
+	/* the file check looked at may have been replaced since: vet the one we hold */
+	if (!st->created_image) {
+		r = image_vet_existing(c, &st->image, err);
+		if (r < 0) {
+			stage_image_close(&st->image);
+			return r;
+		}
 	}
-	st->orig_size = (uint64_t)sb.st_size;
+	/* from now on its contents are dutlab's; without trusted xattrs (some
+	 * filesystems) the next prepare refuses it, which is the safe side */
+	(void)stage_image_mark(&st->image);
+	st->orig_size = (uint64_t)st->image.st.st_size;
 	st->extended_image = !st->created_image && st->orig_size < c->t->size_bytes;
 	/* allocate every block up to size (holes too): no allocation in the host
 	 * filesystem while the configuration is measured, and no ENOSPC later */
@@ -663,6 +681,7 @@ static void stage_free(struct dut_stage *st)
 		return;
 	if (st->loop_fd >= 0)
 		close(st->loop_fd);
+	stage_image_close(&st->image);
 	free(st->path);
 	free(st->dir);
 	free(st->device);
@@ -688,6 +707,7 @@ int dut_stage_prepare(const struct dut_stage_spec *s, struct dut_stage **ret, st
 		goto out_ctx;
 	st->ops = &target_ops[c.t->type];
 	st->loop_fd = -1;
+	stage_image_init(&st->image);
 	st->remove_image = s->remove_created_image;
 	st->path = TAKE_PTR(c.path);
 	c.path = strdup(st->path);

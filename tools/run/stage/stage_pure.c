@@ -103,6 +103,35 @@ int stage_mountinfo_find_source(const char *text, const char *source, struct mou
 	return mountinfo_find_last(text, source, false, ret);
 }
 
+int stage_image_verdict(const struct stage_image_facts *f, char *msg, size_t msglen)
+{
+	static const char what_to_do[] = "refusing to format it (give the path of a new file, or delete this "
+					 "one if its contents may go)";
+	struct sig_hit hits[SIG_MAX_HITS];
+	size_t nh;
+
+	if (f->marked || f->size_bytes == 0)
+		return 0;
+	nh = f->head ? sig_detect(f->head, f->head_len, hits, SIG_MAX_HITS) : 0;
+	if (nh) {
+		snprintf(msg, msglen, "image %s was not made by dutlab and carries data: %s (signature at byte %llu); %s",
+			 f->path, hits[0].name, (unsigned long long)hits[0].offset, what_to_do);
+		return -EEXIST;
+	}
+	for (size_t i = 0; f->head && i < f->head_len; i++) {
+		if (f->head[i]) {
+			snprintf(msg, msglen, "image %s was not made by dutlab and holds data (a non-zero byte at "
+				 "offset %zu; only an empty or all-zero file is taken over); %s", f->path, i, what_to_do);
+			return -EEXIST;
+		}
+	}
+	if (!f->head && f->size_bytes) {
+		snprintf(msg, msglen, "image %s was not made by dutlab and its contents were not read; %s", f->path, what_to_do);
+		return -EEXIST;
+	}
+	return 0;
+}
+
 char *stage_backing_file_path(const char *text, char *out, size_t len, bool *ret_deleted)
 {
 	static const char deleted[] = " (deleted)";

@@ -82,6 +82,31 @@ uint64_t stage_image_missing_bytes(uint64_t size, uint64_t allocated);
  * (also when an image or device is smaller than its filesystem's minimum). */
 int stage_space_check(const struct stage_space_facts *f, char *msg, size_t msglen);
 
+/* ---- image files (stage_pure.c) ---- */
+
+/* The marker of an image dutlab made: a trusted.* xattr, which only root
+ * (CAP_SYS_ADMIN) can set, so no user can mark a file of theirs. */
+#define STAGE_IMAGE_XATTR "trusted.dutlab.image"
+#define STAGE_IMAGE_XATTR_VALUE "dutlab image 1"
+/* An unmarked file must be blank this far (and carry no signature). */
+#define STAGE_IMAGE_HEAD_BYTES (1u << 20)
+
+struct stage_image_facts {
+	const char *path;               /* for messages */
+	bool marked;                    /* has the marker */
+	uint64_t size_bytes;
+	const uint8_t *head;            /* the first head_len bytes (unmarked files) */
+	size_t head_len;
+};
+
+/*
+ * An existing image file may be formatted when dutlab made it (marked), it
+ * is empty, or its first MiB is all zero (no signature either: a fresh
+ * truncate -s).  0, or -EEXIST with msg naming the signature or the first
+ * non-zero byte and what to do.
+ */
+int stage_image_verdict(const struct stage_image_facts *f, char *msg, size_t msglen);
+
 /* ---- mountinfo, loop sysfs text, paths (stage_pure.c) ---- */
 
 /*

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* sysfs root, overridable for tests with DUT_STAGE_SYSFS_ROOT. */
 const char *stage_sysfs_root(void);
@@ -31,11 +32,11 @@ int stage_find_program(const char *name, char *out, size_t len);
 int stage_run(char *const argv[], char *out, size_t outlen, int *ret_status);
 
 /*
- * The loop device the file at path (same device and inode) is attached
- * to: 1 with "/dev/loopN" in dev, 0 when none, -errno when /sys/block
- * cannot be read.
+ * The loop device the file want (stat of it: same device and inode; by
+ * name when the backing file is deleted) is attached to: 1 with
+ * "/dev/loopN" in dev, 0 when none, -errno when /sys/block cannot be read.
  */
-int stage_loop_find(const char *path, char *dev, size_t devlen);
+int stage_loop_find(const struct stat *want, const char *path, char *dev, size_t devlen);
 
 /*
  * Attach image_fd to a free loop device (LOOP_CTL_GET_FREE, then
@@ -54,5 +55,39 @@ int stage_loop_attach(int image_fd, uint64_t size_bytes, const char *name, char 
  * (someone else holds it open).
  */
 int stage_loop_detach(int loop_fd, const char *dev);
+
+/* ---- image files (image_linux.c) ---- */
+
+enum stage_image_mode {
+	STAGE_IMAGE_CHECK,      /* read-only, no side effects; a missing file is fine (fd -1) */
+	STAGE_IMAGE_CREATE,     /* read-write; created (0600) when missing */
+};
+
+struct stage_image {
+	int dir_fd;             /* O_PATH: the directory that holds the image */
+	int fd;                 /* the image, or -1 (CHECK: it does not exist) */
+	char name[256];         /* its name in dir_fd */
+	struct stat st;         /* fstat of fd */
+	bool created;           /* CREATE made the file */
+};
+
+void stage_image_init(struct stage_image *im);
+void stage_image_close(struct stage_image *im);
+/*
+ * Open the image at path.  Unless follow_symlinks, every directory on the
+ * way and the file itself are opened with O_NOFOLLOW: a symbolic link
+ * anywhere is refused (-ELOOP).  Refuses what is not a regular file
+ * (-EINVAL), a file with more than one name (-EMLINK), and one that another
+ * user owns or group/others may write (-EPERM).  msg says why.
+ */
+int stage_image_open(const char *path, enum stage_image_mode mode, bool follow_symlinks,
+		     struct stage_image *ret, char *msg, size_t msglen);
+/* May dutlab format this file?  Reads the marker xattr and the first MiB;
+ * stage_image_verdict() decides.  0 (also for a file CREATE made), -EEXIST. */
+int stage_image_vet(const struct stage_image *im, const char *path, char *msg, size_t msglen);
+/* Set the marker xattr (STAGE_IMAGE_XATTR).  0 or -errno (-EOPNOTSUPP). */
+int stage_image_mark(const struct stage_image *im);
+/* unlinkat the name, if it is still the file that was opened (-ESTALE otherwise). */
+int stage_image_unlink(const struct stage_image *im);
 
 #endif
