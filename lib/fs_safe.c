@@ -100,27 +100,36 @@ int dut_open_regular(const char *path, uid_t owner, struct stat *ret_st)
 	return TAKE_FD(fd);
 }
 
+/*
+ * Read fd to its end (st_size is not trusted: synthetic files such as
+ * dutfs's stats.json report 0), at most max_bytes: more is -EFBIG, or
+ * with cut the first max_bytes.
+ */
 static int read_fd(int fd, size_t max_bytes, bool cut, char **ret_buf, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0, size;
+	size_t got = 0, cap = 0;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size < 0)
-		return -EINVAL;
-	size = (size_t)st.st_size;
-	if (size > max_bytes) {
-		if (!cut)
-			return -EFBIG;
-		size = max_bytes;
-	}
-	buf = malloc(size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
+	for (;;) {
+		if (got == cap) {
+			size_t want = cap ? cap * 2 : 64 * 1024;
+			char *nb;
+
+			if (cap > max_bytes) {          /* one byte past max_bytes was read */
+				if (!cut)
+					return -EFBIG;
+				got = max_bytes;
+				break;
+			}
+			if (want > max_bytes + 1)
+				want = max_bytes + 1;
+			nb = realloc(buf, want + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+			cap = want;
+		}
+		ssize_t n = read(fd, buf + got, cap - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -129,6 +138,11 @@ static int read_fd(int fd, size_t max_bytes, bool cut, char **ret_buf, size_t *r
 		if (n == 0)
 			break;
 		got += (size_t)n;
+	}
+	if (got > max_bytes) {
+		if (!cut)
+			return -EFBIG;
+		got = max_bytes;
 	}
 	buf[got] = '\0';
 	*ret_buf = TAKE_PTR(buf);

@@ -66,7 +66,8 @@ int dut_write_file_nofollow(const char *path, const void *buf, size_t len, mode_
 
 /*
  * Copy the regular file src (no symlinks, owned by owner or DUT_ANY_OWNER,
- * at most max_bytes; a larger file is cut and its tail dropped) to dst with
+ * read to its end whatever st_size says, at most max_bytes; a larger file
+ * is cut and its tail dropped) to dst with
  * dut_write_file_nofollow semantics (mode, owned by the caller).
  */
 int dut_copy_file_safe(const char *src, uid_t owner, const char *dst, mode_t mode,

@@ -138,6 +138,15 @@ static void test_copy_refuses_a_linked_source(void)
 	CU_CHECK(access(at("copy1"), F_OK) < 0, "and nothing is written");
 	CU_CHECK(dut_copy_file_safe(at("log"), DUT_ANY_OWNER, at("copy2"), 0600, 4) == 0 &&
 		 !strcmp(get(at("copy2")), "log "), "a large source is cut at max_bytes");
+
+	/* a synthetic file reports st_size 0 (like dutfs's stats.json): read to the end */
+	char proc[64];
+	const char *got;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)getpid());
+	CU_CHECK(dut_copy_file_safe(proc, DUT_ANY_OWNER, at("copy3"), 0600, 1 << 20) == 0 &&
+		 (got = get(at("copy3"))) && strstr(got, "Name:") == got,
+		 "a file whose st_size is 0 is copied whole");
 }
 
 static void test_remove_tree_does_not_follow_links(void)

@@ -155,7 +155,7 @@ static int undo_mount(void *arg, struct dut_error *err)
 		run_pathf(dst, sizeof(dst), "%s/%s", R->rep->dir, name);
 		run_pathf(key, sizeof(key), "stats%s", t->suffix);
 		/* served by dutfs (root's daemon) at the root of the mount, which is root's */
-		r = run_copy_stream(src, 0, dst, RUN_FILE_MODE, STATS_MAX_BYTES);
+		r = run_copy_owned(src, 0, dst, RUN_FILE_MODE, STATS_MAX_BYTES);
 		if (r == 0)
 			rep_artifact(R, key, name);
 		else

@@ -170,39 +170,6 @@ int run_copy_owned(const char *src, uid_t owner, const char *dst, mode_t mode, s
 	return dut_copy_file_safe(src, owner, dst, mode, max_bytes);
 }
 
-int run_copy_stream(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes)
-{
-	_cleanup_close_ int fd = dut_open_nofollow(src, O_RDONLY | O_NONBLOCK);
-	_cleanup_free_ char *buf = NULL;
-	size_t got = 0;
-	struct stat st;
-
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (owner != DUT_ANY_OWNER && st.st_uid != owner)
-		return -EPERM;
-	buf = malloc(max_bytes);
-	if (!buf)
-		return -ENOMEM;
-	/* st_size of a synthetic file (dutfs's stats.json) is 0: read to the end */
-	while (got < max_bytes) {
-		ssize_t n = read(fd, buf + got, max_bytes - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return dut_write_file_nofollow(dst, buf, got, mode, (uid_t)-1, (gid_t)-1);
-}
-
 int run_rm_rf(const char *path)
 {
 	return dut_remove_tree(path);

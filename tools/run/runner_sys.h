@@ -40,8 +40,6 @@ int run_is_mountpoint(const char *path);
  * link anywhere, at most max_bytes (the tail is dropped), to a new file dst
  * (mode; a link planted at dst is replaced, not followed): lib/fs_safe. */
 int run_copy_owned(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes);
-/* The same for a file whose st_size says nothing (dutfs's stats.json). */
-int run_copy_stream(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes);
 /* Remove a directory tree fd-relative: no link followed (none in path
  * either), no mount crossed. */
 int run_rm_rf(const char *path);
