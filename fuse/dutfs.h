@@ -272,6 +272,9 @@ void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32
 /* ctl.c: the virtual .dutfs directory */
 int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret);
 void dutfs_ctl_free(struct dutfs_ctl *c);
+struct json_object;
+/* stats.json's "control" member: open control files, live snapshots, renderings */
+struct json_object *dutfs_ctl_stats_json(struct dutfs_ctl *c);
 void dutfs_ctl_attr(struct dutfs *fs, fuse_ino_t ino, struct stat *st);
 fuse_ino_t dutfs_ctl_lookup_name(fuse_ino_t parent, const char *name);
 void dutfs_ctl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);

@@ -162,7 +162,7 @@ sub_stats() {
 
 	# Many concurrent opens: one shared rendering, and a cap.
 	python3 - "$M/.dutfs/stats.json" >"$T/opens" <<'EOF' || die "the open test failed: $(cat "$T/opens")"
-import errno, json, os, sys
+import errno, json, os, sys, time
 path = sys.argv[1]
 fds, err = [], None
 for i in range(4096):
@@ -171,7 +171,11 @@ for i in range(4096):
     except OSError as e:
         err = e.errno
         break
-doc = json.loads(os.read(fds[-1], 1 << 24)) if fds else {}
+# a fresh rendering (older than its sharing interval) while the others are open
+os.close(fds.pop())
+time.sleep(0.2)
+fds.append(os.open(path, os.O_RDONLY))
+doc = json.loads(os.read(fds[-1], 1 << 24))
 ctl = doc.get("control", {})
 print(len(fds), errno.errorcode.get(err, err), ctl.get("open_files"), ctl.get("snapshots"), ctl.get("renders"))
 EOF
@@ -181,7 +185,9 @@ EOF
 	[ "$n" -ge 16 ] && [ "$n" -le 1024 ] || die "the cap let $n opens through (expected 16..1024)"
 	[ "$snaps" != None ] && [ "$snaps" -le $((n / 8)) ] \
 		|| die "$n open copies of stats.json hold $snaps snapshots (expected one shared, at most $((n / 8)))"
+	[ "$open_files" = "$n" ] || die "stats.json counts $open_files open control files, expected $n"
 	# all closed: nothing stays pinned
+	sleep 0.2
 	[ "$(stat_num snapshots)" -le 1 ] || die "after the readers closed, $(stat_num snapshots) snapshots remain"
 	dut_umount "$M" || die "dutfs needed a forced unmount"
 
