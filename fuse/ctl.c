@@ -280,9 +280,9 @@ static int slot_alloc(struct dutfs_ctl *c, bool other, uint64_t *ret_fh)
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (warn)
-		fuse_log(FUSE_LOG_WARNING, "dutfs: %u files of %s/ are open (at most %u, %u for other "
-			 "users); further opens fail with EMFILE\n", CTL_MAX_OPEN, DUTFS_CTL_NAME,
-			 CTL_MAX_OPEN, CTL_MAX_OPEN_OTHERS);
+		fuse_log(FUSE_LOG_WARNING, "dutfs: too many open files in %s/ (at most %u, %u of them "
+			 "by users other than the mounting one); further opens fail with EMFILE until "
+			 "some are closed\n", DUTFS_CTL_NAME, CTL_MAX_OPEN, CTL_MAX_OPEN_OTHERS);
 	return r;
 }
 

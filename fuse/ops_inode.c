@@ -532,11 +532,11 @@ int dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c)
 		/* root keeps its capabilities: its groups would not change any check */
 		n = fuse_req_getgroups(req, CREDS_GROUPS_STACK, stack);
 		if (n > CREDS_GROUPS_STACK) {
-			groups = calloc((size_t)n, sizeof(gid_t));
-			if (!groups)
-				return -ENOMEM;
 			int want = n;
 
+			groups = calloc((size_t)want, sizeof(gid_t));
+			if (!groups)
+				return -ENOMEM;
 			n = fuse_req_getgroups(req, want, groups);
 			if (n > want) /* grew between the two reads: keep what fits */
 				n = want;
