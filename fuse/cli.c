@@ -9,7 +9,8 @@
 const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
-	"             [--backing-cache drop|keep] [--shape RULES.ini [--relmap FILE]]\n"
+	"             [--backing-cache drop|keep] [--stats-mode MODE]\n"
+	"             [--shape RULES.ini [--relmap FILE]]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
@@ -25,6 +26,8 @@ const char dutfs_cli_usage[] =
 	"                   file's copy of the data leaves memory; the mount's page\n"
 	"                   cache holds it, as a device's data sits in one page cache\n"
 	"  --backing-cache keep  keep both copies (twice the memory)\n"
+	"  --stats-mode MODE  permissions of MOUNTPOINT/.dutfs/stats.json: 0400 (default,\n"
+	"                   the mounting user), 0440 (and its group) or 0444 (everyone)\n"
 	"  --shape FILE     shape I/O with the device models and faults of FILE\n"
 	"                   (docs/shaping.md); control commands crash, recover, reload\n"
 	"  --relmap FILE    relation map JSON: tells heap from index for --shape rules\n"
@@ -75,7 +78,7 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 
 /* Options that take a value, long and short forms. */
 enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
-	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE };
+	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE };
 static const struct {
 	const char *name;
 	enum opt_id id;
@@ -83,8 +86,25 @@ static const struct {
 	{ "--trace", OPT_TRACE }, { "--view", OPT_VIEW }, { "--pidfile", OPT_PIDFILE },
 	{ "--threads", OPT_THREADS }, { "-o", OPT_O }, { "--shape", OPT_SHAPE },
 	{ "--relmap", OPT_RELMAP }, { "--preimage-max", OPT_PREIMAGE_MAX },
-	{ "--backing-cache", OPT_BACKING_CACHE },
+	{ "--backing-cache", OPT_BACKING_CACHE }, { "--stats-mode", OPT_STATS_MODE },
 };
+
+/* An octal mode that reads only and lets the owner read: 0400, 0440, 0444, 0404. */
+static int parse_stats_mode(const char *v, unsigned *ret, struct dut_error *err)
+{
+	char *end;
+	unsigned long m;
+
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (errno || end == v || *end || v[0] == '-' || (m & ~0444ul) || !(m & 0400)) {
+		dut_error_set(err, "--stats-mode: \"%s\" is not a read-only octal mode that includes "
+			      "the owner (use 0400, 0440 or 0444)", v);
+		return -EINVAL;
+	}
+	*ret = (unsigned)m;
+	return 0;
+}
 
 static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, const char *v,
 		       struct dut_error *err)
@@ -126,6 +146,8 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		return -EINVAL;
 	case OPT_THREADS:
 		return parse_threads(v, &c->threads, err);
+	case OPT_STATS_MODE:
+		return parse_stats_mode(v, &c->stats_mode, err);
 	case OPT_PREIMAGE_MAX:
 		if (dut_parse_size(v, &c->preimage_max_bytes, err) < 0 || c->preimage_max_bytes == 0) {
 			dut_error_set(err, "--preimage-max: \"%s\" is not a size such as 512M or 2G", v);
@@ -196,7 +218,8 @@ static int parse_one(struct dutfs_cli *c, int argc, char *const argv[], int *i,
 
 int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err)
 {
-	struct dutfs_cli c = { .view = DUTFS_VIEW_DEVICE, .threads = DUTFS_THREADS_DEFAULT };
+	struct dutfs_cli c = { .view = DUTFS_VIEW_DEVICE, .threads = DUTFS_THREADS_DEFAULT,
+			       .stats_mode = DUTFS_STATS_MODE_DEFAULT };
 	unsigned npos = 0;
 	int r;
 

@@ -3,7 +3,7 @@
  * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
  *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
- *         [--backing-cache drop|keep]
+ *         [--backing-cache drop|keep] [--stats-mode MODE]
  *         [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
@@ -23,6 +23,8 @@ enum dutfs_view {
 
 #define DUTFS_THREADS_DEFAULT 16u
 #define DUTFS_THREADS_MAX 256u
+/* stats.json: only the mounting user reads it unless --stats-mode says so (issue #27) */
+#define DUTFS_STATS_MODE_DEFAULT 0400u
 
 struct dutfs_cli {
 	const char *backing;     /* as given (argv storage) */
@@ -39,6 +41,7 @@ struct dutfs_cli {
 	bool help;
 	bool version;
 	unsigned threads;        /* max worker threads */
+	unsigned stats_mode;     /* --stats-mode: permission bits of .dutfs/stats.json */
 	char *fuse_opts;         /* joined -o values, NULL if none; owned */
 };
 

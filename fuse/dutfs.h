@@ -48,6 +48,7 @@ struct dutfs_inode {
 	struct dutfs_inode *hnext; /* hash chain; itab_lock */
 	atomic_uint file_id;       /* trace/stats id, 0 until first open */
 	_Atomic uint64_t unswept;  /* bytes written to the buffered backing since its last sweep */
+	atomic_bool kill_privs;    /* mode at the last stat had S_ISUID or S_ISGID|S_IXGRP */
 };
 
 struct dutfs_tracer;
@@ -86,7 +87,10 @@ struct dutfs {
 	enum dutfs_view view;
 	uid_t owner_uid;           /* may write .dutfs/control */
 	gid_t owner_gid;
-	bool switch_creds;         /* root: create as the caller (setfsuid) */
+	bool switch_creds;         /* root: create and open as the caller (dutfs_creds_enter) */
+	gid_t root_gid;            /* the daemon's own egid and groups, restored after */
+	gid_t *root_groups;
+	size_t root_ngroups;
 	struct fuse_session *se;
 
 	struct dutfs_inode root;
@@ -175,10 +179,28 @@ void dutfs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_i
 		     const char *newname, unsigned int flags);
 void dutfs_op_statfs(fuse_req_t req, fuse_ino_t ino);
 
-/* creds.c-like helpers in ops_inode.c: run as the caller for creations */
-struct dutfs_creds { bool switched; uid_t uid; gid_t gid; };
-void dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c);
-void dutfs_creds_leave(struct dutfs_creds *c);
+/*
+ * ops_inode.c: run a backing call as the request's caller (fsuid, fsgid,
+ * supplementary groups; this thread only).  Creations and opens use it.
+ * enter returns 0 or -errno (nothing switched on error); leave restores
+ * the daemon's credentials.
+ */
+struct dutfs_creds { bool switched, groups; };
+int dutfs_creds_init(struct dutfs *fs);
+int dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c);
+void dutfs_creds_leave(struct dutfs *fs, struct dutfs_creds *c);
+/*
+ * Remember whether a regular file's mode has bits a write by another user
+ * must kill (S_ISUID, or S_ISGID with S_IXGRP): in->kill_privs.
+ */
+static inline void dutfs_note_mode(struct dutfs_inode *in, mode_t mode)
+{
+	bool k = S_ISREG(mode) && ((mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP));
+
+	atomic_store_explicit(&in->kill_privs, k, memory_order_relaxed);
+}
+/* Kill those bits on the backing file (a write by a user other than root); 0 or -errno. */
+int dutfs_kill_privs(struct dutfs *fs, struct dutfs_inode *in, fuse_ino_t ino, int fd);
 
 /* ops_file.c */
 int dutfs_fh_fd(const struct fuse_file_info *fi); /* backing fd of an open file */
@@ -250,6 +272,9 @@ void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32
 /* ctl.c: the virtual .dutfs directory */
 int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret);
 void dutfs_ctl_free(struct dutfs_ctl *c);
+struct json_object;
+/* stats.json's "control" member: open control files, live snapshots, renderings */
+struct json_object *dutfs_ctl_stats_json(struct dutfs_ctl *c);
 void dutfs_ctl_attr(struct dutfs *fs, fuse_ino_t ino, struct stat *st);
 fuse_ino_t dutfs_ctl_lookup_name(fuse_ino_t parent, const char *name);
 void dutfs_ctl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);

@@ -59,6 +59,20 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 */
 	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 	/*
+	 * libfuse 3.14 asks for FUSE_HANDLE_KILLPRIV by default, which tells
+	 * the kernel that dutfs kills S_ISUID/S_ISGID itself on write,
+	 * truncate and chown (older kernels then send no mode change).  It
+	 * cannot ask for KILLPRIV_V2 (no FUSE_CAP for it; the flags it would
+	 * send on setattr and open do not reach the ops).  Without either,
+	 * the kernel computes the new mode and sends it as a SETATTR for
+	 * truncate, chown and page-cache writes; what it leaves to dutfs:
+	 * direct_io writes (FUSE_WRITE_KILL_SUIDGID, which libfuse 3.14 drops:
+	 * see dutfs_op_write) and open(O_TRUNC) (the open runs as the caller,
+	 * so the backing file system kills the bits).  docs/dutfs.md, "Other
+	 * users".
+	 */
+	conn->want &= ~(unsigned)FUSE_CAP_HANDLE_KILLPRIV;
+	/*
 	 * 1 MiB requests; libfuse 3.14 derives max_pages from max_write.  In
 	 * the device view one page less: a spliced request is a header page
 	 * plus its data pages in one pipe, and a pipe holds at most
@@ -236,7 +250,6 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->drop_backing_cache = cli->view == DUTFS_VIEW_DEVICE && !cli->keep_backing_cache;
 	fs->owner_uid = getuid();
 	fs->owner_gid = getgid();
-	fs->switch_creds = geteuid() == 0;
 	fs->backing = strdup(backing);
 	fs->mountpoint = strdup(mountpoint);
 	if (!fs->backing || !fs->mountpoint) {
@@ -251,6 +264,9 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->root.dev = st.st_dev;
 	fs->root.ino = st.st_ino;
 	fs->root.type = S_IFDIR;
+	r = dutfs_creds_init(fs);
+	if (r < 0)
+		goto out_free;
 	r = dutfs_itab_init(fs);
 	if (r < 0)
 		goto out_free;
@@ -273,6 +289,7 @@ out_itab:
 out_free:
 	if (fs->root.fd >= 0)
 		close(fs->root.fd);
+	free(fs->root_groups);
 	free(fs->backing);
 	free(fs->mountpoint);
 	return r;
@@ -312,6 +329,7 @@ void dutfs_fini_fs(struct dutfs *fs)
 	dutfs_ctl_free(fs->ctl);
 	dutfs_itab_fini(fs);
 	close(fs->root.fd);
+	free(fs->root_groups);
 	free(fs->backing);
 	free(fs->mountpoint);
 }

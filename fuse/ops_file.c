@@ -124,14 +124,55 @@ static void trace_open_trunc(struct dutfs *fs, fuse_req_t req, struct dutfs_inod
 	dutfs_io_end_at(fs, &io, 0, open_io->ts_ns + open_io->lat_ns);
 }
 
+/*
+ * The caller's fd (opened with its own access mode) replaced by one with the
+ * daemon's flags: the device view's O_WRONLY becomes O_RDWR (backing_flags),
+ * which the caller may not have.  O_TRUNC was done by the first open.
+ */
+static int reopen_as_daemon(int *fd, int flags)
+{
+	char pp[64];
+	int nfd;
+
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", *fd);
+	nfd = open(pp, flags & ~O_TRUNC);
+	if (nfd < 0)
+		return -errno;
+	close(*fd);
+	*fd = nfd;
+	return 0;
+}
+
+/*
+ * A write by a user other than root to a file with S_ISUID (or S_ISGID and
+ * S_IXGRP) kills those bits first, as ext4 does.  The kernel asks for it
+ * with FUSE_WRITE_KILL_SUIDGID on direct_io writes, but libfuse 3.14 does
+ * not pass write_flags on, so dutfs decides from the writer (a writeback
+ * write is the kernel's: it killed the bits by SETATTR when the page was
+ * dirtied) and from in->kill_privs, which every stat of the file refreshes.
+ * The write path of an ordinary file pays one relaxed load.  0 or -errno
+ * (the write then fails, as a failed file_remove_privs fails it on ext4).
+ */
+static int write_kill_privs(struct dutfs *fs, fuse_req_t req, fuse_ino_t ino,
+			    const struct dutfs_fh *fh, const struct fuse_file_info *fi)
+{
+	struct dutfs_inode *in = dutfs_inode(fs, ino);
+
+	if (!atomic_load_explicit(&in->kill_privs, memory_order_relaxed) || fi->writepage ||
+	    fuse_req_ctx(req)->uid == 0)
+		return 0;
+	return dutfs_kill_privs(fs, in, ino, fh->fd);
+}
+
 void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct dutfs *fs = dutfs_of(req);
 	struct dutfs_inode *in;
+	struct dutfs_creds cr;
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
 	char pp[64];
-	int flags, fd = -1, r;
+	int flags, cflags, fd = -1, r;
 
 	if (dutfs_is_ctl_ino(ino)) {
 		dutfs_ctl_open(req, ino, fi);
@@ -139,21 +180,38 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	in = dutfs_inode(fs, ino);
 	flags = backing_flags(fs, fi->flags);
+	/* the caller's own access mode: the backing file system checks it for the caller */
+	cflags = (flags & ~O_ACCMODE) | (fi->flags & O_ACCMODE);
 	if (in->type == S_IFREG)
 		dutfs_tracer_file_id(fs, in);
 	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", in->fd);
+	r = dutfs_creds_enter(fs, req, &cr);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_OPEN, in, 0, 0,
 			   (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0);
 	if (!r) {
-		fd = open(pp, flags);
+		fd = open(pp, cflags);
 		r = fd < 0 ? -errno : 0;
 	}
+	dutfs_creds_leave(fs, &cr);
+	if (!r && cflags != flags)
+		r = reopen_as_daemon(&fd, flags);
 	dutfs_io_end(fs, &io, r);
 	if (io.result < 0) {
 		if (fd >= 0)
 			close(fd);
 		fuse_reply_err(req, -io.result);
 		return;
+	}
+	/* a later write by another user must know about S_ISUID/S_ISGID set behind our back */
+	if ((fi->flags & O_ACCMODE) != O_RDONLY && in->type == S_IFREG && fuse_req_ctx(req)->uid != 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0)
+			dutfs_note_mode(in, st.st_mode);
 	}
 	if ((fi->flags & O_TRUNC) && in->type == S_IFREG)
 		trace_open_trunc(fs, req, in, &io);
@@ -191,12 +249,16 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	}
 	dir = dutfs_inode(fs, parent);
 	flags = backing_flags(fs, fi->flags) | O_CREAT | O_NOFOLLOW | (fi->flags & O_EXCL);
-	dutfs_creds_enter(fs, req, &cr);
+	r = dutfs_creds_enter(fs, req, &cr);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
 	t0 = dutfs_now_ns();
 	fd = openat(dir->fd, name, flags, mode);
 	t1 = dutfs_now_ns();
 	r = fd < 0 ? -errno : 0;
-	dutfs_creds_leave(&cr);
+	dutfs_creds_leave(fs, &cr);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
@@ -413,7 +475,7 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 	struct dutfs *fs = dutfs_of(req);
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
-	const void *src;
+	const void *src = buf;
 	uint16_t tflags;
 	ssize_t n;
 	int r;
@@ -423,7 +485,9 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		return;
 	}
 	fh = fh_of(fi);
-	r = write_target(fs, fh, buf, size, &src);
+	r = write_kill_privs(fs, req, ino, fh, fi);
+	if (r == 0)
+		r = write_target(fs, fh, buf, size, &src);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
@@ -545,6 +609,11 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 		}
 		pipe_consumed(bufv);
 		dutfs_op_write(req, ino, mem, size, off, fi);
+		return;
+	}
+	r = write_kill_privs(fs, req, ino, fh, fi);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
 		return;
 	}
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_WRITE, dutfs_inode(fs, ino), (uint64_t)off,

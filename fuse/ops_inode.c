@@ -14,6 +14,7 @@
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
@@ -273,6 +274,7 @@ int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
 		itab_insert(fs, in);
 		pthread_mutex_unlock(&fs->itab_lock);
 	}
+	dutfs_note_mode(in, st.st_mode);
 	e->ino = node_id(fs, in);
 	e->attr = st;
 	if (S_ISREG(st.st_mode))
@@ -354,10 +356,12 @@ void dutfs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	r = inode_stat(dutfs_inode(fs, ino), &st);
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, -r);
-	else
-		fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
+		return;
+	}
+	dutfs_note_mode(dutfs_inode(fs, ino), st.st_mode);
+	fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
 }
 
 static void proc_path(char *buf, size_t size, int fd)
@@ -444,10 +448,12 @@ void dutfs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_
 		r = set_times(in, attr, to_set, fi);
 	if (!r)
 		r = inode_stat(in, &st);
-	if (r < 0)
+	if (r < 0) {
 		fuse_reply_err(req, -r);
-	else
-		fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
+		return;
+	}
+	dutfs_note_mode(in, st.st_mode);
+	fuse_reply_attr(req, &st, DUTFS_TIMEOUT_S);
 }
 
 void dutfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -473,25 +479,120 @@ void dutfs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_readlink(req, buf);
 }
 
-void dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+/*
+ * Run the calling thread as the request's caller: fsuid, fsgid and the
+ * caller's supplementary groups (issue #27).  All three are per-thread
+ * here: setfsuid/setfsgid are plain syscalls, and setgroups is called
+ * through syscall() because glibc's setgroups() changes every thread of the
+ * process.  A non-zero fsuid also drops CAP_DAC_OVERRIDE, CAP_FOWNER and
+ * CAP_FSETID from the thread, so the backing file system checks
+ * permissions, and kills S_ISUID/S_ISGID on truncation, as it would for the
+ * caller.  Groups come from /proc (fuse_req_getgroups); a caller whose
+ * groups cannot be read (it has exited) gets none: less access, never more.
+ */
+#define CREDS_GROUPS_STACK 64
 
-	c->switched = false;
-	if (!fs->switch_creds || (ctx->uid == 0 && ctx->gid == 0))
-		return;
-	/* setfsuid/setfsgid act on the calling thread only (raw syscalls) */
-	c->gid = (gid_t)setfsgid(ctx->gid);
-	c->uid = (uid_t)setfsuid(ctx->uid);
-	c->switched = true;
+int dutfs_creds_init(struct dutfs *fs)
+{
+	int n;
+
+	fs->switch_creds = geteuid() == 0;
+	if (!fs->switch_creds)
+		return 0;
+	n = getgroups(0, NULL);
+	if (n < 0)
+		return -errno;
+	fs->root_groups = calloc((size_t)n + 1, sizeof(gid_t));
+	if (!fs->root_groups)
+		return -ENOMEM;
+	n = getgroups(n, fs->root_groups);
+	if (n < 0)
+		return -errno;
+	fs->root_ngroups = (size_t)n;
+	fs->root_gid = getegid();
+	return 0;
 }
 
-void dutfs_creds_leave(struct dutfs_creds *c)
+static long set_thread_groups(size_t n, const gid_t *list)
+{
+	return syscall(SYS_setgroups, n, list);
+}
+
+int dutfs_creds_enter(struct dutfs *fs, fuse_req_t req, struct dutfs_creds *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t stack[CREDS_GROUPS_STACK], *groups = stack;
+	int n = 0;
+
+	c->switched = false;
+	c->groups = false;
+	if (!fs->switch_creds || (ctx->uid == 0 && ctx->gid == 0))
+		return 0;
+	if (ctx->uid != 0) {
+		/* root keeps its capabilities: its groups would not change any check */
+		n = fuse_req_getgroups(req, CREDS_GROUPS_STACK, stack);
+		if (n > CREDS_GROUPS_STACK) {
+			int want = n;
+
+			groups = calloc((size_t)want, sizeof(gid_t));
+			if (!groups)
+				return -ENOMEM;
+			n = fuse_req_getgroups(req, want, groups);
+			if (n > want) /* grew between the two reads: keep what fits */
+				n = want;
+		}
+		if (n < 0)
+			n = 0;
+		if (set_thread_groups((size_t)n, groups) < 0) {
+			int r = -errno;
+
+			if (groups != stack)
+				free(groups);
+			return r;
+		}
+		if (groups != stack)
+			free(groups);
+		c->groups = true;
+	}
+	setfsgid(ctx->gid);
+	if (ctx->uid != 0)
+		setfsuid(ctx->uid);
+	c->switched = true;
+	return 0;
+}
+
+void dutfs_creds_leave(struct dutfs *fs, struct dutfs_creds *c)
 {
 	if (!c->switched)
 		return;
-	setfsuid(c->uid);
-	setfsgid(c->gid);
+	setfsuid(0);
+	setfsgid(fs->root_gid);
+	if (c->groups && set_thread_groups(fs->root_ngroups, fs->root_groups) < 0)
+		fuse_log(FUSE_LOG_ERR, "dutfs: cannot restore the daemon's groups on a worker: %s\n",
+			 strerror(errno));
+	c->switched = false;
+}
+
+int dutfs_kill_privs(struct dutfs *fs, struct dutfs_inode *in, fuse_ino_t ino, int fd)
+{
+	struct stat st;
+	mode_t m;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	m = st.st_mode & 07777;
+	m &= ~(mode_t)S_ISUID;
+	if ((m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		m &= ~(mode_t)S_ISGID;
+	if (m != (st.st_mode & 07777)) {
+		if (fchmod(fd, m) < 0)
+			return -errno;
+		/* a direct_io write does not refresh the kernel's cached mode: drop it */
+		if (fs->se)
+			fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+	}
+	dutfs_note_mode(in, (st.st_mode & S_IFMT) | m);
+	return 0;
 }
 
 /* Check a name that a creating op will make; 0 or positive errno. */
@@ -520,7 +621,11 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, enum 
 		return;
 	}
 	dir = dutfs_inode(fs, parent);
-	dutfs_creds_enter(fs, req, &cr);
+	r = dutfs_creds_enter(fs, req, &cr);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
 	if (kind == MK_DIR)
 		r = mkdirat(dir->fd, name, mode);
 	else if (kind == MK_SYMLINK)
@@ -528,7 +633,7 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, enum 
 	else
 		r = mknodat(dir->fd, name, mode, rdev);
 	r = r < 0 ? -errno : 0;
-	dutfs_creds_leave(&cr);
+	dutfs_creds_leave(fs, &cr);
 	if (!r)
 		r = dutfs_do_lookup(fs, dir, name, &e);
 	if (r < 0)
@@ -557,6 +662,7 @@ void dutfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const c
 	struct dutfs *fs = dutfs_of(req);
 	struct dutfs_inode *in, *dir;
 	struct fuse_entry_param e;
+	struct dutfs_creds cr;
 	char pp[64];
 	int r = creat_name_err(newparent, newname);
 
@@ -568,13 +674,21 @@ void dutfs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const c
 	}
 	in = dutfs_inode(fs, ino);
 	dir = dutfs_inode(fs, newparent);
+	r = dutfs_creds_enter(fs, req, &cr);
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
 	r = linkat(in->fd, "", dir->fd, newname, AT_EMPTY_PATH);
 	if (r < 0 && errno == ENOENT) {
 		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH: go through /proc */
 		proc_path(pp, sizeof(pp), in->fd);
 		r = linkat(AT_FDCWD, pp, dir->fd, newname, AT_SYMLINK_FOLLOW);
 	}
-	r = r < 0 ? -errno : dutfs_do_lookup(fs, dir, newname, &e);
+	r = r < 0 ? -errno : 0;
+	dutfs_creds_leave(fs, &cr);
+	if (!r)
+		r = dutfs_do_lookup(fs, dir, newname, &e);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else

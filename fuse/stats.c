@@ -399,6 +399,7 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 
 	if (!root) {
 		json_object_put(info->shape);
+		json_object_put(info->control);
 		return -ENOMEM;
 	}
 	r |= add(root, "schema", json_object_new_string("dutfs-stats"));
@@ -431,6 +432,12 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 			json_object_put(info->shape);
 		else
 			r |= add(root, "shape", info->shape);
+	}
+	if (info->control) {
+		if (r)
+			json_object_put(info->control);
+		else
+			r |= add(root, "control", info->control);
 	}
 	if (!r)
 		r = render_classes(st, root);

@@ -70,6 +70,8 @@ struct dutfs_stats_info {
 	size_t nreq;
 	/* "shape": the shaper's document (--shape); render takes the reference; NULL: omitted */
 	struct json_object *shape;
+	/* "control": the control directory's own counters (open files, snapshots); same rules */
+	struct json_object *control;
 };
 
 /* Render the JSON document into a malloc'd NUL-terminated buffer. */

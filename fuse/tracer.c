@@ -276,6 +276,7 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 	pthread_mutex_unlock(&t->mark_lock);
 	info.last_mark = mark[0] ? mark : NULL;
 	info.shape = fs->shaper ? dutfs_shaper_stats_json(fs->shaper) : NULL;
+	info.control = fs->ctl ? dutfs_ctl_stats_json(fs->ctl) : NULL;
 	return dutfs_stats_render(t->stats, &info, ret_json, ret_len);
 }
 

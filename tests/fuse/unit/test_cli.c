@@ -83,6 +83,10 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "--shape", "s", "--preimage-max", "0" }, "--preimage-max: \"0\"" },
 		{ { "dutfs", "/b", "/m", "--backing-cache", "off" }, "--backing-cache: \"off\" is not drop or keep" },
 		{ { "dutfs", "/b", "/m", "--backing-cache" }, "--backing-cache needs a value" },
+		{ { "dutfs", "/b", "/m", "--stats-mode", "0644" }, "--stats-mode: \"0644\" is not a read-only" },
+		{ { "dutfs", "/b", "/m", "--stats-mode", "0044" }, "--stats-mode: \"0044\"" },
+		{ { "dutfs", "/b", "/m", "--stats-mode", "0999" }, "--stats-mode: \"0999\"" },
+		{ { "dutfs", "/b", "/m", "--stats-mode=" }, "--stats-mode: \"\"" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
@@ -129,6 +133,21 @@ static void test_backing_cache(void)
 	dutfs_cli_free(&c);
 }
 
+static void test_stats_mode(void)
+{
+	const char *pub[] = { "dutfs", "/b", "/m", "--stats-mode", "0444" };
+	const char *grp[] = { "dutfs", "/b", "/m", "--stats-mode=440" };
+	struct dutfs_cli c;
+
+	CU_CHECK(dutfs_cli_parse(3, (char *const *)pub, &c, NULL) == 0 && c.stats_mode == 0400,
+		 "default: 0400 (the mounting user only)");
+	dutfs_cli_free(&c);
+	CU_CHECK(dutfs_cli_parse(5, (char *const *)pub, &c, NULL) == 0 && c.stats_mode == 0444, "0444");
+	dutfs_cli_free(&c);
+	CU_CHECK(dutfs_cli_parse(4, (char *const *)grp, &c, NULL) == 0 && c.stats_mode == 0440, "440");
+	dutfs_cli_free(&c);
+}
+
 static void test_help_needs_no_directories(void)
 {
 	const char *argv[] = { "dutfs", "--help" };
@@ -143,6 +162,7 @@ static const struct cu_test tests[] = {
 	{ "help_needs_no_directories", test_help_needs_no_directories },
 	{ "shape_and_relmap", test_shape_and_relmap },
 	{ "backing_cache", test_backing_cache },
+	{ "stats_mode", test_stats_mode },
 	{ NULL, NULL },
 };
 
