@@ -45,6 +45,7 @@ struct dut_target {
 				 * against dut_experiment.base_dir */
 	uint64_t size_bytes;    /* image: size of the file; otherwise 0 */
 	bool destructive;       /* device: the user agreed to lose its contents */
+	bool follow_symlinks;   /* image: its path may go through symbolic links */
 	char *filesystem;       /* name of a filesystem, or NULL: the configuration's */
 	char *shape;            /* shape rules for this target, or NULL: the configuration's */
 };

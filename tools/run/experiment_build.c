@@ -20,7 +20,7 @@
 
 static const char *const *const section_keys[S_COUNT] = {
 	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "filesystem"),
-	[S_TARGET] = KEYS("type", "path", "size", "destructive", "filesystem", "shape"),
+	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
 	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "set"),
@@ -226,6 +226,15 @@ static bool build_target(struct exp_ctx *c, struct exp_section *s, struct dut_ta
 		exp_error(c, kv->line, s, "size: only an image target has a size (this is a %s target)",
 			  dut_target_type_name(t->type));
 		return false;
+	}
+	if ((kv = get(s, "follow-symlinks"))) {
+		if (t->type != DUT_TARGET_IMAGE) {
+			exp_error(c, kv->line, s, "follow-symlinks: only an image target may be reached through "
+				  "links (this is a %s target)", dut_target_type_name(t->type));
+			return false;
+		}
+		if (!boolean(c, s, kv, &t->follow_symlinks))
+			return false;
 	}
 	if ((kv = get(s, "destructive"))) {
 		if (t->type != DUT_TARGET_DEVICE) {

@@ -494,7 +494,7 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		else
 			printf("\nchecks passed; nothing was done (--dry-run).\n");
 		free_runner(&R);
-		return 0;
+		return bad || cfg_bad ? 1 : 0;  /* scripts can test what the run would do */
 	}
 	if (runner_check(&R, false) > 0 || !configs_runnable(&R)) {
 		dut_err("nothing was started");

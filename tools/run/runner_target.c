@@ -36,6 +36,7 @@ static void spec_of(const struct runner *R, const struct dut_config_target *ct, 
 	*ret = (struct dut_stage_spec){
 		.target = ct->target, .fs = ct->fs, .base_dir = R->e->base_dir, .mnt_root = mnt_root,
 		.need_bytes = ct->space_bytes, .remove_created_image = true,
+		.follow_symlinks = ct->target->follow_symlinks,
 	};
 }
 

@@ -62,10 +62,11 @@ filesystem = ext4-ordered
 type = identify
 INI
 out=$("$dutlab" run "$work/dev.ini" --dry-run --out "$work/run-dry" 2>&1)
-if grep -q "cannot run: .*$B (a loop device over $A) is mounted at" <<<"$out" && ! grep -q 'checks passed' <<<"$out"; then
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "cannot run: .*$B (a loop device over $A) is mounted at" <<<"$out" && ! grep -q 'checks passed' <<<"$out"; then
 	pass "dutlab run --dry-run: device under a mounted loop refused"
 else
-	fail "dutlab run --dry-run: $out"
+	fail "dutlab run --dry-run: exit $rc: $out"
 fi
 out=$("$dutlab" run "$work/dev.ini" --yes --out "$work/run-real" 2>&1)
 rc=$?

@@ -89,8 +89,8 @@ raw = yes
 INI
 out=$("$dutlab" run "$work/shared.ini" --dry-run --out "$work/run-dry" 2>&1)
 rc=$?
-# (--dry-run exits 0 either way: it reports, tools/run/runner.c)
-if grep -q 'cannot run: .*disk.img is a symbolic link' <<<"$out" && grep -q 'a run would be refused' <<<"$out" &&
+# (--dry-run exits 1 when the run would be refused, as the run does)
+if [ "$rc" -eq 1 ] && grep -q 'cannot run: .*disk.img is a symbolic link' <<<"$out" && grep -q 'a run would be refused' <<<"$out" &&
    ! grep -q 'checks passed' <<<"$out"; then
 	pass "dutlab run --dry-run: symlink image refused"
 else
@@ -101,6 +101,18 @@ rc=$?
 [ $rc -ne 0 ] && grep -q 'disk.img is a symbolic link' <<<"$out" && pass "dutlab run: symlink image refused" ||
 	fail "dutlab run on a symlink image: exit $rc: $(tail -5 <<<"$out")"
 victim_ok "symlink image (dutlab run)"
+
+# follow-symlinks = yes lets the link through, but not onto a file with data:
+# the victim is still refused by the content rule (the run's dry-run says so)
+sed 's/^size = 64M$/size = 64M\nfollow-symlinks = yes/' "$work/shared.ini" >"$work/follow.ini"
+out=$("$dutlab" run "$work/follow.ini" --dry-run --out "$work/run-follow" 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && ! grep -q 'is a symbolic link' <<<"$out" && grep -q 'cannot run: .*not made by dutlab\|cannot run: .*holds data' <<<"$out"; then
+	pass "follow-symlinks = yes: the link is followed, the victim's data still refused"
+else
+	fail "follow-symlinks = yes on a link to the victim: exit $rc: $out"
+fi
+victim_ok "symlink image with follow-symlinks"
 
 # --- existing files dutlab did not make
 cp /dev/null "$work/fs.img" && truncate -s $((64 * MiB)) "$work/fs.img" && mkfs.ext4 -q -F "$work/fs.img" ||
