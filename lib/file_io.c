@@ -78,14 +78,32 @@ static int fsync_parent_dir(const char *path)
 	return fsync(fd) < 0 ? -errno : 0;
 }
 
+/* A device, FIFO or socket (or a link to one) is written in place, never replaced. */
+static int write_in_place(const char *path, const void *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return dut_write_all(fd, buf, len);
+}
+
 int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode)
 {
 	_cleanup_free_ char *tmp = NULL;
 	_cleanup_close_ int fd = -1;
+	struct stat st;
 	int r;
 
 	if (!path || !*path || (!buf && len))
 		return -EINVAL;
+	/* `--json /dev/null` as root must not replace /dev/null with a regular file */
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, buf, len);
+	}
 	for (unsigned attempt = 0;; attempt++) {
 		free(tmp);
 		if (asprintf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(), attempt) < 0) {

@@ -26,7 +26,9 @@ int dut_write_all(int fd, const void *buf, size_t len);
  * rename over path, fsync of the directory.  A reader sees the old or the
  * new content, never half of it, and after a crash or power loss the file
  * holds one of the two.  Returns 0 or -errno; the temporary file is removed
- * on failure.
+ * on failure.  A path that names a device, FIFO or socket (directly or
+ * through a link) is written in place and never replaced (so `--json
+ * /dev/null` run as root leaves /dev/null a device); a directory is -EISDIR.
  */
 int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 

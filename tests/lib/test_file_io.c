@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
@@ -131,8 +132,37 @@ static void test_device_is_refused(void)
 	CU_CHECK(dut_read_small_file("", 100, &buf, &len) == -ENOENT, "empty path was read");
 }
 
+/* A FIFO (standing in for /dev/null) is written in place, not renamed over; a directory is refused. */
+static void test_atomic_write_leaves_special_files(void)
+{
+	char p[300];
+	struct stat st;
+	int rfd;
+
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	unlink(p);
+	CU_ASSERT_FATAL(mkfifo(p, 0600) == 0);
+	rfd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);       /* a reader, so the write does not block */
+	CU_ASSERT_FATAL(rfd >= 0);
+	CU_CHECK(dut_write_file_atomic(p, "x", 1, 0644) == 0, "a FIFO is written");
+	CU_CHECK(stat(p, &st) == 0 && S_ISFIFO(st.st_mode), "and is still a FIFO");
+	char c = 0;
+	CU_CHECK(read(rfd, &c, 1) == 1 && c == 'x', "the reader got the byte");
+	close(rfd);
+	unlink(p);
+	CU_CHECK(dut_write_file_atomic(dir, "x", 1, 0644) == -EISDIR, "a directory is refused");
+	/* a private copy of /dev/null (a regression must not cost the machine its own) */
+	snprintf(p, sizeof(p), "%s/null", dir);
+	if (geteuid() == 0 && mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		CU_CHECK(dut_write_file_atomic(p, "x", 1, 0644) == 0 && stat(p, &st) == 0 &&
+			 S_ISCHR(st.st_mode), "a null device, written as root, stays a device");
+		unlink(p);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "reads_and_refuses", test_reads_and_refuses },
+	{ "atomic_write_leaves_special_files", test_atomic_write_leaves_special_files },
 	{ "device_is_refused", test_device_is_refused },
 	{ "atomic_write", test_atomic_write },
 	{ NULL, NULL },
