@@ -151,6 +151,25 @@ static const char *confidence(const struct split *sp, size_t before)
 	return "low";
 }
 
+/* The segments between the splits (sorted), with their means and raw-sample medians. */
+static void build_segments(const struct prefix *p, const double *y, size_t n, const struct work *w,
+			   double *scratch, struct knee_result *r)
+{
+	size_t start = 0;
+
+	r->nsegments = 0;
+	for (size_t i = 0; i <= w->n; i++) {
+		size_t end = i < w->n ? w->splits[i].k : n;
+		struct knee_segment *s = &r->segments[r->nsegments++];
+
+		s->first = start;
+		s->end = end;
+		s->mean = end > start ? seg_mean(p, start, end) : NAN;
+		s->median = end > start ? seg_median(y, start, end, scratch) : NAN;
+		start = end;
+	}
+}
+
 int knee_detect(const double *y, size_t n, const struct knee_opts *opts, struct knee_result *ret)
 {
 	struct knee_opts o;
@@ -158,7 +177,6 @@ int knee_detect(const double *y, size_t n, const struct knee_opts *opts, struct 
 	struct work w = { .n = 0 };
 	struct prefix p = { .y = y };
 	_cleanup_free_ double *buf = NULL;
-	size_t start = 0;
 
 	if (!y && n)
 		return -EINVAL;
@@ -197,16 +215,26 @@ int knee_detect(const double *y, size_t n, const struct knee_opts *opts, struct 
 	else
 		segment(&p, 0, n, &o, &w, 0);
 	qsort(w.splits, w.n, sizeof(w.splits[0]), cmp_split);
+	/*
+	 * The split test compares the means of the segment it cut; the knee
+	 * reports the medians of the final neighbours, which later cuts and
+	 * spikes can bring together.  A knee whose final medians differ by
+	 * less than min_rel_change is no knee by the documented rule: merge it.
+	 */
+	for (;;) {
+		build_segments(&p, y, n, &w, buf + 2 * n + 2, &r);
+		size_t drop = w.n;
 
-	for (size_t i = 0; i <= w.n; i++) {
-		size_t end = i < w.n ? w.splits[i].k : n;
-		struct knee_segment *s = &r.segments[r.nsegments++];
+		for (size_t i = 0; i < w.n && drop == w.n; i++) {
+			double mb = r.segments[i].median, ma = r.segments[i + 1].median;
 
-		s->first = start;
-		s->end = end;
-		s->mean = end > start ? seg_mean(&p, start, end) : NAN;
-		s->median = end > start ? seg_median(y, start, end, buf + 2 * n + 2) : NAN;
-		start = end;
+			if (!(fabs(ma - mb) >= o.min_rel_change * fmax(fabs(ma), fabs(mb))) || ma == mb)
+				drop = i;
+		}
+		if (drop == w.n)
+			break;
+		memmove(&w.splits[drop], &w.splits[drop + 1], (w.n - drop - 1) * sizeof(w.splits[0]));
+		w.n--;
 	}
 	for (size_t i = 0; i < w.n; i++) {
 		struct knee_point *kp = &r.knees[r.nknees++];
@@ -227,4 +255,46 @@ int knee_detect(const double *y, size_t n, const struct knee_opts *opts, struct 
 		r.why_none = "no significant change of level (one plateau)";
 	*ret = r;
 	return 0;
+}
+
+/* Share of sample i's work done at rate b1 when the rest went at b2 (time adds up). */
+static double before_share(double y, double b1, double b2)
+{
+	double f;
+
+	if (!(y > 0) || !(b1 > 0) || !(b2 > 0) || b1 == b2)
+		return NAN;
+	f = (1 / y - 1 / b2) / (1 / b1 - 1 / b2);
+	return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+void knee_locate(const struct knee_point *k, const double *y, const uint64_t *end, size_t n,
+		 struct knee_locus *ret)
+{
+	struct knee_locus l = { 0 };
+	size_t i0 = k->index ? k->index - 1 : 0;
+#define START(i) ((i) ? end[(i) - 1] : 0)
+
+	if (!n || k->index >= n + 1) {
+		*ret = l;
+		return;
+	}
+	l.lo = START(k->ci_lo ? k->ci_lo - 1 : 0);
+	l.hi = end[k->ci_hi < n ? k->ci_hi : n - 1];
+	l.at = START(k->index);
+	/* the work done at the before level in the two samples around the split */
+	if (k->index > 0 && k->index < n) {
+		double f0 = before_share(y[i0], k->median_before, k->median_after);
+		double f1 = before_share(y[k->index], k->median_before, k->median_after);
+
+		if (isfinite(f0) && isfinite(f1))
+			l.at = START(i0) + (uint64_t)llround(f0 * (double)(end[i0] - START(i0)) +
+							     f1 * (double)(end[k->index] - START(k->index)));
+	}
+	if (l.at < l.lo)
+		l.at = l.lo;
+	if (l.at > l.hi)
+		l.at = l.hi;
+#undef START
+	*ret = l;
 }

@@ -16,6 +16,9 @@
  *     AND the two levels differ by at least min_rel_change of the larger one
  *     (so slow drift in a long series is not reported as a knee).
  *  3. Recurse into both halves (at most max_knees splits in all).
+ *  4. Merge any knee whose final neighbouring segments' medians differ by
+ *     less than min_rel_change (later cuts can bring them together): no
+ *     knee is reported below the threshold.
  *
  * For each knee we report:
  *  - the levels before/after: the medians of the adjacent final segments
@@ -38,6 +41,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define KNEE_MAX 8
 
@@ -72,7 +76,24 @@ struct knee_result {
 	const char *why_none;                   /* when nknees == 0: the reason */
 };
 
+/*
+ * Where a knee of a rate series lies in units of work (bytes written), when
+ * sample i covers the work (end[i - 1], end[i]] (end[-1] = 0):
+ *  - at: the work done at the before level in the two samples around the
+ *    split, assuming the change happened inside one of them (a sample that
+ *    straddles it runs at the harmonic mix of the two levels: the time of
+ *    each part adds up), so a knee mid-window is placed mid-window;
+ *  - lo, hi: the 95 % interval widened by one sample on each side, because
+ *    a change inside a sample moves the split by one either way; it
+ *    contains the true position whenever the split's interval holds.
+ */
+struct knee_locus {
+	uint64_t at, lo, hi;
+};
+
 void knee_opts_default(struct knee_opts *o);
+void knee_locate(const struct knee_point *k, const double *y, const uint64_t *end, size_t n,
+		 struct knee_locus *ret);
 /* 0, or -EINVAL for NULL y with n > 0. A short series is not an error: no knee, why_none says so. */
 int knee_detect(const double *y, size_t n, const struct knee_opts *o, struct knee_result *ret);
 

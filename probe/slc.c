@@ -298,6 +298,15 @@ static uint64_t bytes_before(const struct slc_pass *p, size_t i)
 	return i ? p->win_end[i - 1] : 0;
 }
 
+/* Where knee k lies in bytes written: point estimate and interval (knee_locate). */
+static struct knee_locus locus_of(const struct slc_pass *p, const struct knee_point *k)
+{
+	struct knee_locus l;
+
+	knee_locate(k, p->win_bw, p->win_end, p->nwin, &l);
+	return l;
+}
+
 static void human_pass(const struct slc_pass *p, const struct probe_ctx *ctx, FILE *out)
 {
 	char a[DUT_FMT_LEN], b[DUT_FMT_LEN], c[DUT_FMT_LEN], d[DUT_FMT_LEN];
@@ -313,12 +322,12 @@ static void human_pass(const struct slc_pass *p, const struct probe_ctx *ctx, FI
 	}
 	for (size_t i = 0; i < p->knee.nknees; i++) {
 		const struct knee_point *k = &p->knee.knees[i];
+		struct knee_locus l = locus_of(p, k);
 
 		fprintf(out, "knee %zu: after %s written (95%% interval %s .. ", i + 1,
-			dut_format_size(bytes_before(p, k->index), a, sizeof(a)),
-			dut_format_size(bytes_before(p, k->ci_lo), b, sizeof(b)));
+			dut_format_size(l.at, a, sizeof(a)), dut_format_size(l.lo, b, sizeof(b)));
 		fprintf(out, "%s): %.1f -> %.1f MB/s (%+.0f%%), t = %.1f, confidence %s%s\n",
-			dut_format_size(bytes_before(p, k->ci_hi), c, sizeof(c)), k->median_before / 1e6,
+			dut_format_size(l.hi, c, sizeof(c)), k->median_before / 1e6,
 			k->median_after / 1e6, k->rel_change * 100, k->t_stat, k->confidence,
 			probe_above_ceiling(ctx, k->median_before) ? " (before: cache, not device)" : "");
 	}
@@ -359,7 +368,7 @@ static void slc_human(const void *v, const struct probe_ctx *ctx, FILE *out)
 	human_pass(&res->first, ctx, out);
 	if (k1)
 		fprintf(out, "estimated write cache: %s (confidence %s)\n",
-			dut_format_size(bytes_before(&res->first, k1->index), a, sizeof(a)), k1->confidence);
+			dut_format_size(locus_of(&res->first, k1).at, a, sizeof(a)), k1->confidence);
 	else
 		fprintf(out, "estimated write cache: no knee within %s (larger than the span, or none)\n",
 			dut_format_size(res->first.bytes, a, sizeof(a)));
@@ -368,12 +377,13 @@ static void slc_human(const void *v, const struct probe_ctx *ctx, FILE *out)
 
 		fprintf(out, "\nafter %s idle, writing again:\n", dut_format_duration(res->idle_ns, c, sizeof(c)));
 		human_pass(&res->again, ctx, out);
-		if (k1 && k2)
+		if (k1 && k2) {
+			uint64_t back = locus_of(&res->again, k2).at, first = locus_of(&res->first, k1).at;
+
 			fprintf(out, "cache that came back: %s of %s (%.0f%%)\n",
-				dut_format_size(bytes_before(&res->again, k2->index), a, sizeof(a)),
-				dut_format_size(bytes_before(&res->first, k1->index), b, sizeof(b)),
-				100.0 * (double)bytes_before(&res->again, k2->index) /
-					(double)bytes_before(&res->first, k1->index));
+				dut_format_size(back, a, sizeof(a)), dut_format_size(first, b, sizeof(b)),
+				first ? 100.0 * (double)back / (double)first : 0.0);
+		}
 		else if (k1)
 			fprintf(out, "cache that came back: all of it, or more (no knee in %s)\n",
 				dut_format_size(res->again.bytes, a, sizeof(a)));
@@ -399,9 +409,13 @@ static int json_knees(json_object *x, const struct slc_pass *p)
 			r = -ENOMEM;
 			break;
 		}
+		struct knee_locus l = locus_of(p, k);
+
+		/* bytes_before: the window boundary of the split; bytes_at: the estimate inside it */
 		r |= probe_json_add(o, "bytes_before", json_object_new_int64((int64_t)bytes_before(p, k->index)));
-		r |= probe_json_add(o, "ci95_lo_bytes", json_object_new_int64((int64_t)bytes_before(p, k->ci_lo)));
-		r |= probe_json_add(o, "ci95_hi_bytes", json_object_new_int64((int64_t)bytes_before(p, k->ci_hi)));
+		r |= probe_json_add(o, "bytes_at", json_object_new_int64((int64_t)l.at));
+		r |= probe_json_add(o, "ci95_lo_bytes", json_object_new_int64((int64_t)l.lo));
+		r |= probe_json_add(o, "ci95_hi_bytes", json_object_new_int64((int64_t)l.hi));
 		r |= probe_json_add(o, "bw_before", json_object_new_double(k->median_before));
 		r |= probe_json_add(o, "bw_after", json_object_new_double(k->median_after));
 		r |= probe_json_add(o, "rel_change", json_object_new_double(k->rel_change));
@@ -474,7 +488,7 @@ static int slc_json(const void *v, const struct probe_ctx *ctx, struct dut_resul
 	if (k) {
 		struct dut_result_phase *ph = dut_result_find_phase(doc, "write");
 
-		r = dut_phase_set_metric(ph, "cache_bytes", (double)bytes_before(&res->first, k->index), "B");
+		r = dut_phase_set_metric(ph, "cache_bytes", (double)locus_of(&res->first, k).at, "B");
 		if (r < 0)
 			return r;
 	}

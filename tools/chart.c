@@ -387,9 +387,9 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 
 	for (size_t i = 0; i < nk; i++) {
 		json_object *kn = json_object_array_get_idx(knees, i);
-		double x = json_object_get_double(jget(kn, "bytes_before")) / MIB;
+		double x = json_object_get_double(run_knee_bytes(kn)) / MIB;
 		json_object *next = i + 1 < nk ? json_object_array_get_idx(knees, i + 1) : NULL;
-		double to = next ? json_object_get_double(jget(next, "bytes_before")) / MIB : end;
+		double to = next ? json_object_get_double(run_knee_bytes(next)) / MIB : end;
 		double before = json_object_get_double(jget(kn, "bw_before")) / 1e6;
 		double after = json_object_get_double(jget(kn, "bw_after")) / 1e6;
 

@@ -232,7 +232,7 @@ static int slc_findings(const struct run_model *m, size_t ci, const char *step, 
 
 		if (!k)
 			continue;
-		f.value[0] = json_object_get_double(jget(k, "bytes_before"));
+		f.value[0] = json_object_get_double(run_knee_bytes(k));
 		f.value[1] = json_object_get_double(jget(k, "bw_before"));
 		f.value[2] = json_object_get_double(jget(k, "bw_after"));
 		f.value[3] = json_object_get_double(jget(k, "rel_change"));

@@ -375,7 +375,7 @@ static void slc_table(struct rdoc *d, const struct run_model *m, const char *ste
 					continue;
 				}
 				rdoc_cell(d, "%zu", j + 1);
-				rdoc_cell(d, "%s", num(json_object_get_double(jget(kn, "bytes_before")) / MIB, 0, a, sizeof(a)));
+				rdoc_cell(d, "%s", num(json_object_get_double(run_knee_bytes(kn)) / MIB, 0, a, sizeof(a)));
 				rdoc_cell(d, "%s-%s", num(json_object_get_double(jget(kn, "ci95_lo_bytes")) / MIB, 0, a, sizeof(a)),
 					  num(json_object_get_double(jget(kn, "ci95_hi_bytes")) / MIB, 0, b, sizeof(b)));
 				rdoc_cell(d, "%s", num(json_object_get_double(jget(kn, "bw_before")) / 1e6, 1, a, sizeof(a)));

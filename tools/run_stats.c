@@ -236,6 +236,15 @@ void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_
 	*ret = mix;
 }
 
+struct json_object *run_knee_bytes(struct json_object *knee)
+{
+	json_object *v;
+
+	if (knee && json_object_object_get_ex(knee, "bytes_at", &v))
+		return v;
+	return knee && json_object_object_get_ex(knee, "bytes_before", &v) ? v : NULL;
+}
+
 const char *run_step_mark(const struct run_config *c, const char *step)
 {
 	for (size_t r = 0; r < c->nreps; r++) {

@@ -28,6 +28,14 @@ enum run_doc_kind {
 enum run_doc_kind run_doc_kind_of(const struct dut_result *r);
 const char *run_doc_kind_name(enum run_doc_kind k);
 
+/*
+ * Where an slc knee (one member of a dutprobe slc document's knees) lies in
+ * bytes written: "bytes_at", the estimate inside its window, or in
+ * documents that predate it "bytes_before", the window boundary.  NULL when
+ * the knee has neither.
+ */
+struct json_object *run_knee_bytes(struct json_object *knee);
+
 /* A step name of the run (in order of first appearance) and the kind of its documents. */
 struct run_stepinfo {
 	const char *name;          /* borrowed from the model */

@@ -188,7 +188,88 @@ static void test_outlier_does_not_move_the_levels(void)
 	}
 }
 
+/*
+ * An SLC cache that ends inside a window (field case: 217 MiB with 16 MiB
+ * windows, printed as [208 MiB, 208 MiB]): the straddling window runs at the
+ * harmonic mix of the two levels.  Over 300 seeds with the end placed
+ * anywhere inside a window, the interval from knee_locate() always holds
+ * it, and the estimate is within a quarter window in at least 90 %.
+ */
+static void test_locate_holds_a_knee_inside_a_window(void)
+{
+	const double w = 16.0 * 1048576, b1 = 100e6, b2 = 20e6;
+	unsigned held = 0, close = 0, runs = 0;
+
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		double y[40];
+		uint64_t end[40];
+		struct knee_result r;
+		struct knee_locus l;
+
+		rng_state = seed * 7919;
+		double knee = (13 + 0.05 + 0.9 * uniform01()) * w;
+
+		for (size_t i = 0; i < 40; i++) {
+			double a = knee - (double)i * w;   /* bytes of window i written before the knee */
+			double t = a >= w ? w / b1 : a <= 0 ? w / b2 : a / b1 + (w - a) / b2;
+
+			y[i] = w / t * (1 + 0.05 * gauss());
+			end[i] = (uint64_t)((double)(i + 1) * w);
+		}
+		CU_ASSERT_FATAL(knee_detect(y, 40, NULL, &r) == 0);
+		if (r.nknees < 1) {
+			cu_fail("seed %llu: no knee", (unsigned long long)seed);
+			continue;
+		}
+		runs++;
+		knee_locate(&r.knees[0], y, end, 40, &l);
+		if ((double)l.lo <= knee && knee <= (double)l.hi)
+			held++;
+		else
+			cu_fail("seed %llu: knee at %.1f MiB outside [%.1f, %.1f] MiB", (unsigned long long)seed,
+				knee / 1048576, (double)l.lo / 1048576, (double)l.hi / 1048576);
+		if (fabs((double)l.at - knee) <= w / 4)
+			close++;
+	}
+	CU_CHECK(held == runs && runs == 300, "%u of %u intervals hold the knee", held, runs);
+	CU_CHECK(close >= 270, "%u of 300 estimates within a quarter window", close);
+}
+
+/* No reported knee changes the level by less than min_rel_change (no "-0 %" knee). */
+static void test_no_knee_below_the_threshold(void)
+{
+	unsigned bad = 0;
+
+	for (uint64_t seed = 1; seed <= 2000; seed++) {
+		double y[64];
+		struct knee_result r;
+
+		rng_state = seed * 104729;
+		double lv[4] = { 0 };
+		size_t n = 0, cnt[4];
+
+		for (int p = 0; p < 4; p++) {
+			lv[p] = 100 * (0.5 + uniform01());
+			cnt[p] = 4 + (size_t)(12 * uniform01());
+		}
+		for (int p = 0; p < 4; p++)
+			for (size_t i = 0; i < cnt[p] && n < 64; i++)
+				y[n++] = lv[p] * (1 + 0.08 * gauss()) * (uniform01() < 0.05 ? 2.5 : 1);
+		CU_ASSERT_FATAL(knee_detect(y, n, NULL, &r) == 0);
+		for (size_t k = 0; k < r.nknees; k++)
+			if (!(fabs(r.knees[k].rel_change) >= 0.15 * fmax(1, r.knees[k].median_after /
+									 r.knees[k].median_before) - 1e-12)) {
+				if (bad++ < 5)
+					cu_fail("seed %llu: knee %zu of %+.1f %%", (unsigned long long)seed, k,
+						r.knees[k].rel_change * 100);
+			}
+	}
+	CU_CHECK(bad == 0, "%u knees below the 15 %% threshold", bad);
+}
+
 static const struct cu_test tests[] = {
+	{ "locate_holds_a_knee_inside_a_window", test_locate_holds_a_knee_inside_a_window },
+	{ "no_knee_below_the_threshold", test_no_knee_below_the_threshold },
 	{ "clean_knee_found_exactly", test_clean_knee_found_exactly },
 	{ "noisy_knee_found_near_truth", test_noisy_knee_found_near_truth },
 	{ "two_plateaus_give_two_knees", test_two_plateaus_give_two_knees },

@@ -5,11 +5,13 @@
 # the device's whatever its channel count (channels add concurrency, not
 # capacity).  One mount per channel count, one model per directory:
 #
-#   slc/    ssd with a 128 MiB SLC cache written at 100 MB/s and native
+#   slc/    ssd with a 132 MiB SLC cache (half way through an 8 MiB
+#           window) written at 100 MB/s and native
 #           flash at 20 MB/s, N channels, no recovery.  `dutprobe slc`
 #           (1 MiB writes, QD8, 8 MiB windows) over 192 MiB: the cache size
 #           it reports, and the bandwidths before and after that knee (the
-#           medians of the plateaus), within 10% of the configuration.
+#           medians of the plateaus), within 10% of the configuration; its
+#           95% interval holds the configured size.
 #   fill/   ssd with write_latency N ms, write_bw 400 MB/s,
 #           capacity 64 MiB and fill_penalty 30%=1.0, 90%=2.5, N channels.  `dutprobe fill`
 #           at 30% and 90% of a 64 MiB file (16 KiB random writes, QD 4N,
@@ -29,7 +31,7 @@
 DUT_TEST_NAME=shape-slc-fill
 
 MiB=1048576
-SLC_BYTES=$((128 * MiB))
+SLC_BYTES=$((132 * MiB))   # mid-window: 16.5 windows of 8 MiB
 SLC_BW=100000000          # 100MB/s
 NATIVE_BW=20000000        # 20MB/s
 SPAN=$((192 * MiB))
@@ -94,13 +96,21 @@ cache=$(jq -r '.phases[0].metrics.cache_bytes.value // empty' "$T/slc.json")
 [ -n "$cache" ] || die "dutprobe found no cache knee: $(jq -r '.phases[0].extra.no_knee_reason' "$T/slc.json")"
 # The knee dutprobe took for the cache (a slow start on a loaded machine can
 # add a knee before it): the one at cache_bytes.
-knee() { jq -r --argjson c "$cache" "[.phases[0].extra.knees[] | select(.bytes_before == \$c)][0].$1 / 1e6" "$T/slc.json"; }
+knee() { jq -r --argjson c "$cache" "[.phases[0].extra.knees[] | select(.bytes_at == \$c)][0].$1 / 1e6" "$T/slc.json"; }
 before=$(knee bw_before)
 after=$(knee bw_after)
 expect_within "N=$N: SLC cache size (MiB)" "$(awk -v c="$cache" -v m=$MiB 'BEGIN { printf "%.1f", c / m }')" \
 	$((SLC_BYTES / MiB)) $TOL
 expect_within "N=$N: write bw in SLC (MB/s)" "$before" $((SLC_BW / 1000000)) $TOL
 expect_within "N=$N: write bw after SLC (MB/s)" "$after" $((NATIVE_BW / 1000000)) $TOL
+lo=$(jq -r --argjson c "$cache" "[.phases[0].extra.knees[] | select(.bytes_at == \$c)][0].ci95_lo_bytes" "$T/slc.json")
+hi=$(jq -r --argjson c "$cache" "[.phases[0].extra.knees[] | select(.bytes_at == \$c)][0].ci95_hi_bytes" "$T/slc.json")
+if [ "$lo" -le $SLC_BYTES ] && [ $SLC_BYTES -le "$hi" ]; then
+	say "N=$N: 95% interval $((lo / MiB))..$((hi / MiB)) MiB holds the configured $((SLC_BYTES / MiB)) MiB: ok"
+else
+	say "N=$N: 95% interval $lo..$hi bytes does not hold the configured $SLC_BYTES: FAIL"
+	SHAPE_FAILED=1
+fi
 
 # ---- fill penalty ----
 timeout 150 "$DUTPROBE" fill "$T/mnt/fill/f" --size $((FILL_CAP / MiB))M --span $((FILL_CAP / MiB))M \
