@@ -145,20 +145,36 @@ if [ -x "$BINDIR/pg_basebackup" ]; then
 #!/bin/sh
 "$BINDIR/pg_basebackup" "\$@" || exit \$?
 while [ \$# -gt 0 ]; do [ "\$1" = -D ] && D=\$2; shift; done
-rm -f "\$D/standby.signal" "\$D/postgresql.auto.conf" "\$D/postgresql.conf"
 ln -s "$T/victim1" "\$D/standby.signal"
+[ -e "$T/plant_all" ] || exit 0
+rm -f "\$D/postgresql.auto.conf" "\$D/postgresql.conf"
 ln -s "$T/victim2" "\$D/postgresql.auto.conf"
 ln -s "$T/victim3" "\$D/postgresql.conf"
 EOF
 	chmod 755 "$FB/pg_basebackup"
+	check_victims() {
+		for i in 1 2 3; do
+			[ "$(cat "$T/victim$i")" = "root secret $i" ] || bad "standby set-up ($1) wrote to victim$i through a link"
+			[ "$(stat -c %a:%U "$T/victim$i")" = 600:root ] ||
+				bad "victim$i is now $(stat -c %a:%U "$T/victim$i") (was 600:root) ($1)"
+		done
+	}
+	# Links where root appends (postgresql.auto.conf, postgresql.conf): refused or replaced.
+	touch "$T/plant_all"
 	"$PGLOAD" cluster standby --pgdata "$T/sb" --primary "$P" --bindir "$FB" \
 		--set hot_standby_feedback=on >"$T/sb.out" 2>&1
-	for i in 1 2 3; do
-		[ "$(cat "$T/victim$i")" = "root secret $i" ] || bad "standby set-up wrote to victim$i through a link"
-		[ "$(stat -c %a:%U "$T/victim$i")" = 600:root ] ||
-			bad "victim$i is now $(stat -c %a:%U "$T/victim$i") (was 600:root)"
-	done
+	grep -q '^replication: streaming\|symbolic link' "$T/sb.out" ||
+		{ cat "$T/sb.out"; bad "cluster standby with planted links: neither refused clearly nor streaming"; }
+	check_victims "all planted"
+	"$PGLOAD" cluster destroy --pgdata "$T/sb" >/dev/null 2>&1
+	rm -rf "$T/sb" "$T/plant_all"
+	# A link at standby.signal (a new, empty file) is replaced: the standby works.
+	"$PGLOAD" cluster standby --pgdata "$T/sb" --primary "$P" --bindir "$FB" \
+		--set hot_standby_feedback=on >"$T/sb.out" 2>&1
+	check_victims "standby.signal planted"
 	[ -L "$T/sb/standby.signal" ] && bad "standby.signal is still the planted link"
+	grep -q '^replication: streaming' "$T/sb.out" || { cat "$T/sb.out"; bad "the standby does not stream"; }
+	[ "$(q "$T/sb" "SHOW hot_standby_feedback" 2>/dev/null)" = on ] || bad "--set not applied to the standby"
 	"$PGLOAD" cluster destroy --pgdata "$T/sb" >/dev/null 2>&1
 	ok "3: links planted in the standby directory"
 else
