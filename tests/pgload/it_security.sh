@@ -14,7 +14,8 @@
 #     standby.signal, postgresql.auto.conf and postgresql.conf of a new
 #     standby do not make root write to, or chown, the files they point at;
 #  4. --set with a newline is refused; a password in -d never reaches the
-#     result document or the output.
+#     result document or the output; a dutfs control file planted in PGDATA
+#     as a link gets no phase markers from root.
 # Every check runs; the test fails if any failed (so one run on an old
 # binary shows each hole).
 . "$(dirname "$0")/it_lib.sh"
@@ -187,6 +188,9 @@ archive_command='id'" >"$T/out" 2>&1 && bad "--set with a newline accepted"
 grep -q "control character\|newline" "$T/out" || bad "unclear --set refusal: $(cat "$T/out")"
 "$PGLOAD" cluster init --pgdata "$T/nl2" --set "a b=1" >"$T/out" 2>&1 && bad "--set 'a b=1' accepted"
 [ -e "$T/nl/PG_VERSION" ] && bad "a cluster was made despite the bad --set"
+# A dutfs control file planted in PGDATA (where pgload looks first) must not get root's marks.
+printf 'root secret m\n' >"$T/victim_mark"; chmod 600 "$T/victim_mark"
+as_pg mkdir "$D/.dutfs" && as_pg ln -s "$T/victim_mark" "$D/.dutfs/control"
 "$PGLOAD" init -d "$CI password=hunter2kv" -s 1 -q --json "$T/init.json" >"$T/out" 2>&1 ||
 	{ cat "$T/out"; bad "pgload init with a password in the conninfo"; }
 URI="postgresql://postgres:hunter3uri@/postgres?host=$SOCK&port=$PORT"
@@ -195,7 +199,8 @@ for f in "$T/init.json" "$T/run.json" "$T/out"; do
 	[ -f "$f" ] || bad "no $f"
 	grep -q "hunter2kv\|hunter3uri" "$f" && bad "password in $f: $(grep -o '.\{30\}hunter[23][a-z]*.\{10\}' "$f" | head -2)"
 done
-ok "4: --set validated, passwords redacted"
+[ "$(cat "$T/victim_mark")" = "root secret m" ] || bad "pgload wrote phase markers through $D/.dutfs/control into a root file"
+ok "4: --set validated, passwords redacted, no markers through planted links"
 
 [ $FAILS = 0 ] || fail "$FAILS check(s) failed"
 ok "all security checks passed"
