@@ -66,7 +66,8 @@ void pgl_redact_conninfo(const char *in, char *out, size_t len)
 	if (len)
 		out[0] = '\0';
 	while (*p) {
-		bool boundary = p == in || is_space(p[-1]) || p[-1] == '?' || p[-1] == '&';
+		/* '=' too: --conninfo=password=x, --source=postgresql://u:p@h */
+		bool boundary = p == in || is_space(p[-1]) || p[-1] == '?' || p[-1] == '&' || p[-1] == '=';
 
 		if (boundary && (!strncmp(p, "postgresql://", 13) || !strncmp(p, "postgres://", 11))) {
 			p = uri_userinfo(&o, p);
@@ -106,7 +107,13 @@ char **pgl_redact_argv(int argc, char *const argv[])
 			pgl_redact_argv_free(v);
 			return NULL;
 		}
-		pgl_redact_conninfo(argv[i], v[i], n + 3 * n);
+		/* -dCONNINFO: the short option glued to its value */
+		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) {
+			memcpy(v[i], argv[i], 2);
+			pgl_redact_conninfo(argv[i] + 2, v[i] + 2, n + 3 * n - 2);
+		} else {
+			pgl_redact_conninfo(argv[i], v[i], n + 3 * n);
+		}
 	}
 	return v;
 }
