@@ -166,6 +166,9 @@ static int state_write(const struct pgl_cluster *c)
 		r = dfd;
 	else
 		r = dut_write_file_at(dfd, PGL_STATE_FILE, text, strlen(text), 0644, (uid_t)-1, (gid_t)-1);
+	/* dut_write_file_at fsyncs the file; the rename is durable with the directory */
+	if (r == 0 && fsync(dfd) < 0)
+		r = -errno;
 	json_object_put(o);
 	return r;
 }
