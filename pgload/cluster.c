@@ -1,229 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cluster life cycle: initdb / pg_ctl as user postgres, state file, clean-up. */
-#include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
-#include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "pgload/cluster.h"
+#include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
 #include "pgload/standby.h"
 
-/* --- running programs as postgres --------------------------------------- */
+#define STATE_MAX_BYTES (1u << 20)
 
-static int postgres_ids(uid_t *uid, gid_t *gid)
+const char *pgl_cluster_secrets_dir(void)
 {
-	struct passwd *pw = getpwnam("postgres");
+	static char buf[64];
 
-	if (!pw)
-		return -ENOENT;
-	*uid = pw->pw_uid;
-	*gid = pw->pw_gid;
-	return 0;
-}
-
-static bool as_root(void)
-{
-	return geteuid() == 0;
-}
-
-/*
- * Run argv (as postgres when we are root) with stdout and stderr going to
- * out_fd.  Returns the exit status (0..255), or -errno.
- */
-static int run_program(char *const argv[], int out_fd)
-{
-	const char *full[32];
-	unsigned n = 0;
-	int status;
-	pid_t pid;
-
-	if (as_root()) {
-		full[n++] = "runuser";
-		full[n++] = "-u";
-		full[n++] = "postgres";
-		full[n++] = "--";
-	}
-	for (unsigned i = 0; argv[i] && n < 31; i++)
-		full[n++] = argv[i];
-	full[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		if (out_fd >= 0) {
-			dup2(out_fd, STDOUT_FILENO);
-			dup2(out_fd, STDERR_FILENO);
-		}
-		execvp(full[0], (char *const *)full);
-		fprintf(stderr, "cannot run %s: %s\n", full[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-/* The last `lines` lines of a file, for error messages. */
-static void file_tail(const char *path, unsigned lines, char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char data[16384];
-	off_t size;
-	ssize_t n;
-	const char *p;
-	unsigned seen = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		return;
-	n = pread(fd, data, sizeof(data) - 1,
-		  size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
-	if (n <= 0)
-		return;
-	data[n] = '\0';
-	p = data + n;
-	if (p > data && p[-1] == '\n')
-		p--;
-	while (p > data) {
-		if (p[-1] == '\n' && ++seen == lines)
-			break;
-		p--;
-	}
-	/* Keep the end if it does not fit: the last lines say why. */
-	n = (ssize_t)strlen(p);
-	if ((size_t)n >= len)
-		p += (size_t)n - (len - 1);
-	memcpy(buf, p, strlen(p) + 1);
-}
-
-/* Run argv, capturing its output in a temp file; on failure put the tail in err. */
-static int run_checked(char *const argv[], const char *what, struct dut_error *err)
-{
-	char path[] = "/tmp/pgload-out-XXXXXX";
-	_cleanup_close_ int fd = mkstemp(path);
-	char tail[400]; /* the end of the output: err->msg holds 512 bytes */
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	r = run_program(argv, fd);
-	if (r != 0) {
-		file_tail(path, 20, tail, sizeof(tail));
-		dut_error_set(err, "%s failed (%s %d):\n%s", what, r < 0 ? "error" : "exit status",
-			      r < 0 ? -r : r, tail);
-	}
-	unlink(path);
-	return r == 0 ? 0 : (r < 0 ? r : -EIO);
-}
-
-static int chown_postgres(const char *path)
-{
-	uid_t uid;
-	gid_t gid;
-
-	if (!as_root())
-		return 0;
-	if (postgres_ids(&uid, &gid) < 0)
-		return -ENOENT;
-	return chown(path, uid, gid) < 0 ? -errno : 0;
-}
-
-/* Can user postgres reach and write dir?  Checked in a child that drops to postgres. */
-static int postgres_can_write(const char *dir)
-{
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	int status;
-
-	if (!as_root())
-		return access(dir, R_OK | W_OK | X_OK) < 0 ? -errno : 0;
-	if (postgres_ids(&uid, &gid) < 0)
-		return -ENOENT;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
-			_exit(2);
-		_exit(access(dir, R_OK | W_OK | X_OK) < 0 ? 1 : 0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EACCES;
-}
-
-/* --- directories -------------------------------------------------------- */
-
-/* 1 empty, 0 not empty, -errno (-ENOENT missing, -ENOTDIR). */
-static int dir_empty(const char *path)
-{
-	_cleanup_closedir_ DIR *d = opendir(path);
-	struct dirent *e;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			return 0;
-	return 1;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) < 0 ? -1 : 0;
-	return unlink(path) < 0 ? -1 : 0;
-}
-
-/* rm -rf without following symlinks or crossing into other mounts. */
-static int remove_tree(const char *path)
-{
-	if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
-}
-
-static int absolute_path(const char *in, char *out, size_t len)
-{
-	char cwd[PATH_MAX];
-
-	if (in[0] == '/')
-		return snprintf(out, len, "%s", in) >= (int)len ? -ENAMETOOLONG : 0;
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -errno;
-	return snprintf(out, len, "%s/%s", cwd, in) >= (int)len ? -ENAMETOOLONG : 0;
+	if (geteuid() == 0)
+		return PGL_SECRETS_DIR;
+	snprintf(buf, sizeof(buf), PGL_SECRETS_DIR_USER "%u", (unsigned)geteuid());
+	return buf;
 }
 
 int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct dut_error *err)
@@ -255,37 +62,36 @@ int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct du
 	}
 	memcpy(ret->name, spec, nlen);
 	ret->name[nlen] = '\0';
-	if (absolute_path(eq + 1, ret->location, sizeof(ret->location)) < 0) {
+	if (pgl_sys_absolute_path(eq + 1, ret->location, sizeof(ret->location)) < 0) {
 		dut_error_set(err, "tablespace directory \"%s\": path too long", eq + 1);
 		return -ENAMETOOLONG;
 	}
 	return 0;
 }
 
-/* --- ports -------------------------------------------------------------- */
-
-static bool port_free(int port)
+/* bindir/initdb: an executable regular file owned by root (or by us when not root). */
+int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	_cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char initdb[PATH_MAX + 16];
+	struct stat st;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return false;
-	return bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-}
-
-static int pick_port(void)
-{
-	unsigned start = (unsigned)(getpid() * 7919u + (unsigned)time(NULL)) % 20000u;
-
-	for (unsigned i = 0; i < 20000; i++) {
-		int port = 20000 + (int)((start + i) % 20000u);
-
-		if (port_free(port))
-			return port;
+	if (!pgl_path_is_normal(bindir)) {
+		dut_error_set(err, "bindir %s: give an absolute path without . or .. components", bindir);
+		return -EINVAL;
 	}
-	return -EADDRINUSE;
+	snprintf(initdb, sizeof(initdb), "%s/initdb", bindir);
+	if (stat(initdb, &st) < 0 || access(initdb, X_OK) < 0) {
+		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", initdb,
+			      strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		dut_error_set(err, "%s is not a regular file owned by root and writable only by it: "
+			      "refusing to run PostgreSQL from %s", initdb, bindir);
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* --- state file --------------------------------------------------------- */
@@ -295,17 +101,14 @@ static void state_path(const char *pgdata, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", pgdata, PGL_STATE_FILE);
 }
 
-static int state_write(const struct pgl_cluster *c)
+static json_object *state_json(const struct pgl_cluster *c)
 {
 	json_object *o = json_object_new_object(), *ts = json_object_new_array();
-	char path[PATH_MAX + 32];
-	const char *text;
-	int r = 0;
 
 	if (!o || !ts) {
 		json_object_put(o);
 		json_object_put(ts);
-		return -ENOMEM;
+		return NULL;
 	}
 	json_object_object_add(o, "schema", json_object_new_string("pgload-cluster"));
 	json_object_object_add(o, "schema_version", json_object_new_int(1));
@@ -315,6 +118,12 @@ static int state_write(const struct pgl_cluster *c)
 	json_object_object_add(o, "port", json_object_new_int(c->port));
 	json_object_object_add(o, "wal_dir", c->wal_dir[0] ? json_object_new_string(c->wal_dir) : NULL);
 	json_object_object_add(o, "wal_dir_created", json_object_new_boolean(c->wal_dir_created));
+	if (c->wal_dir_id_known) {
+		json_object_object_add(o, "wal_dir_dev", json_object_new_int64((int64_t)c->wal_dir_dev));
+		json_object_object_add(o, "wal_dir_ino", json_object_new_int64((int64_t)c->wal_dir_ino));
+	}
+	json_object_object_add(o, "listen_tcp", json_object_new_boolean(c->listen_tcp));
+	json_object_object_add(o, "passfile", c->passfile[0] ? json_object_new_string(c->passfile) : NULL);
 	for (unsigned i = 0; i < c->ntablespaces; i++) {
 		json_object *t = json_object_new_object();
 
@@ -332,14 +141,39 @@ static int state_write(const struct pgl_cluster *c)
 		json_object_object_add(sb, "sync_set", json_object_new_boolean(c->sb.sync_set));
 		json_object_object_add(o, "standby", sb);
 	}
-	state_path(c->pgdata, path, sizeof(path));
+	return o;
+}
+
+/*
+ * Owned by the running euid (root: postgres can delete it, not forge it),
+ * 0644 (tools/run reads it), written through the directory fd: a link
+ * planted at the name is replaced, not followed.  Durable: after a power
+ * cut the cluster must still be startable.
+ */
+static int state_write(const struct pgl_cluster *c)
+{
+	json_object *o = state_json(c);
+	_cleanup_close_ int dfd = -1;
+	const char *text;
+	int r;
+
+	if (!o)
+		return -ENOMEM;
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	/* durable: after a power cut the cluster must still be startable */
-	r = text ? dut_write_file_atomic(path, text, strlen(text), 0644) : -ENOMEM;
+	if (!text)
+		r = -ENOMEM;
+	else if ((dfd = pgl_sys_open_dir(c->pgdata)) < 0)
+		r = dfd;
+	else
+		r = dut_write_file_at(dfd, PGL_STATE_FILE, text, strlen(text), 0644, (uid_t)-1, (gid_t)-1);
+	/* dut_write_file_at fsyncs the file; the rename is durable with the directory */
+	if (r == 0 && fsync(dfd) < 0)
+		r = -errno;
 	json_object_put(o);
 	return r;
 }
 
+/* 0, or -EINVAL for a value of the wrong type or too long; absent is "" (-EINVAL if required). */
 static int copy_str(json_object *o, const char *key, char *dst, size_t len, bool required)
 {
 	json_object *v;
@@ -350,71 +184,108 @@ static int copy_str(json_object *o, const char *key, char *dst, size_t len, bool
 	}
 	if (!json_object_is_type(v, json_type_string))
 		return -EINVAL;
-	snprintf(dst, len, "%s", json_object_get_string(v));
+	return snprintf(dst, len, "%s", json_object_get_string(v)) >= (int)len ? -EINVAL : 0;
+}
+
+static bool get_bool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static int parse_state(json_object *o, struct pgl_cluster *c)
+{
+	char schema[32];
+	json_object *v, *ts, *dev, *ino;
+
+	if (copy_str(o, "schema", schema, sizeof(schema), true) < 0 || strcmp(schema, "pgload-cluster") ||
+	    copy_str(o, "bindir", c->bindir, sizeof(c->bindir), true) < 0 ||
+	    copy_str(o, "socket_dir", c->socket_dir, sizeof(c->socket_dir), true) < 0 ||
+	    copy_str(o, "wal_dir", c->wal_dir, sizeof(c->wal_dir), false) < 0 ||
+	    copy_str(o, "passfile", c->passfile, sizeof(c->passfile), false) < 0 ||
+	    !json_object_object_get_ex(o, "port", &v) || !json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	c->port = json_object_get_int(v);
+	c->wal_dir_created = get_bool(o, "wal_dir_created");
+	c->listen_tcp = get_bool(o, "listen_tcp");
+	if (json_object_object_get_ex(o, "wal_dir_dev", &dev) && json_object_is_type(dev, json_type_int) &&
+	    json_object_object_get_ex(o, "wal_dir_ino", &ino) && json_object_is_type(ino, json_type_int)) {
+		c->wal_dir_id_known = true;
+		c->wal_dir_dev = (uint64_t)json_object_get_int64(dev);
+		c->wal_dir_ino = (uint64_t)json_object_get_int64(ino);
+	}
+	if (json_object_object_get_ex(o, "tablespaces", &ts) && json_object_is_type(ts, json_type_array)) {
+		if (json_object_array_length(ts) > PGL_MAX_TABLESPACES)
+			return -EINVAL;
+		for (size_t i = 0; i < json_object_array_length(ts); i++) {
+			json_object *t = json_object_array_get_idx(ts, i);
+
+			if (copy_str(t, "name", c->ts[i].name, sizeof(c->ts[i].name), true) < 0 ||
+			    copy_str(t, "location", c->ts[i].location, sizeof(c->ts[i].location), true) < 0)
+				return -EINVAL;
+			c->ntablespaces++;
+		}
+	}
+	if (json_object_object_get_ex(o, "standby", &v) && json_object_is_type(v, json_type_object)) {
+		c->sb.is_standby = true;
+		if (copy_str(v, "primary_pgdata", c->sb.primary_pgdata, sizeof(c->sb.primary_pgdata), true) < 0 ||
+		    copy_str(v, "application_name", c->sb.app_name, sizeof(c->sb.app_name), true) < 0 ||
+		    copy_str(v, "slot", c->sb.slot, sizeof(c->sb.slot), false) < 0)
+			return -EINVAL;
+		c->sb.sync_set = get_bool(v, "sync_set");
+	}
 	return 0;
 }
 
 int pgl_cluster_load(const char *pgdata, struct pgl_cluster *ret, struct dut_error *err)
 {
-	char path[PATH_MAX + 32], schema[32];
+	char path[PATH_MAX + 32], why[400];
+	_cleanup_free_ char *text = NULL;
 	struct pgl_cluster c;
-	json_object *o, *v, *ts;
-	int r = 0;
+	json_object *o;
+	size_t len;
+	int r;
 
 	memset(&c, 0, sizeof(c));
 	state_path(pgdata, path, sizeof(path));
-	if (access(path, F_OK) < 0) {
-		int e = errno;
-
+	r = dut_read_file_owned(path, geteuid(), STATE_MAX_BYTES, &text, &len);
+	if (r == -ENOENT || r == -ENOTDIR) {
 		dut_error_set(err, "%s is not a cluster made by pgload (no %s: %s)", pgdata,
-			      PGL_STATE_FILE, strerror(e));
-		return -e;
+			      PGL_STATE_FILE, strerror(-r));
+		return r;
 	}
-	o = json_object_from_file(path);
+	if (r < 0) {
+		struct stat st;
+
+		if (r == -EPERM && lstat(path, &st) == 0)
+			dut_error_set(err, "%s: refusing the state file: it is owned by uid %u, not by uid %u "
+				      "who made the cluster (anyone who can write the data directory could "
+				      "have forged it; remove the directory by hand after checking it)",
+				      path, (unsigned)st.st_uid, (unsigned)geteuid());
+		else
+			dut_error_set(err, "%s: refusing the state file: %s", path, dut_fs_safe_strerror(r));
+		return r;
+	}
+	o = json_tokener_parse(text);
 	if (!o) {
-		dut_error_set(err, "%s: cannot parse the state file (%s)", path, json_util_get_last_err());
+		dut_error_set(err, "%s: cannot parse the state file", path);
 		return -EINVAL;
 	}
-	if (copy_str(o, "schema", schema, sizeof(schema), true) < 0 || strcmp(schema, "pgload-cluster") ||
-	    copy_str(o, "bindir", c.bindir, sizeof(c.bindir), true) < 0 ||
-	    copy_str(o, "socket_dir", c.socket_dir, sizeof(c.socket_dir), true) < 0 ||
-	    copy_str(o, "wal_dir", c.wal_dir, sizeof(c.wal_dir), false) < 0 ||
-	    !json_object_object_get_ex(o, "port", &v) || !json_object_is_type(v, json_type_int))
-		r = -EINVAL;
-	if (r == 0) {
-		c.port = json_object_get_int(v);
-		if (json_object_object_get_ex(o, "wal_dir_created", &v))
-			c.wal_dir_created = json_object_get_boolean(v);
-		if (json_object_object_get_ex(o, "tablespaces", &ts) &&
-		    json_object_is_type(ts, json_type_array)) {
-			for (size_t i = 0; i < json_object_array_length(ts) && i < PGL_MAX_TABLESPACES; i++) {
-				json_object *t = json_object_array_get_idx(ts, i);
-
-				if (copy_str(t, "name", c.ts[i].name, sizeof(c.ts[i].name), true) < 0 ||
-				    copy_str(t, "location", c.ts[i].location, sizeof(c.ts[i].location), true) < 0)
-					r = -EINVAL;
-				c.ntablespaces++;
-			}
-		}
-		if (json_object_object_get_ex(o, "standby", &v) && json_object_is_type(v, json_type_object)) {
-			json_object *b;
-
-			c.sb.is_standby = true;
-			if (copy_str(v, "primary_pgdata", c.sb.primary_pgdata, sizeof(c.sb.primary_pgdata), true) < 0 ||
-			    copy_str(v, "application_name", c.sb.app_name, sizeof(c.sb.app_name), true) < 0 ||
-			    copy_str(v, "slot", c.sb.slot, sizeof(c.sb.slot), false) < 0)
-				r = -EINVAL;
-			if (json_object_object_get_ex(v, "sync_set", &b))
-				c.sb.sync_set = json_object_get_boolean(b);
-		}
-	}
+	r = parse_state(o, &c);
 	json_object_put(o);
 	if (r < 0) {
 		dut_error_set(err, "%s: not a pgload cluster state file (schema pgload-cluster, "
 			      "with bindir, socket_dir and port)", path);
 		return r;
 	}
-	if (absolute_path(pgdata, c.pgdata, sizeof(c.pgdata)) < 0)
+	if ((r = pgl_state_check(&c, pgl_cluster_secrets_dir(), why, sizeof(why))) < 0) {
+		dut_error_set(err, "%s: refusing the state file: %s", path, why);
+		return r;
+	}
+	if ((r = pgl_cluster_check_bindir(c.bindir, err)) < 0)
+		return r;
+	if (pgl_sys_absolute_path(pgdata, c.pgdata, sizeof(c.pgdata)) < 0)
 		return -ENAMETOOLONG;
 	*ret = c;
 	return 0;
@@ -422,21 +293,54 @@ int pgl_cluster_load(const char *pgdata, struct pgl_cluster *ret, struct dut_err
 
 void pgl_cluster_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "host=%s port=%d user=postgres dbname=postgres", c->socket_dir, c->port);
+	/* Cut, it would name another server: make it one libpq refuses (callers give PATH_MAX + 128). */
+	if (snprintf(buf, len, "host=%s port=%d user=postgres dbname=postgres%s%s", c->socket_dir,
+		     c->port, c->passfile[0] ? " passfile=" : "", c->passfile) >= (int)len)
+		snprintf(buf, len, "service=pgload-conninfo-too-long");
+}
+
+void pgl_cluster_tcp_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
+{
+	if (!c->listen_tcp || !c->passfile[0])
+		snprintf(buf, len, "%s", "");
+	else if (snprintf(buf, len, "host=127.0.0.1 port=%d user=postgres dbname=postgres passfile=%s",
+			  c->port, c->passfile) >= (int)len)
+		snprintf(buf, len, "service=pgload-conninfo-too-long");
 }
 
 /* --- life cycle --------------------------------------------------------- */
 
+/*
+ * A socket directory only the server's user controls.  One that is gone
+ * (/tmp was cleaned) or that someone else made under the recorded name is
+ * replaced by a new one, never used.
+ */
 static int ensure_socket_dir(struct pgl_cluster *c)
 {
+	_cleanup_close_ int fd = -1;
 	struct stat st;
+	uid_t uid;
+	gid_t gid;
+	int r;
 
-	if (c->socket_dir[0] && stat(c->socket_dir, &st) == 0 && S_ISDIR(st.st_mode))
+	if ((r = pgl_sys_postgres_ids(&uid, &gid)) < 0)
+		return r;
+	if (uid == (uid_t)-1)
+		uid = geteuid();
+	if (c->socket_dir[0] && pgl_socket_dir_is_valid(c->socket_dir) &&
+	    (fd = pgl_sys_open_dir(c->socket_dir)) >= 0 && fstat(fd, &st) == 0 &&
+	    st.st_uid == uid && (st.st_mode & 07777) == 0700)
 		return 0;
+	if (fd >= 0)
+		close(fd);
 	snprintf(c->socket_dir, sizeof(c->socket_dir), "/tmp/pgload-XXXXXX");
 	if (!mkdtemp(c->socket_dir))
 		return -errno;
-	return chown_postgres(c->socket_dir);
+	if ((fd = pgl_sys_open_dir(c->socket_dir)) < 0)
+		return fd;
+	if (fchmod(fd, 0700) < 0)
+		return -errno;
+	return pgl_sys_chown_postgres_fd(fd);
 }
 
 int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid)
@@ -444,10 +348,16 @@ int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid)
 	char path[PATH_MAX + 32];
 	_cleanup_fclose_ FILE *f = NULL;
 	long pid;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/postmaster.pid", c->pgdata);
-	f = fopen(path, "re");
-	if (!f || fscanf(f, "%ld", &pid) != 1 || pid <= 0)
+	if ((fd = dut_open_regular(path, DUT_ANY_OWNER, NULL)) < 0)
+		return 0;
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
+	if (fscanf(f, "%ld", &pid) != 1 || pid <= 0)
 		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 0;
@@ -467,11 +377,11 @@ int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 		return -EALREADY;
 	}
 	if ((r = ensure_socket_dir(c)) < 0) {
-		dut_error_set(err, "cannot create a socket directory in /tmp: %s", strerror(-r));
+		dut_error_set(err, "cannot create a socket directory in /tmp: %s", dut_fs_safe_strerror(r));
 		return r;
 	}
-	if (!port_free(c->port)) {
-		int p = pick_port();
+	if (!pgl_sys_port_free(c->port)) {
+		int p = pgl_sys_pick_port();
 
 		if (p < 0) {
 			dut_error_set(err, "no free TCP port in 20000..39999 on 127.0.0.1");
@@ -480,24 +390,25 @@ int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 		c->port = p;
 	}
 	if ((r = state_write(c)) < 0) {
-		dut_error_set(err, "cannot write %s/%s: %s", c->pgdata, PGL_STATE_FILE, strerror(-r));
+		dut_error_set(err, "cannot write %s/%s: %s", c->pgdata, PGL_STATE_FILE, dut_fs_safe_strerror(r));
 		return r;
 	}
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", c->bindir);
-	snprintf(opts, sizeof(opts), "-p %d -k %s -c listen_addresses=127.0.0.1", c->port,
-		 c->socket_dir);
+	/* pg_ctl hands -o to a shell: socket_dir is /tmp/pgload-XXXXXX (checked), '' is empty. */
+	snprintf(opts, sizeof(opts), "-p %d -k %s -c listen_addresses=%s", c->port, c->socket_dir,
+		 c->listen_tcp ? "127.0.0.1" : "''");
 	snprintf(logf, sizeof(logf), "%s/%s", c->pgdata, PGL_SERVER_LOG);
 	{
 		char *argv[] = { pg_ctl, "-D", c->pgdata, "-l", logf, "-w", "-t", "120", "-o", opts,
 				 "start", NULL };
 
-		r = run_checked(argv, "pg_ctl start", err);
+		r = pgl_sys_run(argv, "pg_ctl start", err);
 	}
 	if (r < 0) {
 		char pgctl_msg[sizeof(err->msg)];
 
 		snprintf(pgctl_msg, sizeof(pgctl_msg), "%s", err->msg);
-		file_tail(logf, 20, tail, sizeof(tail));
+		pgl_sys_file_tail(logf, 20, tail, sizeof(tail));
 		dut_error_set(err, "the server did not start.\n%s\nlast lines of %s:\n%s", pgctl_msg,
 			      logf, tail);
 	}
@@ -513,12 +424,14 @@ int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_err
 	if (!pgl_cluster_running(c, NULL))
 		return 0;
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", c->bindir);
-	return run_checked(argv, "pg_ctl stop", err);
+	return pgl_sys_run(argv, "pg_ctl stop", err);
 }
+
+/* --- init ---------------------------------------------------------------- */
 
 static int check_new_dirs(const struct pgl_cluster_init_opts *o, struct dut_error *err)
 {
-	int r = dir_empty(o->pgdata);
+	int r = pgl_sys_dir_empty(o->pgdata);
 
 	if (r == 0) {
 		dut_error_set(err, "%s is not empty: refusing to create a cluster there "
@@ -526,12 +439,24 @@ static int check_new_dirs(const struct pgl_cluster_init_opts *o, struct dut_erro
 		return -ENOTEMPTY;
 	}
 	if (r < 0 && r != -ENOENT) {
-		dut_error_set(err, "%s: %s", o->pgdata, strerror(-r));
+		dut_error_set(err, "%s: %s", o->pgdata, dut_fs_safe_strerror(r));
 		return r;
 	}
-	if (o->wal_dir && (r = dir_empty(o->wal_dir)) == 0) {
+	if (o->wal_dir && (r = pgl_sys_dir_empty(o->wal_dir)) == 0) {
 		dut_error_set(err, "WAL directory %s is not empty", o->wal_dir);
 		return -ENOTEMPTY;
+	}
+	if (o->wal_dir && r < 0 && r != -ENOENT) {
+		dut_error_set(err, "WAL directory %s: %s", o->wal_dir, dut_fs_safe_strerror(r));
+		return r;
+	}
+	for (unsigned i = 0; i < o->nsets; i++) {
+		char why[256];
+
+		if (pgl_set_check(o->sets[i], why, sizeof(why)) < 0) {
+			dut_error_set(err, "bad --set \"%.100s\": %s", o->sets[i], why);
+			return -EINVAL;
+		}
 	}
 	for (unsigned i = 0; i < o->ntablespaces; i++) {
 		const struct pgl_tablespace *t = &o->ts[i];
@@ -542,7 +467,7 @@ static int check_new_dirs(const struct pgl_cluster_init_opts *o, struct dut_erro
 				return -EINVAL;
 			}
 		}
-		r = dir_empty(t->location);
+		r = pgl_sys_dir_empty(t->location);
 		if (r == 0) {
 			dut_error_set(err, "tablespace %s: directory %s is not empty (give an empty directory)",
 				      t->name, t->location);
@@ -550,38 +475,120 @@ static int check_new_dirs(const struct pgl_cluster_init_opts *o, struct dut_erro
 		}
 		if (r < 0) {
 			dut_error_set(err, "tablespace %s: directory %s: %s (create it first)", t->name,
-				      t->location, strerror(-r));
+				      t->location, dut_fs_safe_strerror(r));
 			return r;
 		}
 	}
 	return 0;
 }
 
-static int append_settings(const struct pgl_cluster_init_opts *o, const char *pgdata,
-			   struct dut_error *err)
+static int append_settings(const struct pgl_cluster_init_opts *o, int pgfd, struct dut_error *err)
 {
-	char path[PATH_MAX + 32];
-	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *text = pgl_settings_text(o->sets, o->nsets,
+		"\n# added by pgload cluster init (TCP logins, with --listen-tcp, use SCRAM)\n"
+		"password_encryption = 'scram-sha-256'\n"
+		"# added by pgload cluster init --set\n");
+	int r;
 
-	if (o->nsets == 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/postgresql.conf", pgdata);
-	f = fopen(path, "ae");
-	if (!f) {
-		dut_error_set(err, "cannot open %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	fprintf(f, "\n# added by pgload cluster init --set\n");
-	for (unsigned i = 0; i < o->nsets; i++) {
-		const char *eq = strchr(o->sets[i], '=');
+	if (!text)
+		return -ENOMEM;
+	if ((r = pgl_sys_append_at(pgfd, "postgresql.conf", text, true)) < 0)
+		dut_error_set(err, "cannot add settings to %s/postgresql.conf: %s", o->pgdata,
+			      dut_fs_safe_strerror(r));
+	return r;
+}
 
-		/* Quote the value, doubling quotes, so any text is a valid setting. */
-		fprintf(f, "%.*s = '", (int)(eq - o->sets[i]), o->sets[i]);
-		for (const char *p = eq + 1; *p; p++)
-			fprintf(f, *p == '\'' ? "''" : "%c", *p);
-		fprintf(f, "'\n");
+/* pg_hba.conf and pg_ident.conf: peer for root and postgres (us when not root). */
+static int write_auth_files(const struct pgl_cluster *c, int pgfd, struct dut_error *err)
+{
+	char hba[1024], ident[1024];
+	const char *users[3] = { "root", "postgres", NULL };
+	struct passwd *pw;
+	int r;
+
+	if (!pgl_sys_as_root()) {
+		if (!(pw = getpwuid(geteuid()))) {
+			dut_error_set(err, "the running user %u has no name (needed for pg_ident.conf)",
+				      (unsigned)geteuid());
+			return -ENOENT;
+		}
+		users[0] = pw->pw_name;
+		users[1] = NULL;
 	}
-	return fflush(f) == 0 ? 0 : -EIO;
+	if ((r = pgl_hba_text(c->listen_tcp, hba, sizeof(hba))) < 0 ||
+	    (r = pgl_ident_text(users, ident, sizeof(ident))) < 0) {
+		dut_error_set(err, "cannot make pg_hba.conf / pg_ident.conf: %s", strerror(-r));
+		return r;
+	}
+	if ((r = pgl_sys_write_at(pgfd, "pg_hba.conf", hba, strlen(hba), 0600)) < 0 ||
+	    (r = pgl_sys_write_at(pgfd, "pg_ident.conf", ident, strlen(ident), 0600)) < 0)
+		dut_error_set(err, "cannot write pg_hba.conf / pg_ident.conf in %s: %s", c->pgdata,
+			      dut_fs_safe_strerror(r));
+	return r;
+}
+
+static int random_hex(char *buf, size_t nhex)
+{
+	unsigned char raw[32];
+
+	if (nhex / 2 > sizeof(raw) || getrandom(raw, nhex / 2, 0) != (ssize_t)(nhex / 2))
+		return -EIO;
+	for (size_t i = 0; i < nhex / 2; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* A new root-only 0600 passfile in the secrets directory; c->passfile names it. */
+static int write_passfile(struct pgl_cluster *c, const char *password, struct dut_error *err)
+{
+	const char *dir = pgl_cluster_secrets_dir();
+	char bad[PATH_MAX], name[32], line[128];
+	_cleanup_close_ int dfd = -1;
+	int r;
+
+	if ((r = dut_ensure_private_dir(dir, 0700, bad, sizeof(bad))) < 0) {
+		dut_error_set(err, "cannot use %s for the password file: %s: %s", dir, bad,
+			      dut_fs_safe_strerror(r));
+		return r;
+	}
+	if ((dfd = pgl_sys_open_dir(dir)) < 0)
+		return dfd;
+	if ((r = random_hex(name, 16)) < 0)
+		return r;
+	snprintf(name + 16, sizeof(name) - 16, ".pgpass");
+	/* Any port: a later start may move the server to another free port. */
+	snprintf(line, sizeof(line), "127.0.0.1:*:*:postgres:%s\n", password);
+	if ((r = dut_write_file_at(dfd, name, line, strlen(line), 0600, (uid_t)-1, (gid_t)-1)) < 0) {
+		dut_error_set(err, "cannot write the password file in %s: %s", dir, dut_fs_safe_strerror(r));
+		return r;
+	}
+	snprintf(c->passfile, sizeof(c->passfile), "%s/%s", dir, name);
+	return 0;
+}
+
+/* Give role postgres the password as a SCRAM verifier (the clear text never reaches the server). */
+static int set_password(const struct pgl_cluster *c, const char *password, struct dut_error *err)
+{
+	char conninfo[PATH_MAX + 128], *verifier, *lit, sql[1024];
+	PGconn *conn;
+	int r;
+
+	pgl_cluster_conninfo(c, conninfo, sizeof(conninfo));
+	if ((r = pgl_pq_connect(conninfo, &conn, err)) < 0)
+		return r;
+	verifier = PQencryptPasswordConn(conn, password, "postgres", "scram-sha-256");
+	lit = verifier ? PQescapeLiteral(conn, verifier, strlen(verifier)) : NULL;
+	if (!lit) {
+		dut_error_set(err, "cannot make the SCRAM verifier: %s", PQerrorMessage(conn));
+		r = -EIO;
+	} else {
+		snprintf(sql, sizeof(sql), "ALTER ROLE postgres PASSWORD %s", lit);
+		r = pgl_pq_exec(conn, sql, err);
+	}
+	PQfreemem(lit);
+	PQfreemem(verifier);
+	PQfinish(conn);
+	return r;
 }
 
 static int create_tablespaces(const struct pgl_cluster *c, struct dut_error *err)
@@ -611,118 +618,227 @@ static int create_tablespaces(const struct pgl_cluster *c, struct dut_error *err
 	return r;
 }
 
+/* The WAL directory: made by us when absent; its identity recorded for destroy. */
+static int prepare_wal_dir(const char *wal_dir, struct pgl_cluster *c, struct dut_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	if (pgl_sys_absolute_path(wal_dir, c->wal_dir, sizeof(c->wal_dir)) < 0)
+		return -ENAMETOOLONG;
+	c->wal_dir_created = pgl_sys_dir_empty(c->wal_dir) == -ENOENT;
+	/* initdb runs as postgres and may not be allowed to create it: we do. */
+	if (c->wal_dir_created && mkdir(c->wal_dir, 0700) < 0) {
+		r = -errno;
+		dut_error_set(err, "cannot create the WAL directory %s: %s", c->wal_dir, strerror(-r));
+		return r;
+	}
+	if ((fd = pgl_sys_open_dir(c->wal_dir)) < 0 || fstat(fd, &st) < 0) {
+		r = fd < 0 ? fd : -errno;
+		dut_error_set(err, "WAL directory %s: %s", c->wal_dir, dut_fs_safe_strerror(r));
+		return r;
+	}
+	c->wal_dir_id_known = true;
+	c->wal_dir_dev = (uint64_t)st.st_dev;
+	c->wal_dir_ino = (uint64_t)st.st_ino;
+	if ((r = pgl_sys_chown_postgres_fd(fd)) < 0)
+		dut_error_set(err, "cannot chown the WAL directory %s to postgres: %s", c->wal_dir,
+			      strerror(-r));
+	return r;
+}
+
+static int chown_dir(const char *path, mode_t mode, struct dut_error *err)
+{
+	_cleanup_close_ int fd = pgl_sys_open_dir(path);
+	int r;
+
+	if (fd < 0) {
+		dut_error_set(err, "%s: %s", path, dut_fs_safe_strerror(fd));
+		return fd;
+	}
+	if (mode && fchmod(fd, mode) < 0)
+		return -errno;
+	if ((r = pgl_sys_chown_postgres_fd(fd)) < 0)
+		dut_error_set(err, "cannot chown %s to postgres: %s", path, strerror(-r));
+	return r;
+}
+
 int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *ret,
 		     struct dut_error *err)
 {
 	struct pgl_cluster c;
-	char initdb[PATH_MAX + 16], parent[PATH_MAX];
+	char initdb[PATH_MAX + 16], password[40] = "";
+	_cleanup_close_ int pgfd = -1;
+	uid_t uid;
+	gid_t gid;
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	if (absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
-	    snprintf(c.bindir, sizeof(c.bindir), "%s", o->bindir ? o->bindir : PGL_DEFAULT_BINDIR) >= (int)sizeof(c.bindir))
+	c.listen_tcp = o->listen_tcp;
+	if (pgl_sys_absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
+	    pgl_sys_absolute_path(o->bindir ? o->bindir : PGL_DEFAULT_BINDIR, c.bindir, sizeof(c.bindir)) < 0)
 		return -ENAMETOOLONG;
+	if ((r = pgl_cluster_check_bindir(c.bindir, err)) < 0)
+		return r;
 	snprintf(initdb, sizeof(initdb), "%s/initdb", c.bindir);
-	if (access(initdb, X_OK) < 0) {
-		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", initdb,
-			      strerror(errno));
-		return -ENOENT;
-	}
-	if (as_root() && postgres_ids(&(uid_t){0}, &(gid_t){0}) < 0) {
+	if (pgl_sys_postgres_ids(&uid, &gid) < 0) {
 		dut_error_set(err, "running as root, but there is no user postgres to run the server");
 		return -ENOENT;
 	}
 	if ((r = check_new_dirs(o, err)) < 0)
 		return r;
-	if (o->wal_dir) {
-		if (absolute_path(o->wal_dir, c.wal_dir, sizeof(c.wal_dir)) < 0)
-			return -ENAMETOOLONG;
-		c.wal_dir_created = access(c.wal_dir, F_OK) < 0;
-		/* initdb runs as postgres and may not be allowed to create it: we do. */
-		if (c.wal_dir_created && mkdir(c.wal_dir, 0700) < 0) {
-			dut_error_set(err, "cannot create the WAL directory %s: %s", c.wal_dir,
-				      strerror(errno));
-			return -errno;
-		}
-		if ((r = chown_postgres(c.wal_dir)) < 0)
-			goto fail_chown;
-	}
+	if (o->wal_dir && (r = prepare_wal_dir(o->wal_dir, &c, err)) < 0)
+		return r;
 	c.ntablespaces = o->ntablespaces;
 	memcpy(c.ts, o->ts, sizeof(c.ts));
 	if (mkdir(c.pgdata, 0700) < 0 && errno != EEXIST) {
-		dut_error_set(err, "cannot create %s: %s", c.pgdata, strerror(errno));
-		return -errno;
+		r = -errno;
+		dut_error_set(err, "cannot create %s: %s", c.pgdata, strerror(-r));
+		return r;
 	}
-	chmod(c.pgdata, 0700);
-	if ((r = chown_postgres(c.pgdata)) < 0)
-		goto fail_chown;
+	if ((r = chown_dir(c.pgdata, 0700, err)) < 0)
+		return r;
+	if ((pgfd = pgl_sys_open_dir(c.pgdata)) < 0)
+		return pgfd;
 	for (unsigned i = 0; i < c.ntablespaces; i++)
-		if ((r = chown_postgres(c.ts[i].location)) < 0)
-			goto fail_chown;
-	snprintf(parent, sizeof(parent), "%s", c.pgdata);
-	if (postgres_can_write(c.pgdata) < 0) {
+		if ((r = chown_dir(c.ts[i].location, 0, err)) < 0)
+			goto out_empty;
+	if (pgl_sys_postgres_can_write(c.pgdata) < 0) {
 		dut_error_set(err, "user postgres cannot write %s: a parent directory is probably "
 			      "not searchable (chmod o+x the parents)", c.pgdata);
 		r = -EACCES;
-		goto out_rmdir;
+		goto out_empty;
 	}
 	{
+		/* No trust, not even before pg_hba.conf is ours. */
 		char *argv[] = { initdb, "-D", c.pgdata, "--data-checksums", "-U", "postgres",
-				 "--auth=trust", "-E", "UTF8", "--locale=C", "-N",
-				 o->wal_dir ? "-X" : NULL, c.wal_dir, NULL };
+				 "--auth-local=peer", "--auth-host=scram-sha-256", "-E", "UTF8",
+				 "--locale=C", "-N", o->wal_dir ? "-X" : NULL, c.wal_dir, NULL };
 
-		if ((r = run_checked(argv, "initdb", err)) < 0)
-			goto out_rmdir;
+		if ((r = pgl_sys_run(argv, "initdb", err)) < 0)
+			goto out_empty;
 	}
-	if ((r = append_settings(o, c.pgdata, err)) < 0)
-		goto out_rmdir;
-	if ((c.port = pick_port()) < 0) {
+	if ((r = write_auth_files(&c, pgfd, err)) < 0 || (r = append_settings(o, pgfd, err)) < 0)
+		goto out_empty;
+	if ((c.port = pgl_sys_pick_port()) < 0) {
 		dut_error_set(err, "no free TCP port in 20000..39999 on 127.0.0.1");
 		r = c.port;
-		goto out_rmdir;
+		goto out_empty;
 	}
+	if (c.listen_tcp && ((r = random_hex(password, 32)) < 0 || (r = write_passfile(&c, password, err)) < 0))
+		goto out_empty;
+	/* From here the state file exists: `cluster destroy` cleans up (the passfile too). */
 	if ((r = pgl_cluster_start(&c, err)) < 0)
 		return r; /* keep the cluster and its log for the user to look at */
+	if (c.listen_tcp && (r = set_password(&c, password, err)) < 0)
+		return r;
 	if ((r = create_tablespaces(&c, err)) < 0)
 		return r;
 	*ret = c;
 	return 0;
 
-fail_chown:
-	dut_error_set(err, "cannot chown the cluster directories to postgres: %s", strerror(-r));
-out_rmdir:
-	/* We made pgdata (it was absent or empty): leave it absent or empty again. */
-	{
-		char state[PATH_MAX + 32];
-
-		state_path(c.pgdata, state, sizeof(state));
-		if (access(state, F_OK) < 0) {
-			_cleanup_closedir_ DIR *d = opendir(c.pgdata);
-			struct dirent *e;
-
-			while (d && (e = readdir(d))) {
-				char p[PATH_MAX + 256];
-
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				snprintf(p, sizeof(p), "%s/%s", c.pgdata, e->d_name);
-				remove_tree(p);
-			}
-		}
-	}
+out_empty:
+	/* We made pgdata (it was absent or empty): leave it empty again. */
+	if (pgfd >= 0 && faccessat(pgfd, PGL_STATE_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		pgl_sys_empty_dir_at(pgfd, NULL);
 	return r;
 }
 
-int pgl_cluster_destroy(const char *pgdata, struct dut_error *err)
+/* --- destroy --------------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+static void add_note(char *note, size_t len, const char *fmt, ...)
 {
-	struct pgl_cluster c;
-	char path[PATH_MAX + 32];
+	va_list ap;
+	size_t used;
+
+	if (!note || !len)
+		return;
+	used = strlen(note);
+	if (used && used + 2 < len)
+		note[used++] = '\n', note[used] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(note + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Remove what pgload put in the WAL directory, and the directory if pgload
+ * made it, but only if it is still the directory recorded at init: opened
+ * without links, its device and inode compared on the fd.  The final rmdir
+ * removes only an empty directory, so a swap after the check costs nothing.
+ */
+static int destroy_wal_dir(const struct pgl_cluster *c, char *note, size_t note_len)
+{
+	char parent[PATH_MAX], *slash;
+	_cleanup_close_ int pfd = -1, fd = -1;
+	const char *base;
+	struct stat st;
 	int r;
 
+	if (!c->wal_dir[0])
+		return 0;
+	if (!c->wal_dir_id_known) {
+		add_note(note, note_len, "WAL directory %s kept: %s", c->wal_dir,
+			 "the state file does not say which directory pgload made (made by an older "
+			 "pgload); remove it by hand");
+		return 0;
+	}
+	snprintf(parent, sizeof(parent), "%s", c->wal_dir);
+	slash = strrchr(parent, '/');
+	base = c->wal_dir + (slash - parent) + 1;
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if ((pfd = pgl_sys_open_dir(parent)) < 0 ||
+	    (fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		r = pfd < 0 ? pfd : -errno;
+		if (r != -ENOENT)
+			add_note(note, note_len, "WAL directory %s kept: %s", c->wal_dir, dut_fs_safe_strerror(r));
+		return 0;
+	}
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_dev != c->wal_dir_dev || (uint64_t)st.st_ino != c->wal_dir_ino) {
+		add_note(note, note_len, "WAL directory %s kept: %s", c->wal_dir,
+			 "it is not the directory pgload made for this cluster (another device/inode)");
+		return 0;
+	}
+	if ((r = pgl_sys_empty_dir_at(fd, NULL)) < 0) {
+		add_note(note, note_len, "WAL directory %s: not everything removed: %s", c->wal_dir,
+			 dut_fs_safe_strerror(r));
+		return 0;
+	}
+	if (c->wal_dir_created && unlinkat(pfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		add_note(note, note_len, "WAL directory %s kept: %s", c->wal_dir, strerror(errno));
+	return 0;
+}
+
+static void remove_passfile(const struct pgl_cluster *c)
+{
+	const char *dir = pgl_cluster_secrets_dir();
+	_cleanup_close_ int dfd = -1;
+
+	if (!c->passfile[0] || !pgl_passfile_is_valid(c->passfile, dir))
+		return;
+	if ((dfd = pgl_sys_open_dir(dir)) >= 0)
+		unlinkat(dfd, c->passfile + strlen(dir) + 1, 0);
+}
+
+int pgl_cluster_destroy(const char *pgdata, char *note, size_t note_len, struct dut_error *err)
+{
+	struct pgl_cluster c;
+	_cleanup_close_ int pgfd = -1;
+	int r;
+
+	if (note && note_len)
+		note[0] = '\0';
 	if ((r = pgl_cluster_load(pgdata, &c, err)) < 0)
 		return r;
-	snprintf(path, sizeof(path), "%s/PG_VERSION", c.pgdata);
-	if (access(path, F_OK) < 0) {
+	if ((pgfd = pgl_sys_open_dir(c.pgdata)) < 0 ||
+	    faccessat(pgfd, "PG_VERSION", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 		dut_error_set(err, "%s has a pgload state file but no PG_VERSION: not removing it",
 			      c.pgdata);
 		return -EINVAL;
@@ -738,87 +854,29 @@ int pgl_cluster_destroy(const char *pgdata, struct dut_error *err)
 		return r;
 	/* Tablespace directories are the user's: remove only what PostgreSQL put in them. */
 	for (unsigned i = 0; i < c.ntablespaces; i++) {
-		_cleanup_closedir_ DIR *d = opendir(c.ts[i].location);
-		struct dirent *e;
+		_cleanup_close_ int fd = pgl_sys_open_dir(c.ts[i].location);
 
-		while (d && (e = readdir(d))) {
-			char p[PATH_MAX + 256];
-
-			if (strncmp(e->d_name, "PG_", 3) != 0)
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", c.ts[i].location, e->d_name);
-			if ((r = remove_tree(p)) < 0) {
-				dut_error_set(err, "cannot remove %s: %s", p, strerror(-r));
-				return r;
-			}
+		if (fd < 0) {
+			if (fd != -ENOENT)
+				add_note(note, note_len, "tablespace directory %s kept: %s", c.ts[i].location,
+					 dut_fs_safe_strerror(fd));
+			continue;
+		}
+		if ((r = pgl_sys_empty_dir_at(fd, "PG_")) < 0) {
+			dut_error_set(err, "cannot remove PG_* in %s: %s", c.ts[i].location,
+				      dut_fs_safe_strerror(r));
+			return r;
 		}
 	}
-	if (c.wal_dir[0]) {
-		if (c.wal_dir_created)
-			r = remove_tree(c.wal_dir);
-		else {
-			_cleanup_closedir_ DIR *d = opendir(c.wal_dir);
-			struct dirent *e;
-
-			while (d && (e = readdir(d))) {
-				char p[PATH_MAX + 256];
-
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				snprintf(p, sizeof(p), "%s/%s", c.wal_dir, e->d_name);
-				remove_tree(p);
-			}
-		}
-	}
-	if (strncmp(c.socket_dir, "/tmp/pgload-", 12) == 0)
-		remove_tree(c.socket_dir);
-	if ((r = remove_tree(c.pgdata)) < 0) {
-		dut_error_set(err, "cannot remove %s: %s", c.pgdata, strerror(-r));
+	if ((r = destroy_wal_dir(&c, note, note_len)) < 0)
+		return r;
+	dut_remove_tree(c.socket_dir);   /* /tmp/pgload-XXXXXX, checked on load */
+	remove_passfile(&c);
+	if ((r = dut_remove_tree(c.pgdata)) < 0) {
+		dut_error_set(err, "cannot remove %s: %s", c.pgdata, dut_fs_safe_strerror(r));
 		return r;
 	}
 	return 0;
-}
-
-/* --- shared with standby.c ---------------------------------------------- */
-
-int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err)
-{
-	return run_checked(argv, what, err);
-}
-
-void pgl_sys_file_tail(const char *path, unsigned lines, char *buf, size_t len)
-{
-	file_tail(path, lines, buf, len);
-}
-
-int pgl_sys_chown_postgres(const char *path)
-{
-	return chown_postgres(path);
-}
-
-int pgl_sys_postgres_can_write(const char *dir)
-{
-	return postgres_can_write(dir);
-}
-
-int pgl_sys_pick_port(void)
-{
-	return pick_port();
-}
-
-int pgl_sys_remove_tree(const char *path)
-{
-	return remove_tree(path);
-}
-
-int pgl_sys_dir_empty(const char *path)
-{
-	return dir_empty(path);
-}
-
-int pgl_sys_absolute_path(const char *in, char *out, size_t len)
-{
-	return absolute_path(in, out, len);
 }
 
 int pgl_cluster_save(const struct pgl_cluster *c)

@@ -18,6 +18,7 @@
 #include "pgload/cluster.h"
 #include "pgload/dss/dss.h"
 #include "pgload/main.h"
+#include "pgload/redact.h"
 #include "pgload/report.h"
 #include "pgload/session.h"
 
@@ -131,8 +132,10 @@ static int open_session(struct common *cm, struct pgl_session *s)
 		return -EIO;
 	}
 	/* Reports name the target without a password. */
-	snprintf(s->target, sizeof(s->target), "%s%s", cm->pgdata ? "pgdata=" : "",
-		 cm->pgdata ? cm->pgdata : (strstr(cm->conninfo, "password") ? "(conninfo with password)" : cm->conninfo));
+	if (cm->pgdata)
+		snprintf(s->target, sizeof(s->target), "pgdata=%s", cm->pgdata);
+	else
+		pgl_redact_conninfo(cm->conninfo, s->target, sizeof(s->target));
 	return 0;
 }
 
@@ -140,12 +143,17 @@ static int write_doc(const char *path, int argc, char **argv, bool run,
 		     const struct pgl_run_result *rr, const struct pgl_init_result *ir)
 {
 	struct dut_result *doc = dut_result_new("pgload", DUT_VERSION);
+	char **safe_argv = pgl_redact_argv(argc, argv);   /* the document is 0644 */
 	struct dut_host host;
 	int r;
 
-	if (!doc)
+	if (!doc || !safe_argv) {
+		dut_result_free(doc);
+		pgl_redact_argv_free(safe_argv);
 		return -ENOMEM;
-	dut_result_set_command(doc, argc, argv);
+	}
+	dut_result_set_command(doc, argc, safe_argv);
+	pgl_redact_argv_free(safe_argv);
 	if (dut_host_probe(&host) == 0)
 		dut_result_set_host(doc, &host);
 	r = run ? pgl_run_to_doc(rr, doc) : pgl_init_to_doc(ir, doc);

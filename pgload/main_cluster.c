@@ -8,19 +8,24 @@
 
 #include "lib/log.h"
 #include "pgload/cluster.h"
+#include "pgload/cluster_check.h"
 #include "pgload/main.h"
 #include "pgload/standby.h"
 
 static const char cluster_usage[] =
 	"usage: pgload cluster init --pgdata DIR [--bindir DIR] [--wal-dir DIR]\n"
 	"                           [--tablespace NAME=DIR]... [--set NAME=VALUE]...\n"
+	"                           [--listen-tcp]\n"
 	"       pgload cluster standby --pgdata DIR --primary PRIMARY_PGDATA [--sync]\n"
 	"                              [--bindir DIR] [--set NAME=VALUE]...\n"
 	"       pgload cluster start|status|destroy --pgdata DIR\n"
 	"       pgload cluster stop --pgdata DIR [--immediate]\n"
 	"init creates the cluster (initdb with data checksums, as user postgres when run\n"
-	"as root), starts it on a private socket directory and a free port, creates the\n"
-	"tablespaces and leaves it running.  stop --immediate simulates a crash.\n"
+	"as root), starts it on a private socket directory (peer authentication: only OS\n"
+	"users root and postgres, as role postgres) and a free port number, creates the\n"
+	"tablespaces and leaves it running.  --listen-tcp also listens on 127.0.0.1\n"
+	"(scram-sha-256, a random password in a root-only passfile under " PGL_SECRETS_DIR ",\n"
+	"printed as passfile: and in the conninfo).  stop --immediate simulates a crash.\n"
 	"destroy stops the server and removes the data directory (only clusters made by\n"
 	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n"
 	"standby makes a hot standby of the running pgload cluster PRIMARY_PGDATA\n"
@@ -35,6 +40,10 @@ static void print_conninfo(const struct pgl_cluster *c)
 
 	pgl_cluster_conninfo(c, ci, sizeof(ci));
 	printf("pgdata: %s\nconninfo: %s\n", c->pgdata, ci);
+	if (c->listen_tcp) {
+		pgl_cluster_tcp_conninfo(c, ci, sizeof(ci));
+		printf("passfile: %s\ntcp_conninfo: %s\n", c->passfile, ci);
+	}
 }
 
 static void print_standby(const struct pgl_cluster *c)
@@ -70,6 +79,11 @@ static int main_standby(const struct pgl_cluster_init_opts *io, const char *prim
 			"running cluster made by pgload cluster init)");
 		return 1;
 	}
+	if (io->listen_tcp) {
+		dut_err("cluster standby takes no --listen-tcp: it listens on its socket directory only "
+			"(its catalog is the primary's, so it cannot have a password of its own)");
+		return 1;
+	}
 	if (io->wal_dir || io->ntablespaces) {
 		dut_err("cluster standby takes no --wal-dir or --tablespace (the standby copies the primary)");
 		return 1;
@@ -98,6 +112,7 @@ int pgl_main_cluster(int argc, char **argv)
 		{ "immediate", no_argument, NULL, 'i' },
 		{ "primary", required_argument, NULL, 'P' },
 		{ "sync", no_argument, NULL, 's' },
+		{ "listen-tcp", no_argument, NULL, 'L' },
 		{ "debug", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -130,13 +145,21 @@ int pgl_main_cluster(int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'c':
-			if (io.nsets >= PGL_MAX_SETS || !strchr(optarg, '=') || optarg[0] == '=') {
-				dut_err("bad --set \"%s\": expected NAME=VALUE (at most %d)", optarg, PGL_MAX_SETS);
+		case 'c': {
+			char why[256];
+
+			if (io.nsets >= PGL_MAX_SETS) {
+				dut_err("at most %d --set options", PGL_MAX_SETS);
+				return 1;
+			}
+			if (pgl_set_check(optarg, why, sizeof(why)) < 0) {
+				dut_err("bad --set \"%.100s\": %s", optarg, why);
 				return 1;
 			}
 			io.sets[io.nsets++] = optarg;
 			break;
+		}
+		case 'L': io.listen_tcp = true; break;
 		case 'i': immediate = true; break;
 		case 'P': primary = optarg; break;
 		case 's': sync = true; break;
@@ -162,6 +185,10 @@ int pgl_main_cluster(int argc, char **argv)
 		print_conninfo(&c);
 		return 0;
 	}
+	if (io.listen_tcp && strcmp(sub, "standby") != 0) {
+		dut_err("--listen-tcp belongs to cluster init");
+		return 1;
+	}
 	if ((primary || sync) && strcmp(sub, "standby") != 0) {
 		dut_err("--primary and --sync belong to cluster standby, not cluster %s", sub);
 		return 1;
@@ -169,7 +196,12 @@ int pgl_main_cluster(int argc, char **argv)
 	if (strcmp(sub, "standby") == 0)
 		return main_standby(&io, primary, sync);
 	if (strcmp(sub, "destroy") == 0) {
-		if (pgl_cluster_destroy(io.pgdata, &err) < 0) {
+		char note[2048];
+
+		r = pgl_cluster_destroy(io.pgdata, note, sizeof(note), &err);
+		if (note[0])
+			dut_warn("cluster destroy: %s", note);
+		if (r < 0) {
 			dut_err("cluster destroy: %s", err.msg);
 			return 1;
 		}

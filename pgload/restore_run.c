@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `pgload restore dump` and `pgload restore run` (see restore.h, restore_sys.h). */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/fs_safe.h"
 #include "lib/log.h"
 #include "pgload/mark.h"
 #include "pgload/pgconn.h"
@@ -164,12 +164,6 @@ struct run_ctx {
 	struct pgl_marker marker;
 	struct pgl_server_cpu cpu;
 };
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
 
 static int read_whole(const char *path, char **ret)
 {
@@ -424,7 +418,7 @@ out:
 		PQfinish(admin);
 	pgl_marker_close(&x.marker);
 	if (x.tmpdir[0])
-		nftw(x.tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+		dut_remove_tree(x.tmpdir);   /* fd-relative, no links followed */
 	free(x.toc);
 	free(x.pw);
 	pgl_restore_catalog_free(&sc.cat);

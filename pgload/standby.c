@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/fs_safe.h"
+#include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
 #include "pgload/standby.h"
 
@@ -121,15 +123,17 @@ static int check_primary_settings(PGconn *c, bool sync, const char *ssn_ours,
 }
 
 /*
- * The standby connects over the primary's socket as postgres: pg_hba.conf
- * needs a "local replication" line ("all" does not cover replication).
- * initdb writes one; add it when someone removed it, then reload and wait
- * until a new session sees the new configuration.
+ * The standby connects over the primary's socket as OS user postgres:
+ * pg_hba.conf needs a "local replication" line ("all" does not cover
+ * replication).  cluster init writes one; add it (peer, for OS user
+ * postgres) when someone removed it, then reload and wait until a new
+ * session sees the new configuration.  Only PGDATA/pg_hba.conf is edited,
+ * through the directory fd (no links followed).
  */
 static int ensure_hba_replication(PGconn *c, const struct pgl_cluster *p, struct dut_error *err)
 {
-	char hba[PATH_MAX], before[64], now[64];
-	_cleanup_fclose_ FILE *f = NULL;
+	char hba[PATH_MAX], want[PATH_MAX + 16], before[64], now[64];
+	_cleanup_close_ int pgfd = -1;
 	long n = 0;
 	int r;
 
@@ -141,11 +145,18 @@ static int ensure_hba_replication(PGconn *c, const struct pgl_cluster *p, struct
 	if ((r = pgl_pq_value(c, "SHOW hba_file", hba, sizeof(hba), err)) < 0 ||
 	    (r = pgl_pq_value(c, "SELECT pg_conf_load_time()", before, sizeof(before), err)) < 0)
 		return r;
-	f = fopen(hba, "ae");
-	if (!f || fprintf(f, "\n# added by pgload cluster standby\nlocal replication postgres trust\n") < 0 ||
-	    fflush(f) != 0) {
-		dut_error_set(err, "cannot add a replication line to %s: %s", hba, strerror(errno));
-		return -EIO;
+	snprintf(want, sizeof(want), "%s/pg_hba.conf", p->pgdata);
+	if (strcmp(hba, want) != 0) {
+		dut_error_set(err, "the primary has no \"local replication\" line in its hba_file %s, and "
+			      "pgload edits only %s: add \"local replication postgres peer\" yourself", hba, want);
+		return -EINVAL;
+	}
+	if ((pgfd = pgl_sys_open_dir(p->pgdata)) < 0 ||
+	    (r = pgl_sys_append_at(pgfd, "pg_hba.conf", "\n# added by pgload cluster standby\n"
+				   "local replication postgres peer\n", true)) < 0) {
+		r = pgfd < 0 ? pgfd : r;
+		dut_error_set(err, "cannot add a replication line to %s: %s", hba, dut_fs_safe_strerror(r));
+		return r;
 	}
 	if ((r = pgl_pq_exec(c, "SELECT pg_reload_conf()", err)) < 0)
 		return r;
@@ -198,61 +209,53 @@ static int unique_name(PGconn *c, const char *base, char *name, size_t nlen, cha
 /* --- making the data directory ------------------------------------------ */
 
 static int drop_slot(PGconn *c, const char *slot, struct dut_error *err);
-
-static int write_file(const char *path, const char *mode, const char *text, struct dut_error *err)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, mode);
-
-	if (!f || fputs(text, f) < 0 || fflush(f) != 0) {
-		dut_error_set(err, "cannot write %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return pgl_sys_chown_postgres(path);
-}
-
-/* Quote a configuration value, doubling quotes. */
-static void conf_quote(const char *v, char *buf, size_t len)
-{
-	sql_literal(v, buf, len);
-}
-
-/* standby.signal, primary_conninfo with our application_name, slot, --set. */
+/*
+ * standby.signal, primary_conninfo with our application_name, slot, --set.
+ * The directory is postgres's (and pg_basebackup ran as postgres): every file
+ * is written through the directory fd with dut_write_file_at, so a link
+ * planted at standby.signal or postgresql.auto.conf is replaced, never
+ * followed, and the new file belongs to postgres.
+ */
 static int configure_standby(const struct pgl_standby_opts *o, const struct pgl_cluster *p,
 			     const struct pgl_cluster *sc, struct dut_error *err)
 {
-	char path[PATH_MAX + 64], ci[PATH_MAX + 128], q[PATH_MAX + 160], text[2 * PATH_MAX + 512];
+	char ci[PATH_MAX + 128], q[PATH_MAX + 160], text[2 * PATH_MAX + 512];
+	_cleanup_close_ int dfd = pgl_sys_open_dir(sc->pgdata);
+	const char *what;
 	int r;
 
+	if (dfd < 0) {
+		dut_error_set(err, "%s: %s", sc->pgdata, dut_fs_safe_strerror(dfd));
+		return dfd;
+	}
 	/* The base backup copied the primary's own pgload files: they are not ours. */
-	snprintf(path, sizeof(path), "%s/%s", sc->pgdata, PGL_STATE_FILE);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", sc->pgdata, PGL_SERVER_LOG);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/standby.signal", sc->pgdata);
-	if ((r = write_file(path, "we", "", err)) < 0)
-		return r;
+	unlinkat(dfd, PGL_STATE_FILE, 0);
+	unlinkat(dfd, PGL_SERVER_LOG, 0);
+	what = "standby.signal";
+	if ((r = pgl_sys_write_at(dfd, what, "", 0, 0600)) < 0)
+		goto fail;
 	snprintf(ci, sizeof(ci), "host=%s port=%d user=postgres application_name=%s",
 		 p->socket_dir, p->port, sc->sb.app_name);
-	conf_quote(ci, q, sizeof(q));
+	sql_literal(ci, q, sizeof(q));
 	snprintf(text, sizeof(text), "\n# added by pgload cluster standby\nprimary_conninfo = %s\n"
 		 "primary_slot_name = '%s'\n", q, sc->sb.slot);
-	snprintf(path, sizeof(path), "%s/postgresql.auto.conf", sc->pgdata);
-	if ((r = write_file(path, "ae", text, err)) < 0)
-		return r;
-	if (o->nsets == 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/postgresql.conf", sc->pgdata);
-	if ((r = write_file(path, "ae", "\n# added by pgload cluster standby --set\n", err)) < 0)
-		return r;
-	for (unsigned i = 0; i < o->nsets; i++) {
-		const char *eq = strchr(o->sets[i], '=');
+	what = "postgresql.auto.conf";
+	if ((r = pgl_sys_append_at(dfd, what, text, false)) < 0)
+		goto fail;
+	if (o->nsets > 0) {
+		_cleanup_free_ char *sets = pgl_settings_text(o->sets, o->nsets,
+							      "\n# added by pgload cluster standby --set\n");
 
-		conf_quote(eq + 1, q, sizeof(q));
-		snprintf(text, sizeof(text), "%.*s = %s\n", (int)(eq - o->sets[i]), o->sets[i], q);
-		if ((r = write_file(path, "ae", text, err)) < 0)
-			return r;
+		what = "postgresql.conf";
+		if (!sets)
+			return -ENOMEM;
+		if ((r = pgl_sys_append_at(dfd, what, sets, true)) < 0)
+			goto fail;
 	}
 	return 0;
+fail:
+	dut_error_set(err, "cannot write %s/%s: %s", sc->pgdata, what, dut_fs_safe_strerror(r));
+	return r;
 }
 
 static int base_backup(const struct pgl_cluster *p, const struct pgl_cluster *sc,
@@ -287,13 +290,17 @@ static int prepare_dir(const char *pgdata, bool *made, struct dut_error *err)
 		}
 		*made = true;
 	} else if (r < 0) {
-		dut_error_set(err, "%s: %s", pgdata, strerror(-r));
+		dut_error_set(err, "%s: %s", pgdata, dut_fs_safe_strerror(r));
 		return r;
 	}
-	chmod(pgdata, 0700);
-	if ((r = pgl_sys_chown_postgres(pgdata)) < 0) {
-		dut_error_set(err, "cannot chown %s to postgres: %s", pgdata, strerror(-r));
-		return r;
+	{
+		_cleanup_close_ int fd = pgl_sys_open_dir(pgdata);
+
+		if (fd < 0 || fchmod(fd, 0700) < 0 || (r = pgl_sys_chown_postgres_fd(fd)) < 0) {
+			r = fd < 0 ? fd : r < 0 ? r : -errno;
+			dut_error_set(err, "cannot chown %s to postgres: %s", pgdata, dut_fs_safe_strerror(r));
+			return r;
+		}
 	}
 	if (pgl_sys_postgres_can_write(pgdata) < 0) {
 		dut_error_set(err, "user postgres cannot write %s: a parent directory is probably "
@@ -306,22 +313,14 @@ static int prepare_dir(const char *pgdata, bool *made, struct dut_error *err)
 /* Leave pgdata as it was before: absent (we made it) or empty. */
 static void empty_dir(const char *pgdata, bool made)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *e;
+	_cleanup_close_ int fd = -1;
 
 	if (made) {
 		pgl_sys_remove_tree(pgdata);
 		return;
 	}
-	d = opendir(pgdata);
-	while (d && (e = readdir(d))) {
-		char p[PATH_MAX + 256];
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", pgdata, e->d_name);
-		pgl_sys_remove_tree(p);
-	}
+	if ((fd = pgl_sys_open_dir(pgdata)) >= 0)
+		pgl_sys_empty_dir_at(fd, NULL);
 }
 
 /* --- waiting for pg_stat_replication ------------------------------------ */
@@ -485,6 +484,8 @@ int pgl_standby_create(const struct pgl_standby_opts *o, struct pgl_cluster *ret
 		dut_error_set(err, "--pgdata and --primary name the same directory");
 		return -EINVAL;
 	}
+	if ((r = pgl_cluster_check_bindir(sc.bindir, err)) < 0)
+		return r;
 	snprintf(prog, sizeof(prog), "%s/pg_basebackup", sc.bindir);
 	if (access(prog, X_OK) < 0) {
 		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", prog,
@@ -575,62 +576,49 @@ static int drop_slot(PGconn *c, const char *slot, struct dut_error *err)
 	return -EBUSY;
 }
 
-/* The primary is stopped: edit its files the way the server would. */
+/* The primary is stopped: edit its files the way the server would (fd-relative, no links). */
 static int release_offline(const struct pgl_cluster *p, const struct pgl_cluster *sb,
 			   struct dut_error *err)
 {
-	char path[PATH_MAX + 128], ssn[128], tmp[PATH_MAX + 160];
+	char ssn[128];
 	_cleanup_free_ char *text = NULL;
-	size_t cap = 0, n = 0;
+	_cleanup_close_ int pgfd = pgl_sys_open_dir(p->pgdata), slots = -1;
+	size_t n = 0;
 	int r;
 
+	if (pgfd < 0) {
+		dut_error_set(err, "primary %s: %s", p->pgdata, dut_fs_safe_strerror(pgfd));
+		return pgfd;
+	}
 	if (sb->sb.slot[0]) {
-		snprintf(path, sizeof(path), "%s/pg_replslot/%s", p->pgdata, sb->sb.slot);
-		if ((r = pgl_sys_remove_tree(path)) < 0) {
-			dut_error_set(err, "cannot remove slot %s: %s", path, strerror(-r));
+		slots = openat(pgfd, "pg_replslot", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (slots < 0 && errno != ENOENT) {
+			dut_error_set(err, "%s/pg_replslot: %s", p->pgdata, strerror(errno));
+			return -errno;
+		}
+		/* the slot name is [a-z0-9_] (checked on load): one component */
+		if (slots >= 0 && (r = dut_remove_tree_at(slots, sb->sb.slot)) < 0) {
+			dut_error_set(err, "cannot remove slot %s/pg_replslot/%s: %s", p->pgdata,
+				      sb->sb.slot, dut_fs_safe_strerror(r));
 			return r;
 		}
 	}
 	if (!sb->sb.sync_set)
 		return 0;
-	snprintf(path, sizeof(path), "%s/postgresql.auto.conf", p->pgdata);
-	{
-		_cleanup_fclose_ FILE *f = fopen(path, "re");
-		char chunk[4096];
-		size_t k;
-
-		if (!f && errno == ENOENT)
-			return 0;
-		if (!f) {
-			dut_error_set(err, "cannot read %s: %s", path, strerror(errno));
-			return -EIO;
-		}
-		while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-			char *nt;
-
-			if (n + k + 1 > cap) {
-				cap = (n + k + 1) * 2;
-				if (!(nt = realloc(text, cap)))
-					return -ENOMEM;
-				text = nt;
-			}
-			memcpy(text + n, chunk, k);
-			n += k;
-		}
-	}
-	if (!text)
+	r = pgl_sys_read_at(pgfd, "postgresql.auto.conf", &text, &n);
+	if (r == -ENOENT)
 		return 0;
-	text[n] = '\0';
+	if (r < 0) {
+		dut_error_set(err, "cannot read %s/postgresql.auto.conf: %s", p->pgdata, dut_fs_safe_strerror(r));
+		return r;
+	}
 	pgl_standby_ssn_value(sb->sb.app_name, ssn, sizeof(ssn));
 	if (pgl_conf_drop_setting(text, "synchronous_standby_names", ssn) == 0)
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.pgload", path);
-	if ((r = write_file(tmp, "we", text, err)) < 0)
+	if ((r = pgl_sys_write_at(pgfd, "postgresql.auto.conf", text, strlen(text), 0600)) < 0) {
+		dut_error_set(err, "cannot replace %s/postgresql.auto.conf: %s", p->pgdata,
+			      dut_fs_safe_strerror(r));
 		return r;
-	if (rename(tmp, path) < 0) {
-		dut_error_set(err, "cannot replace %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -errno;
 	}
 	return 0;
 }
@@ -644,7 +632,8 @@ int pgl_standby_release(const struct pgl_cluster *sb, struct dut_error *err)
 	int r;
 
 	snprintf(pv, sizeof(pv), "%s/PG_VERSION", sb->sb.primary_pgdata);
-	if (access(pv, F_OK) < 0 || pgl_cluster_load(sb->sb.primary_pgdata, &p, &e2) < 0)
+	if (faccessat(AT_FDCWD, pv, F_OK, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    pgl_cluster_load(sb->sb.primary_pgdata, &p, &e2) < 0)
 		return 0; /* the primary is gone: nothing waits for us there */
 	if (!pgl_cluster_running(&p, NULL))
 		return release_offline(&p, sb, err);
