@@ -30,8 +30,24 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 	buf = malloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
+	ssize_t n = dut_read_full(fd, buf, size);
+
+	if (n < 0)
+		return (int)n;
+	got = (size_t)n;
+	buf[got] = '\0';
+	*ret_buf = TAKE_PTR(buf);
+	*ret_len = got;
+	return 0;
+}
+
+ssize_t dut_read_full(int fd, void *data, size_t len)
+{
+	char *buf = data;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -41,10 +57,7 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 			break;
 		got += (size_t)n;
 	}
-	buf[got] = '\0';
-	*ret_buf = TAKE_PTR(buf);
-	*ret_len = got;
-	return 0;
+	return (ssize_t)got;
 }
 
 int dut_write_all(int fd, const void *data, size_t len)

@@ -17,6 +17,9 @@
  */
 int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
 
+/* read(2) until len bytes or end of file, retrying on EINTR and short reads: bytes read or -errno. */
+ssize_t dut_read_full(int fd, void *buf, size_t len);
+
 /* write(2) all of len bytes, retrying on EINTR and short writes; 0 or -errno. */
 int dut_write_all(int fd, const void *buf, size_t len);
 

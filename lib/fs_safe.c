@@ -129,12 +129,10 @@ static int read_fd(int fd, size_t max_bytes, bool cut, char **ret_buf, size_t *r
 			buf = nb;
 			cap = want;
 		}
-		ssize_t n = read(fd, buf + got, cap - got);
+		ssize_t n = dut_read_full(fd, buf + got, cap - got);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		if (n == 0)
 			break;
 		got += (size_t)n;
