@@ -2,7 +2,8 @@
 /*
  * The tracer layer: file ids, trace records and live statistics.
  *
- * Per request it costs two clock_gettime (in dutfs_io_begin/end), one copy
+ * Per request it costs three clock_gettime (arrival in dutfs_io_begin, end of
+ * the backing call, the reply in dutfs_io_reply; layer.h), one copy
  * into the writer's per-thread ring (dut_trace_emit never waits on disk)
  * and a few additions into this thread's statistics block.  Nothing on the
  * read/write path allocates after a thread's first request.
@@ -285,6 +286,9 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16_t op,
 		   struct dutfs_inode *in, uint64_t offset, uint32_t len, uint16_t flags)
 {
+	bool decided = false;
+
+	io->arrival_ns = dutfs_now_ns();
 	io->op = op;
 	io->inode = in;
 	io->offset = offset;
@@ -296,20 +300,34 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 	io->skip_call = false;
 	io->backing_done = false;
 	io->reply_ns = 0;
+	io->reply_pending = false;
+	io->trace_pending = false;
 	memset(&io->shape, 0, sizeof(io->shape));
 	io->file_id = atomic_load_explicit(&in->file_id, memory_order_relaxed);
 	/* a writeback-cache write is the kernel's, not the process's it carries */
 	io->pid = (flags & DUT_TRACE_F_WRITEBACK) ? 0 : (uint32_t)fuse_req_ctx(req)->pid;
 	for (unsigned i = 0; i < fs->nlayers; i++) {
-		int r = fs->layers[i].ops->submit ? fs->layers[i].ops->submit(fs->layers[i].ctx, io) : 0;
+		int r;
 
+		if (!fs->layers[i].ops->submit)
+			continue;
+		decided = true;
+		r = fs->layers[i].ops->submit(fs->layers[i].ctx, io);
 		if (r < 0) {
 			io->ts_ns = dutfs_now_ns();
 			return r;
 		}
 	}
-	io->ts_ns = dutfs_now_ns();
+	/* without a deciding layer the backing call starts now: no second clock read */
+	io->ts_ns = decided ? dutfs_now_ns() : io->arrival_ns;
 	return 0;
+}
+
+void dutfs_io_replied(struct dutfs *fs, struct dutfs_io *io, uint64_t replied_ns)
+{
+	for (unsigned i = fs->nlayers; i-- > 0;)
+		if (fs->layers[i].ops->replied)
+			fs->layers[i].ops->replied(fs->layers[i].ctx, io, replied_ns);
 }
 
 void dutfs_io_backing_done(struct dutfs *fs, struct dutfs_io *io)
@@ -335,6 +353,25 @@ void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint
 void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result)
 {
 	dutfs_io_end_at(fs, io, result, dutfs_now_ns());
+}
+
+/* dutfs_ns 0: not recorded (the op replies by itself, after the record) */
+static void trace_emit(struct dutfs_tracer *t, const struct dutfs_io *io, uint32_t dutfs_ns)
+{
+	struct dut_trace_rec rec = {
+		.ts_ns = io->ts_ns,
+		.offset = io->offset,
+		.lat_ns = io->lat_ns,
+		.len = io->len,
+		.result = io->result,
+		.file_id = io->file_id,
+		.pid = io->pid,
+		.op = io->op,
+		.flags = io->flags,
+		.dutfs_ns = dutfs_ns,
+	};
+
+	dut_trace_emit(t->w, &rec);
 }
 
 static void tracer_complete(void *ctx, struct dutfs_io *io)
@@ -365,23 +402,26 @@ static void tracer_complete(void *ctx, struct dutfs_io *io)
 		dutfs_stats_record(t->stats, tl->st, io->file_id, kind,
 				   io->result > 0 ? (uint64_t)io->result : 0, io->lat_ns, io->result < 0);
 	if (t->w && atomic_load_explicit(&t->enabled, memory_order_relaxed)) {
-		struct dut_trace_rec rec = {
-			.ts_ns = io->ts_ns,
-			.offset = io->offset,
-			.lat_ns = io->lat_ns,
-			.len = io->len,
-			.result = io->result,
-			.file_id = io->file_id,
-			.pid = io->pid,
-			.op = io->op,
-			.flags = io->flags,
-		};
-
-		dut_trace_emit(t->w, &rec);
+		/* the record waits for the reply time (tracer_replied) when there will be one */
+		if (io->reply_pending)
+			io->trace_pending = true;
+		else
+			trace_emit(t, io, 0);
 	}
+}
+
+static void tracer_replied(void *ctx, struct dutfs_io *io, uint64_t replied_ns)
+{
+	struct dutfs *fs = ctx;
+
+	if (!io->trace_pending)
+		return;
+	io->trace_pending = false;
+	trace_emit(fs->tracer, io, dut_trace_dutfs_ns(io->arrival_ns, replied_ns, io->lat_ns));
 }
 
 const struct dutfs_layer_ops dutfs_tracer_layer = {
 	.name = "tracer",
 	.complete = tracer_complete,
+	.replied = tracer_replied,
 };
