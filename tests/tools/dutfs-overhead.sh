@@ -86,6 +86,7 @@ check "shaped read lat_ns p50" "$shaped_lat" "$lat_lo" "$lat_hi"
 check "shaped read dutfs_ns p50" "$shaped_d" 1 "$d_hi"
 check "unshaped read dutfs_ns p50" "$plain_d" 1 "$lat_lo"
 
+sed -n '/^dutfs time (dutfs/,/^$/p' "$T/report.txt"
 grep -q '^dutfs time (dutfs' "$T/report.txt" || { cat "$T/report.txt"; die "the human report has no dutfs time table"; }
 grep -q 'not recorded' "$T/report.txt" && { cat "$T/report.txt"; die "the human report says dutfs time was not recorded"; }
 shape_finish
