@@ -29,9 +29,13 @@
  * and, after the reply, runs ->replied with it, so the tracer emits the
  * record only once the reply time is known:
  *   dutfs_ns = (reply - arrival_ns) - lat_ns
- * Ops that reply by themselves (open, release, truncate, ...) end with
- * dutfs_io_end: their ->replied never runs and their records say 0 (not
- * recorded).  Clock reads per request: arrival (which is also ts_ns when no
+ * A successful open or create replies through reply_raw.c after its
+ * dutfs_io_end: the tracer keeps that record in the thread until the raw
+ * reply (dutfs_tracer_raw_replied), so it gets dutfs_ns too, counted from
+ * dutfs_io_begin (after the switch to the caller's credentials) or, for
+ * create, from the backing openat.  Ops that reply by themselves (release,
+ * truncate, unlink, rename, a failed open) end with dutfs_io_end: their
+ * records say 0 (not recorded).  Clock reads per request: arrival (which is also ts_ns when no
  * layer has a ->submit), end of the backing call, reply; one more for ts_ns
  * when a layer (the shaper) decided in ->submit.
  */
@@ -98,5 +102,10 @@ struct dutfs_layer {
 struct dutfs;
 /* The layers' ->replied (tracer.c); reply_late.c calls it after each reply it sends. */
 void dutfs_io_replied(struct dutfs *fs, struct dutfs_io *io, uint64_t replied_ns);
+/*
+ * reply_raw.c, after an open/create reply it sent (clock read before it):
+ * the tracer emits the record this thread's open or create left pending.
+ */
+void dutfs_tracer_raw_replied(uint64_t replied_ns);
 
 #endif

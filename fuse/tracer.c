@@ -37,19 +37,49 @@ struct dutfs_tracer {
 	pthread_key_t tls_key;
 };
 
-/* Per worker thread: statistics block and the aligned I/O buffer. */
+/*
+ * Per worker thread: statistics block, the aligned I/O buffer, and the
+ * record of an open or create waiting for its raw reply (reply_raw.c, in
+ * the same thread, right after the op's dutfs_io_end).  A pending record
+ * that never gets its reply (the op failed after dutfs_io_end and replied
+ * an error) is emitted with dutfs_ns 0 when the thread stages the next one,
+ * exits, or closes the trace: every record is emitted exactly once.
+ */
 struct dutfs_tls {
 	struct dutfs_stats_thread *st;
 	void *buf;
 	size_t bufsize;
+	bool has_pending;
+	struct dutfs_tracer *pending_t;
+	uint64_t pending_arrival_ns;
+	struct dut_trace_rec pending;
 };
 
 static __thread struct dutfs_tls *tls;
+
+static void pending_emit(struct dutfs_tls *t, uint32_t dutfs_ns)
+{
+	if (!t->has_pending)
+		return;
+	t->has_pending = false;
+	t->pending.dutfs_ns = dutfs_ns;
+	if (t->pending_t->w)
+		dut_trace_emit(t->pending_t->w, &t->pending);
+}
+
+void dutfs_tracer_raw_replied(uint64_t replied_ns)
+{
+	struct dutfs_tls *t = tls;
+
+	if (t && t->has_pending)
+		pending_emit(t, dut_trace_dutfs_ns(t->pending_arrival_ns, replied_ns, t->pending.lat_ns));
+}
 
 static void tls_destroy(void *p)
 {
 	struct dutfs_tls *t = p;
 
+	pending_emit(t, 0);
 	dutfs_stats_thread_put(t->st);
 	free(t->buf);
 	free(t);
@@ -135,6 +165,8 @@ int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *
 	*ret_written = *ret_dropped = 0;
 	if (!t->w)
 		return 0;
+	if (tls)
+		pending_emit(tls, 0); /* the workers have exited: only this thread can hold one */
 	r = dut_trace_writer_close_counts(t->w, ret_written, ret_dropped);
 	t->w = NULL;
 	return r;
@@ -355,10 +387,9 @@ void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result)
 	dutfs_io_end_at(fs, io, result, dutfs_now_ns());
 }
 
-/* dutfs_ns 0: not recorded (the op replies by itself, after the record) */
-static void trace_emit(struct dutfs_tracer *t, const struct dutfs_io *io, uint32_t dutfs_ns)
+static void rec_of(const struct dutfs_io *io, uint32_t dutfs_ns, struct dut_trace_rec *ret)
 {
-	struct dut_trace_rec rec = {
+	*ret = (struct dut_trace_rec){
 		.ts_ns = io->ts_ns,
 		.offset = io->offset,
 		.lat_ns = io->lat_ns,
@@ -370,8 +401,36 @@ static void trace_emit(struct dutfs_tracer *t, const struct dutfs_io *io, uint32
 		.flags = io->flags,
 		.dutfs_ns = dutfs_ns,
 	};
+}
 
+/* dutfs_ns 0: not recorded (the op replies by itself, after the record) */
+static void trace_emit(struct dutfs_tracer *t, const struct dutfs_io *io, uint32_t dutfs_ns)
+{
+	struct dut_trace_rec rec;
+
+	rec_of(io, dutfs_ns, &rec);
 	dut_trace_emit(t->w, &rec);
+}
+
+/*
+ * A successful open or create replies through reply_raw.c after its
+ * dutfs_io_end: keep its record until then (dutfs_tracer_raw_replied).
+ * Its arrival is the earlier of arrival_ns and ts_ns (a create's record is
+ * made after the backing call, with the call's own start as ts_ns).
+ */
+static bool trace_stage(struct dutfs *fs, const struct dutfs_io *io)
+{
+	struct dutfs_tls *tl;
+
+	if ((io->op != DUT_OP_OPEN && io->op != DUT_OP_CREATE) || io->result < 0 ||
+	    !(tl = tls_get(fs)))
+		return false;
+	pending_emit(tl, 0); /* an earlier one never got its reply */
+	rec_of(io, 0, &tl->pending);
+	tl->pending_t = fs->tracer;
+	tl->pending_arrival_ns = io->arrival_ns < io->ts_ns ? io->arrival_ns : io->ts_ns;
+	tl->has_pending = true;
+	return true;
 }
 
 static void tracer_complete(void *ctx, struct dutfs_io *io)
@@ -405,7 +464,7 @@ static void tracer_complete(void *ctx, struct dutfs_io *io)
 		/* the record waits for the reply time (tracer_replied) when there will be one */
 		if (io->reply_pending)
 			io->trace_pending = true;
-		else
+		else if (!trace_stage(fs, io))
 			trace_emit(t, io, 0);
 	}
 }

@@ -11,12 +11,15 @@
 #     wake-up is in lat_ns, as docs/trace-format.md says);
 #   - the shaping delay is NOT dutfs time: shaped dutfs_ns p50 <=
 #     max(3 x plain dutfs_ns p50, plain dutfs_ns p50 + 200 us);
-#   - the human report prints the dutfs time table with both figures.
+#   - the human report prints the dutfs time table with both figures;
+#   - opens and creates (raw reply path) carry dutfs_ns too: every OPEN
+#     record (the dd opens) and the CREATE of a new file (tracestat).
 # The medians are printed, so a run shows what dutfs costs on this machine.
-# usage: dutfs-overhead.sh DUTLAB   (needs root, /dev/fuse, dutfs with --shape, jq)
+# usage: dutfs-overhead.sh DUTLAB TRACESTAT   (needs root, /dev/fuse, dutfs with --shape, jq)
 . "$(dirname "$0")/../shape/lib-shape.sh"
 DUT_TEST_NAME=dutfs-overhead
 DUTLAB=${1:-$DUTLAB}
+TRACESTAT=${2:-$DUT_BUILD_ROOT/tests/tools/tracestat}
 
 MODEL_MS=2
 ROUNDS=3
@@ -27,6 +30,7 @@ shape_need_dutfs
 dut_need_prog jq jq
 dut_need_prog dd dd
 [ -x "$DUTLAB" ] || dut_skip "$DUTLAB is not built"
+[ -x "$TRACESTAT" ] || dut_skip "$TRACESTAT is not built"
 
 dut_tmpdir
 cat >"$T/rules.ini" <<EOF
@@ -51,6 +55,7 @@ for r in $(seq 1 $ROUNDS); do
 			|| die "dd of $T/mnt/$d/f failed (round $r)"
 	done
 done
+: >"$T/mnt/plain/created" || die "cannot create $T/mnt/plain/created"
 dut_umount "$T/mnt" || die "the unmount had to be forced; the trace may be incomplete"
 
 "$DUTLAB" report "$T/trace.dtr" --by file --top 0 --json "$T/report.json" >"$T/report.txt" 2>"$T/report.err" \
@@ -86,6 +91,11 @@ check "shaped read lat_ns p50" "$shaped_lat" "$lat_lo" "$lat_hi"
 check "shaped read dutfs_ns p50" "$shaped_d" 1 "$d_hi"
 check "unshaped read dutfs_ns p50" "$plain_d" 1 "$lat_lo"
 
+for op in open create; do
+	read -r n withd med <<<"$("$TRACESTAT" "$T/trace.dtr" $op)" || die "tracestat $op failed"
+	say "$op records: $n, with dutfs_ns: $withd, median dutfs_ns $med"
+	[ "$n" -ge 1 ] && [ "$withd" = "$n" ] || die "$op: $withd of $n records carry dutfs_ns (want all, at least 1)"
+done
 sed -n '/^dutfs time (dutfs/,/^$/p' "$T/report.txt"
 grep -q '^dutfs time (dutfs' "$T/report.txt" || { cat "$T/report.txt"; die "the human report has no dutfs time table"; }
 grep -q 'not recorded' "$T/report.txt" && { cat "$T/report.txt"; die "the human report says dutfs time was not recorded"; }
