@@ -61,6 +61,7 @@ struct dutfs_shape_req {
 
 struct dutfs_io {
 	uint64_t arrival_ns; /* CLOCK_MONOTONIC when dutfs_io_begin was entered */
+	const void *req;     /* the fuse_req_t (identifies the raw reply of an open/create) */
 	uint64_t ts_ns;      /* CLOCK_MONOTONIC when the backing call started */
 	uint64_t lat_ns;     /* backing call (+ layer delays) */
 	uint64_t offset;     /* op-specific, see enum dut_trace_op */
@@ -106,6 +107,6 @@ void dutfs_io_replied(struct dutfs *fs, struct dutfs_io *io, uint64_t replied_ns
  * reply_raw.c, after an open/create reply it sent (clock read before it):
  * the tracer emits the record this thread's open or create left pending.
  */
-void dutfs_tracer_raw_replied(uint64_t replied_ns);
+void dutfs_tracer_raw_replied(const void *req, uint64_t replied_ns);
 
 #endif

@@ -26,7 +26,7 @@ static int reply_iov_timed(struct fuse_req *req, const struct iovec *iov)
 	uint64_t replied_ns = reply_clock_ns();
 	int r = fuse_reply_iov(req, iov, 1);
 
-	dutfs_tracer_raw_replied(replied_ns);
+	dutfs_tracer_raw_replied(req, replied_ns);
 	return r;
 }
 

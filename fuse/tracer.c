@@ -51,6 +51,7 @@ struct dutfs_tls {
 	size_t bufsize;
 	bool has_pending;
 	struct dutfs_tracer *pending_t;
+	const void *pending_req;       /* only this request's raw reply finishes it */
 	uint64_t pending_arrival_ns;
 	struct dut_trace_rec pending;
 };
@@ -67,11 +68,11 @@ static void pending_emit(struct dutfs_tls *t, uint32_t dutfs_ns)
 		dut_trace_emit(t->pending_t->w, &t->pending);
 }
 
-void dutfs_tracer_raw_replied(uint64_t replied_ns)
+void dutfs_tracer_raw_replied(const void *req, uint64_t replied_ns)
 {
 	struct dutfs_tls *t = tls;
 
-	if (t && t->has_pending)
+	if (t && t->has_pending && t->pending_req == req)
 		pending_emit(t, dut_trace_dutfs_ns(t->pending_arrival_ns, replied_ns, t->pending.lat_ns));
 }
 
@@ -321,6 +322,7 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 	bool decided = false;
 
 	io->arrival_ns = dutfs_now_ns();
+	io->req = req;
 	io->op = op;
 	io->inode = in;
 	io->offset = offset;
@@ -428,6 +430,7 @@ static bool trace_stage(struct dutfs *fs, const struct dutfs_io *io)
 	pending_emit(tl, 0); /* an earlier one never got its reply */
 	rec_of(io, 0, &tl->pending);
 	tl->pending_t = fs->tracer;
+	tl->pending_req = io->req;
 	tl->pending_arrival_ns = io->arrival_ns < io->ts_ns ? io->arrival_ns : io->ts_ns;
 	tl->has_pending = true;
 	return true;
