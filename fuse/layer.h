@@ -22,6 +22,22 @@
  * to the timer thread and ->complete runs there, at the real reply time, so
  * lat_ns (and the trace record) include the delay.  ->backing_done runs in
  * the worker right after the backing call (before a late reply).
+ *
+ * dutfs's own time (the trace record's dutfs_ns): dutfs_io_begin takes
+ * arrival_ns on entry; dutfs_io_reply takes the clock again right before the
+ * fuse_reply_* call (in the worker, or in the timer thread for a late reply)
+ * and, after the reply, runs ->replied with it, so the tracer emits the
+ * record only once the reply time is known:
+ *   dutfs_ns = (reply - arrival_ns) - lat_ns
+ * A successful open or create replies through reply_raw.c after its
+ * dutfs_io_end: the tracer keeps that record in the thread until the raw
+ * reply (dutfs_tracer_raw_replied), so it gets dutfs_ns too, counted from
+ * dutfs_io_begin (after the switch to the caller's credentials) or, for
+ * create, from the backing openat.  Ops that reply by themselves (release,
+ * truncate, unlink, rename, a failed open) end with dutfs_io_end: their
+ * records say 0 (not recorded).  Clock reads per request: arrival (which is also ts_ns when no
+ * layer has a ->submit), end of the backing call, reply; one more for ts_ns
+ * when a layer (the shaper) decided in ->submit.
  */
 #ifndef DUTFS_LAYER_H
 #define DUTFS_LAYER_H
@@ -44,6 +60,8 @@ struct dutfs_shape_req {
 };
 
 struct dutfs_io {
+	uint64_t arrival_ns; /* CLOCK_MONOTONIC when dutfs_io_begin was entered */
+	const void *req;     /* the fuse_req_t (identifies the raw reply of an open/create) */
 	uint64_t ts_ns;      /* CLOCK_MONOTONIC when the backing call started */
 	uint64_t lat_ns;     /* backing call (+ layer delays) */
 	uint64_t offset;     /* op-specific, see enum dut_trace_op */
@@ -60,6 +78,9 @@ struct dutfs_io {
 	bool backing_done;   /* ->backing_done has run */
 	uint64_t reply_ns;   /* CLOCK_MONOTONIC; reply not before this (0: at once) */
 	struct dutfs_shape_req shape;
+	/* set by dutfs_io_reply: the layers' ->replied will run after the reply */
+	bool reply_pending;
+	bool trace_pending;  /* the tracer holds this request's record until ->replied */
 };
 
 struct dutfs_layer_ops {
@@ -68,6 +89,8 @@ struct dutfs_layer_ops {
 	void (*complete)(void *ctx, struct dutfs_io *io);
 	/* After the backing call, in the worker, before any late reply (NULL: none). */
 	void (*backing_done)(void *ctx, struct dutfs_io *io);
+	/* After the reply was sent at replied_ns (only for dutfs_io_reply; NULL: none). */
+	void (*replied)(void *ctx, struct dutfs_io *io, uint64_t replied_ns);
 };
 
 struct dutfs_layer {
@@ -76,5 +99,14 @@ struct dutfs_layer {
 };
 
 #define DUTFS_MAX_LAYERS 4
+
+struct dutfs;
+/* The layers' ->replied (tracer.c); reply_late.c calls it after each reply it sends. */
+void dutfs_io_replied(struct dutfs *fs, struct dutfs_io *io, uint64_t replied_ns);
+/*
+ * reply_raw.c, after an open/create reply it sent (clock read before it):
+ * the tracer emits the record this thread's open or create left pending.
+ */
+void dutfs_tracer_raw_replied(const void *req, uint64_t replied_ns);
 
 #endif

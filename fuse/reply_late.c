@@ -39,6 +39,25 @@ static void send_reply(fuse_req_t req, enum dutfs_reply_kind kind, int32_t resul
 		fuse_reply_write(req, (size_t)result);
 }
 
+/*
+ * Reply, timed: the clock is read right before the fuse_reply_* call (the
+ * write to /dev/fuse is the kernel's part of the round trip, not counted),
+ * and the layers' ->replied (the tracer emits the record) run after it.
+ */
+static void reply_timed(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io,
+			enum dutfs_reply_kind kind, const void *data)
+{
+	uint64_t replied_ns = dutfs_now_ns();
+
+	send_reply(req, kind, io->result, data);
+	dutfs_io_replied(fs, io, replied_ns);
+}
+
+/*
+ * The model's delay ends here: lat_ns runs to now (the timer thread's
+ * wake-up included, as before), and dutfs's own time of the request is its
+ * work before the backing call plus this thread's work from now to the reply.
+ */
 static void late_fire(void *arg)
 {
 	struct late_reply *l = arg;
@@ -47,7 +66,7 @@ static void late_fire(void *arg)
 	/* a layer may have turned a read into an error (a crash in between) */
 	if (l->io.result > 0 && (size_t)l->io.result > l->len && l->kind == DUTFS_REPLY_BUF)
 		l->io.result = (int32_t)l->len;
-	send_reply(l->req, l->kind, l->io.result, l->data);
+	reply_timed(l->fs, l->req, &l->io, l->kind, l->data);
 	free(l);
 }
 
@@ -56,6 +75,7 @@ void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32
 {
 	uint64_t end_ns = dutfs_now_ns();
 
+	io->reply_pending = true;
 	dutfs_io_backing_done(fs, io);
 	if (fs->sched && io->reply_ns > end_ns) {
 		size_t len = kind == DUTFS_REPLY_BUF && result > 0 ? (size_t)result : 0;
@@ -72,5 +92,5 @@ void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32
 		}
 	}
 	dutfs_io_end_at(fs, io, result, end_ns);
-	send_reply(req, kind, io->result, data);
+	reply_timed(fs, req, io, kind, data);
 }

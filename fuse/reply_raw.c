@@ -3,11 +3,32 @@
 #include <linux/fuse.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
+#include "fuse/layer.h"      /* dutfs_tracer_raw_replied; no libfuse header */
 #include "fuse/reply_raw.h"
 
 /* from fuse_lowlevel.h (libfuse 3.x ABI) */
 int fuse_reply_iov(struct fuse_req *req, const struct iovec *iov, int count);
+
+/* The reply timestamp (CLOCK_MONOTONIC, as dutfs_now_ns) right before the reply. */
+static uint64_t reply_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Send, then let the tracer finish the open/create record with the reply time. */
+static int reply_iov_timed(struct fuse_req *req, const struct iovec *iov)
+{
+	uint64_t replied_ns = reply_clock_ns();
+	int r = fuse_reply_iov(req, iov, 1);
+
+	dutfs_tracer_raw_replied(req, replied_ns);
+	return r;
+}
 
 static uint32_t wire_flags(unsigned flags)
 {
@@ -30,7 +51,7 @@ int dutfs_reply_open_raw(struct fuse_req *req, uint64_t fh, unsigned flags)
 	memset(&o, 0, sizeof(o));
 	o.fh = fh;
 	o.open_flags = wire_flags(flags);
-	return fuse_reply_iov(req, &iov, 1);
+	return reply_iov_timed(req, &iov);
 }
 
 static void split_timeout(double t, uint64_t *sec, uint32_t *nsec)
@@ -73,5 +94,5 @@ int dutfs_reply_create_raw(struct fuse_req *req, uint64_t nodeid, uint64_t gener
 	a->ctimensec = (uint32_t)st->st_ctim.tv_nsec;
 	out.o.fh = fh;
 	out.o.open_flags = wire_flags(flags);
-	return fuse_reply_iov(req, &iov, 1);
+	return reply_iov_timed(req, &iov);
 }

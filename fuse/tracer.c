@@ -2,7 +2,8 @@
 /*
  * The tracer layer: file ids, trace records and live statistics.
  *
- * Per request it costs two clock_gettime (in dutfs_io_begin/end), one copy
+ * Per request it costs three clock_gettime (arrival in dutfs_io_begin, end of
+ * the backing call, the reply in dutfs_io_reply; layer.h), one copy
  * into the writer's per-thread ring (dut_trace_emit never waits on disk)
  * and a few additions into this thread's statistics block.  Nothing on the
  * read/write path allocates after a thread's first request.
@@ -36,19 +37,50 @@ struct dutfs_tracer {
 	pthread_key_t tls_key;
 };
 
-/* Per worker thread: statistics block and the aligned I/O buffer. */
+/*
+ * Per worker thread: statistics block, the aligned I/O buffer, and the
+ * record of an open or create waiting for its raw reply (reply_raw.c, in
+ * the same thread, right after the op's dutfs_io_end).  A pending record
+ * that never gets its reply (the op failed after dutfs_io_end and replied
+ * an error) is emitted with dutfs_ns 0 when the thread stages the next one,
+ * exits, or closes the trace: every record is emitted exactly once.
+ */
 struct dutfs_tls {
 	struct dutfs_stats_thread *st;
 	void *buf;
 	size_t bufsize;
+	bool has_pending;
+	struct dutfs_tracer *pending_t;
+	const void *pending_req;       /* only this request's raw reply finishes it */
+	uint64_t pending_arrival_ns;
+	struct dut_trace_rec pending;
 };
 
 static __thread struct dutfs_tls *tls;
+
+static void pending_emit(struct dutfs_tls *t, uint32_t dutfs_ns)
+{
+	if (!t->has_pending)
+		return;
+	t->has_pending = false;
+	t->pending.dutfs_ns = dutfs_ns;
+	if (t->pending_t->w)
+		dut_trace_emit(t->pending_t->w, &t->pending);
+}
+
+void dutfs_tracer_raw_replied(const void *req, uint64_t replied_ns)
+{
+	struct dutfs_tls *t = tls;
+
+	if (t && t->has_pending && t->pending_req == req)
+		pending_emit(t, dut_trace_dutfs_ns(t->pending_arrival_ns, replied_ns, t->pending.lat_ns));
+}
 
 static void tls_destroy(void *p)
 {
 	struct dutfs_tls *t = p;
 
+	pending_emit(t, 0);
 	dutfs_stats_thread_put(t->st);
 	free(t->buf);
 	free(t);
@@ -134,6 +166,8 @@ int dutfs_tracer_close(struct dutfs_tracer *t, uint64_t *ret_written, uint64_t *
 	*ret_written = *ret_dropped = 0;
 	if (!t->w)
 		return 0;
+	if (tls)
+		pending_emit(tls, 0); /* the workers have exited: only this thread can hold one */
 	r = dut_trace_writer_close_counts(t->w, ret_written, ret_dropped);
 	t->w = NULL;
 	return r;
@@ -285,6 +319,10 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16_t op,
 		   struct dutfs_inode *in, uint64_t offset, uint32_t len, uint16_t flags)
 {
+	bool decided = false;
+
+	io->arrival_ns = dutfs_now_ns();
+	io->req = req;
 	io->op = op;
 	io->inode = in;
 	io->offset = offset;
@@ -296,20 +334,34 @@ int dutfs_io_begin(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, uint16
 	io->skip_call = false;
 	io->backing_done = false;
 	io->reply_ns = 0;
+	io->reply_pending = false;
+	io->trace_pending = false;
 	memset(&io->shape, 0, sizeof(io->shape));
 	io->file_id = atomic_load_explicit(&in->file_id, memory_order_relaxed);
 	/* a writeback-cache write is the kernel's, not the process's it carries */
 	io->pid = (flags & DUT_TRACE_F_WRITEBACK) ? 0 : (uint32_t)fuse_req_ctx(req)->pid;
 	for (unsigned i = 0; i < fs->nlayers; i++) {
-		int r = fs->layers[i].ops->submit ? fs->layers[i].ops->submit(fs->layers[i].ctx, io) : 0;
+		int r;
 
+		if (!fs->layers[i].ops->submit)
+			continue;
+		decided = true;
+		r = fs->layers[i].ops->submit(fs->layers[i].ctx, io);
 		if (r < 0) {
 			io->ts_ns = dutfs_now_ns();
 			return r;
 		}
 	}
-	io->ts_ns = dutfs_now_ns();
+	/* without a deciding layer the backing call starts now: no second clock read */
+	io->ts_ns = decided ? dutfs_now_ns() : io->arrival_ns;
 	return 0;
+}
+
+void dutfs_io_replied(struct dutfs *fs, struct dutfs_io *io, uint64_t replied_ns)
+{
+	for (unsigned i = fs->nlayers; i-- > 0;)
+		if (fs->layers[i].ops->replied)
+			fs->layers[i].ops->replied(fs->layers[i].ctx, io, replied_ns);
 }
 
 void dutfs_io_backing_done(struct dutfs *fs, struct dutfs_io *io)
@@ -335,6 +387,53 @@ void dutfs_io_end_at(struct dutfs *fs, struct dutfs_io *io, int32_t result, uint
 void dutfs_io_end(struct dutfs *fs, struct dutfs_io *io, int32_t result)
 {
 	dutfs_io_end_at(fs, io, result, dutfs_now_ns());
+}
+
+static void rec_of(const struct dutfs_io *io, uint32_t dutfs_ns, struct dut_trace_rec *ret)
+{
+	*ret = (struct dut_trace_rec){
+		.ts_ns = io->ts_ns,
+		.offset = io->offset,
+		.lat_ns = io->lat_ns,
+		.len = io->len,
+		.result = io->result,
+		.file_id = io->file_id,
+		.pid = io->pid,
+		.op = io->op,
+		.flags = io->flags,
+		.dutfs_ns = dutfs_ns,
+	};
+}
+
+/* dutfs_ns 0: not recorded (the op replies by itself, after the record) */
+static void trace_emit(struct dutfs_tracer *t, const struct dutfs_io *io, uint32_t dutfs_ns)
+{
+	struct dut_trace_rec rec;
+
+	rec_of(io, dutfs_ns, &rec);
+	dut_trace_emit(t->w, &rec);
+}
+
+/*
+ * A successful open or create replies through reply_raw.c after its
+ * dutfs_io_end: keep its record until then (dutfs_tracer_raw_replied).
+ * Its arrival is the earlier of arrival_ns and ts_ns (a create's record is
+ * made after the backing call, with the call's own start as ts_ns).
+ */
+static bool trace_stage(struct dutfs *fs, const struct dutfs_io *io)
+{
+	struct dutfs_tls *tl;
+
+	if ((io->op != DUT_OP_OPEN && io->op != DUT_OP_CREATE) || io->result < 0 ||
+	    !(tl = tls_get(fs)))
+		return false;
+	pending_emit(tl, 0); /* an earlier one never got its reply */
+	rec_of(io, 0, &tl->pending);
+	tl->pending_t = fs->tracer;
+	tl->pending_req = io->req;
+	tl->pending_arrival_ns = io->arrival_ns < io->ts_ns ? io->arrival_ns : io->ts_ns;
+	tl->has_pending = true;
+	return true;
 }
 
 static void tracer_complete(void *ctx, struct dutfs_io *io)
@@ -365,23 +464,26 @@ static void tracer_complete(void *ctx, struct dutfs_io *io)
 		dutfs_stats_record(t->stats, tl->st, io->file_id, kind,
 				   io->result > 0 ? (uint64_t)io->result : 0, io->lat_ns, io->result < 0);
 	if (t->w && atomic_load_explicit(&t->enabled, memory_order_relaxed)) {
-		struct dut_trace_rec rec = {
-			.ts_ns = io->ts_ns,
-			.offset = io->offset,
-			.lat_ns = io->lat_ns,
-			.len = io->len,
-			.result = io->result,
-			.file_id = io->file_id,
-			.pid = io->pid,
-			.op = io->op,
-			.flags = io->flags,
-		};
-
-		dut_trace_emit(t->w, &rec);
+		/* the record waits for the reply time (tracer_replied) when there will be one */
+		if (io->reply_pending)
+			io->trace_pending = true;
+		else if (!trace_stage(fs, io))
+			trace_emit(t, io, 0);
 	}
+}
+
+static void tracer_replied(void *ctx, struct dutfs_io *io, uint64_t replied_ns)
+{
+	struct dutfs *fs = ctx;
+
+	if (!io->trace_pending)
+		return;
+	io->trace_pending = false;
+	trace_emit(fs->tracer, io, dut_trace_dutfs_ns(io->arrival_ns, replied_ns, io->lat_ns));
 }
 
 const struct dutfs_layer_ops dutfs_tracer_layer = {
 	.name = "tracer",
 	.complete = tracer_complete,
+	.replied = tracer_replied,
 };

@@ -28,7 +28,7 @@
 
 #define DUT_TRACE_MAGIC "DUTTRACE"  /* 8 bytes, no NUL */
 #define DUT_TRACE_VERSION_MAJOR 1
-#define DUT_TRACE_VERSION_MINOR 0
+#define DUT_TRACE_VERSION_MINOR 1  /* 1.1: dutfs_ns in the record */
 #define DUT_TRACE_HEADER_SIZE 64
 #define DUT_TRACE_REC_SIZE 48
 
@@ -67,7 +67,7 @@ enum dut_trace_op {
 
 /* One I/O, 48 bytes on disk in exactly this order. */
 struct dut_trace_rec {
-	uint64_t ts_ns;     /* CLOCK_MONOTONIC when dutfs received the request */
+	uint64_t ts_ns;     /* CLOCK_MONOTONIC when the backing call started */
 	uint64_t offset;
 	uint64_t lat_ns;    /* time spent in the backing call (plus shaping delay) */
 	uint32_t len;       /* requested bytes */
@@ -76,8 +76,21 @@ struct dut_trace_rec {
 	uint32_t pid;       /* calling process, from the FUSE request context */
 	uint16_t op;        /* enum dut_trace_op */
 	uint16_t flags;
-	uint32_t reserved;
+	/*
+	 * dutfs's own time for this request, from its arrival in dutfs's I/O
+	 * path to the moment the reply was handed to the kernel, minus lat_ns:
+	 * what the instrument added beyond the backing call and the model's
+	 * delay.  Saturates at DUT_TRACE_DUTFS_NS_MAX; at least 1 when
+	 * measured, so 0 means "not recorded" (a 1.0 trace, or an op whose
+	 * reply time dutfs does not take).
+	 */
+	uint32_t dutfs_ns;
 };
+
+#define DUT_TRACE_DUTFS_NS_MAX UINT32_MAX
+
+/* overhead = (reply - arrival) - lat_ns as stored in dutfs_ns (pure, saturating, >= 1). */
+uint32_t dut_trace_dutfs_ns(uint64_t arrival_ns, uint64_t reply_ns, uint64_t lat_ns);
 
 struct dut_trace_file {
 	uint32_t id;

@@ -18,7 +18,7 @@ void dut_trace_rec_encode(const struct dut_trace_rec *r, uint8_t out[DUT_TRACE_R
 	dut_le32_put(out + 36, r->pid);
 	dut_le16_put(out + 40, r->op);
 	dut_le16_put(out + 42, r->flags);
-	dut_le32_put(out + 44, r->reserved);
+	dut_le32_put(out + 44, r->dutfs_ns);
 }
 
 void dut_trace_rec_decode(const uint8_t in[DUT_TRACE_REC_SIZE], struct dut_trace_rec *ret)
@@ -32,7 +32,17 @@ void dut_trace_rec_decode(const uint8_t in[DUT_TRACE_REC_SIZE], struct dut_trace
 	ret->pid = dut_le32_get(in + 36);
 	ret->op = dut_le16_get(in + 40);
 	ret->flags = dut_le16_get(in + 42);
-	ret->reserved = dut_le32_get(in + 44);
+	ret->dutfs_ns = dut_le32_get(in + 44);
+}
+
+uint32_t dut_trace_dutfs_ns(uint64_t arrival_ns, uint64_t reply_ns, uint64_t lat_ns)
+{
+	uint64_t total = reply_ns > arrival_ns ? reply_ns - arrival_ns : 0;
+	uint64_t own = total > lat_ns ? total - lat_ns : 0;
+
+	if (own > DUT_TRACE_DUTFS_NS_MAX)
+		return DUT_TRACE_DUTFS_NS_MAX;
+	return own ? (uint32_t)own : 1; /* measured: never the "not recorded" 0 */
 }
 
 static const char *const op_names[DUT_OP_COUNT] = {

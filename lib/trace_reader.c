@@ -187,8 +187,14 @@ static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen)
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n; i++)
-		dut_trace_rec_decode(p + i * ps->rec_size, &t->recs[t->nrecs++]);
+	for (size_t i = 0; i < n; i++) {
+		struct dut_trace_rec *rec = &t->recs[t->nrecs++];
+
+		dut_trace_rec_decode(p + i * ps->rec_size, rec);
+		/* 1.0 wrote a reserved word there: whatever it holds, it is not a measurement */
+		if (t->hdr.version_minor < 1)
+			rec->dutfs_ns = 0;
+	}
 	return 0;
 }
 

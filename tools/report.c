@@ -44,6 +44,11 @@ double rep_pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+double rep_dutfs_share_pct(const struct rep_dutfs *d)
+{
+	return rep_pct(d->sum_ns, d->req_sum_ns);
+}
+
 enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m, uint64_t ts_ns,
 			    const struct relmap_rel **ret_rel)
 {
@@ -97,6 +102,7 @@ static void stats_free(struct rep_stats *st)
 	dut_hist_free(st->dir[0].lat);
 	dut_hist_free(st->dir[1].lat);
 	dut_hist_free(st->fsync_lat);
+	dut_hist_free(st->dutfs.hist);
 }
 
 static unsigned size_bin(uint32_t len)
@@ -128,6 +134,11 @@ static enum rec_kind rec_kind(const struct dut_trace_rec *r)
 	}
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rec_kind k, bool seq)
 {
 	struct dut_hist **h;
@@ -152,6 +163,16 @@ static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum r
 	if (!*h && !(*h = dut_hist_new()))
 		return -ENOMEM;
 	dut_hist_add(*h, r->lat_ns);
+	if (r->dutfs_ns) {
+		struct rep_dutfs *d = &st->dutfs;
+
+		if (!d->hist && !(d->hist = dut_hist_new()))
+			return -ENOMEM;
+		dut_hist_add(d->hist, r->dutfs_ns);
+		d->reqs++;
+		d->sum_ns = sat_add(d->sum_ns, r->dutfs_ns);
+		d->req_sum_ns = sat_add(d->req_sum_ns, sat_add(r->lat_ns, r->dutfs_ns));
+	}
 	return 0;
 }
 
@@ -495,6 +516,67 @@ static int walk_rec(struct walk *w, const struct dut_trace_rec *r, size_t phase)
 	return 0;
 }
 
+/*
+ * The median lat_ns of the class's records that carry dutfs_ns: the
+ * finding compares the instrument's time with the device's on the same
+ * requests.  Reads, writes and fsyncs merged (one histogram per finding).
+ */
+static int lat_p50_with_dutfs(const struct dut_trace *t, const struct relmap *m, enum rep_class cls,
+			      uint64_t *ret)
+{
+	struct dut_hist *h = dut_hist_new();
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		const struct dut_trace_rec *r = &t->recs[i];
+		const struct dut_trace_file *f;
+
+		if (!r->dutfs_ns || rec_kind(r) == RK_OTHER)
+			continue;
+		f = dut_trace_file_by_id(t, r->file_id);
+		if ((f ? rep_classify(&f->pg, m, r->ts_ns, NULL) : RC_OTHER) == cls)
+			dut_hist_add(h, r->lat_ns);
+	}
+	*ret = dut_hist_percentile(h, 50);
+	dut_hist_free(h);
+	return 0;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct rep_dutfs_finding *x = a, *y = b;
+
+	if (x->share_pct != y->share_pct)
+		return x->share_pct > y->share_pct ? -1 : 1;
+	return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+/* Classes where dutfs took more than REP_DUTFS_SHARE_FINDING_PCT of the request time. */
+static int dutfs_findings(struct report *rep, const struct dut_trace *t, const struct relmap *m)
+{
+	const struct rep_phase *all = &rep->phases[0];
+
+	for (unsigned c = 0; c < RC_COUNT; c++) {
+		const struct rep_dutfs *d = &all->cls[c].dutfs;
+		struct rep_dutfs_finding *f = &rep->dutfs_findings[rep->ndutfs_findings];
+		double share = rep_dutfs_share_pct(d);
+		int r;
+
+		if (d->reqs < REP_DUTFS_FINDING_MIN_REQS || share <= REP_DUTFS_SHARE_FINDING_PCT)
+			continue;
+		*f = (struct rep_dutfs_finding){ .cls = (enum rep_class)c, .share_pct = share,
+						 .reqs = d->reqs,
+						 .dutfs_p50_ns = dut_hist_percentile(d->hist, 50) };
+		r = lat_p50_with_dutfs(t, m, f->cls, &f->lat_p50_ns);
+		if (r < 0)
+			return r;
+		rep->ndutfs_findings++;
+	}
+	qsort(rep->dutfs_findings, rep->ndutfs_findings, sizeof(rep->dutfs_findings[0]), cmp_finding);
+	return 0;
+}
+
 int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret)
 {
 	_cleanup_(report_freep) struct report *rep = calloc(1, sizeof(*rep));
@@ -511,6 +593,7 @@ int report_build(const struct dut_trace *t, const struct relmap *m, struct repor
 	rep->truncated = t->truncated;
 	rep->valid_bytes = t->valid_bytes;
 	rep->have_relmap = m != NULL;
+	rep->trace_version_minor = t->hdr.version_minor;
 
 	r = phases_init(rep, t);
 	if (r < 0)
@@ -528,6 +611,10 @@ int report_build(const struct dut_trace *t, const struct relmap *m, struct repor
 		if (r < 0)
 			goto out;
 	}
+	rep->dutfs_recorded = rep->phases[0].total.dutfs.reqs > 0;
+	r = dutfs_findings(rep, t, m);
+	if (r < 0)
+		goto out;
 	rows_finish(&w.files);
 	rows_finish(&w.rels);
 	rows_finish(&w.procs);

@@ -11,6 +11,10 @@
  *     direction); the first request on a file is not sequential.
  *   - request sizes: power-of-two bins of len; bin k holds [2^k, 2^(k+1)),
  *     bin 0 also holds 0.
+ *   - dutfs time: a record's dutfs_ns (trace 1.1: dutfs's own time beyond
+ *     lat_ns, lib/trace.h).  Counted for reads, writes and fsyncs whose
+ *     record has it (dutfs_ns != 0); its share of the request time is
+ *     sum dutfs_ns / sum (lat_ns + dutfs_ns) over those records.
  */
 #ifndef DUTLAB_REPORT_H
 #define DUTLAB_REPORT_H
@@ -40,11 +44,33 @@ struct rep_dirstats {
 	struct dut_hist *lat;          /* NULL until the first op */
 };
 
+/* dutfs's own time of the reads, writes and fsyncs that recorded it. */
+struct rep_dutfs {
+	uint64_t reqs;                 /* records with dutfs_ns */
+	uint64_t sum_ns;               /* sum of their dutfs_ns */
+	uint64_t req_sum_ns;           /* sum of their lat_ns + dutfs_ns: the whole request time */
+	struct dut_hist *hist;         /* dutfs_ns; NULL until the first one */
+};
+
 struct rep_stats {
 	struct rep_dirstats dir[2];
 	uint64_t fsyncs;
 	struct dut_hist *fsync_lat;    /* NULL until the first fsync */
 	uint64_t other_ops;            /* open, release, truncate, ... */
+	struct rep_dutfs dutfs;
+};
+
+/* A finding when dutfs took more than this share of a class's request time. */
+#define REP_DUTFS_SHARE_FINDING_PCT 20.0
+/* ... and the class had at least this many requests with dutfs time. */
+#define REP_DUTFS_FINDING_MIN_REQS 10
+
+/* "the instrument, not the device, set the pace for CLASS" (whole trace). */
+struct rep_dutfs_finding {
+	enum rep_class cls;
+	double share_pct;              /* rep_dutfs_share_pct of the class */
+	uint64_t reqs;
+	uint64_t dutfs_p50_ns, lat_p50_ns; /* medians of dutfs_ns and of lat_ns (same records) */
 };
 
 /* One row of a breakdown (a file, a relation, a process, a phase). */
@@ -72,6 +98,10 @@ struct report {
 	bool have_relmap;
 	uint64_t unmapped_rel_recs;    /* relation-file records the relmap did not name */
 	uint64_t unknown_file_recs;    /* records whose file id has no FILE entry */
+	uint16_t trace_version_minor;
+	bool dutfs_recorded;           /* some record has dutfs_ns (a 1.1 trace from a dutfs that measures it) */
+	struct rep_dutfs_finding dutfs_findings[RC_COUNT]; /* largest share first */
+	size_t ndutfs_findings;
 
 	/* phases[0] is the whole trace; then one per marker (and "(before first marker)") */
 	struct rep_phase *phases;
@@ -94,6 +124,8 @@ void report_free(struct report *rep);
 
 /* Percentage of a in b (0 when b is 0). */
 double rep_pct(uint64_t a, uint64_t b);
+/* dutfs's share of the request time, in % (0 without dutfs time). */
+double rep_dutfs_share_pct(const struct rep_dutfs *d);
 
 /* ---- renderers (report_render.c) ---- */
 struct report_opts {

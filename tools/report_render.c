@@ -20,6 +20,14 @@
 	"written-back pages may carry the pid of a kernel thread)"
 #define VIEW_SYSCALL \
 	"syscall view (direct_io): every read and write the database issued is in the trace"
+#define DUTFS_DEFINITION \
+	"dutfs's own time per read, write and fsync: from the request's arrival in dutfs's I/O " \
+	"path to its reply, minus the latency (backing call and model delay); the FUSE round " \
+	"trip in the kernel is not in it. share = sum of dutfs time / sum of (latency + dutfs time)"
+#define DUTFS_NOT_RECORDED_OLD \
+	"not recorded (trace format 1.0: the dutfs that wrote it did not measure its own time)"
+#define DUTFS_NOT_RECORDED_NONE \
+	"not recorded (no read, write or fsync in the trace carries it)"
 
 static const char *fmt_bytes(uint64_t b, char *buf, size_t n)
 {
@@ -103,6 +111,62 @@ static void class_table(FILE *out, const struct rep_phase *ph)
 	table_row(out, "total", "", &ph->total);
 }
 
+static const char *dutfs_not_recorded(const struct report *rep)
+{
+	return rep->trace_version_minor < 1 ? DUTFS_NOT_RECORDED_OLD : DUTFS_NOT_RECORDED_NONE;
+}
+
+static void dutfs_row(FILE *out, const char *name, const struct rep_dutfs *d)
+{
+	char b[3][24];
+
+	if (!d->reqs) {
+		fprintf(out, "  %-34s %9s %9s %9s %9s %7s\n", name, "0", "-", "-", "-", "-");
+		return;
+	}
+	fprintf(out, "  %-34s %9" PRIu64 " %9s %9s %9s %6.1f%%\n", name, d->reqs,
+		fmt_ns(dut_hist_percentile(d->hist, 50), true, b[0], 24),
+		fmt_ns(dut_hist_percentile(d->hist, 99), true, b[1], 24),
+		fmt_ns(d->hist->max, true, b[2], 24), rep_dutfs_share_pct(d));
+}
+
+static void dutfs_table(FILE *out, const struct report *rep, const struct rep_phase *ph)
+{
+	if (!rep->dutfs_recorded) {
+		fprintf(out, "\ndutfs time: %s\n", dutfs_not_recorded(rep));
+		return;
+	}
+	fprintf(out, "\ndutfs time (dutfs's own time per read, write and fsync; share of the request time)\n");
+	fprintf(out, "  %-34s %9s %9s %9s %9s %7s\n", "class", "requests", "p50", "p99", "max", "share");
+	for (unsigned c = 0; c < RC_COUNT; c++)
+		dutfs_row(out, rep_class_name(c), &ph->cls[c].dutfs);
+	dutfs_row(out, "total", &ph->total.dutfs);
+}
+
+/* "the instrument, not the device, set the pace for heap: ..." */
+static void dutfs_finding_text(const struct rep_dutfs_finding *f, char *buf, size_t n)
+{
+	char a[24], b[24];
+
+	snprintf(buf, n, "the instrument, not the device, set the pace for %s: dutfs's own time was "
+		 "%.1f%% of its request time (%" PRIu64 " requests; median dutfs time %s against a "
+		 "median latency of %s)", rep_class_name(f->cls), f->share_pct, f->reqs,
+		 fmt_ns(f->dutfs_p50_ns, true, a, sizeof(a)), fmt_ns(f->lat_p50_ns, true, b, sizeof(b)));
+}
+
+static void findings(FILE *out, const struct report *rep)
+{
+	char text[400];
+
+	if (!rep->ndutfs_findings)
+		return;
+	fprintf(out, "\nFindings\n");
+	for (size_t i = 0; i < rep->ndutfs_findings; i++) {
+		dutfs_finding_text(&rep->dutfs_findings[i], text, sizeof(text));
+		fprintf(out, "  - %s\n", text);
+	}
+}
+
 static void rows_table(FILE *out, const char *what, const char *col, const struct rep_row *rows,
 		       size_t n, unsigned top)
 {
@@ -177,9 +241,13 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 		(double)(all->end_ns - all->start_ns) / 1e9);
 	fprintf(out, "  sequential: %s\n", SEQ_DEFINITION);
 	fprintf(out, "  latency:    per request, time in the backing file system, plus the model delay on a --shape mount (p50/p99 within 0.8 %%)\n");
+	fprintf(out, "  dutfs time: %s\n", rep->dutfs_recorded ? DUTFS_DEFINITION : dutfs_not_recorded(rep));
+	findings(out, rep);
 
 	fprintf(out, "\nBy class (whole trace)\n");
 	class_table(out, all);
+	if (rep->dutfs_recorded)
+		dutfs_table(out, rep, all);
 	switch (o->by) {
 	case REP_BY_FILE:
 		rows_table(out, "file", "file", rep->files, rep->nfiles, o->top);
@@ -195,6 +263,8 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 			fprintf(out, "\nPhase \"%s\" (%.3f s)\n", rep->phases[i].name,
 				(double)(rep->phases[i].end_ns - rep->phases[i].start_ns) / 1e9);
 			class_table(out, &rep->phases[i]);
+			if (rep->dutfs_recorded)
+				dutfs_table(out, rep, &rep->phases[i]);
 		}
 		break;
 	case REP_BY_CLASS:
@@ -246,6 +316,24 @@ static json_object *dir_json(const struct rep_dirstats *d)
 	return o;
 }
 
+/* null when no request of the block has dutfs time */
+static json_object *dutfs_json(const struct rep_dutfs *d)
+{
+	json_object *o;
+
+	if (!d->reqs)
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "requests", d->reqs);
+	add_u64(o, "p50", dut_hist_percentile(d->hist, 50));
+	add_u64(o, "p99", dut_hist_percentile(d->hist, 99));
+	add_u64(o, "max", d->hist->max);
+	add_u64(o, "sum", d->sum_ns);
+	add_u64(o, "request_time_sum", d->req_sum_ns);
+	json_object_object_add(o, "share_pct", json_object_new_double(rep_dutfs_share_pct(d)));
+	return o;
+}
+
 static json_object *stats_json(const struct rep_stats *st)
 {
 	json_object *o = json_object_new_object();
@@ -257,7 +345,30 @@ static json_object *stats_json(const struct rep_stats *st)
 	if (st->fsync_lat)
 		json_object_object_add(o, "fsync_latency_ns", lat_json(st->fsync_lat));
 	add_u64(o, "other_ops", st->other_ops);
+	json_object_object_add(o, "dutfs_ns", dutfs_json(&st->dutfs));
 	return o;
+}
+
+static json_object *findings_json(const struct report *rep)
+{
+	json_object *a = json_object_new_array();
+	char text[400];
+
+	for (size_t i = 0; i < rep->ndutfs_findings; i++) {
+		const struct rep_dutfs_finding *f = &rep->dutfs_findings[i];
+		json_object *o = json_object_new_object();
+
+		dutfs_finding_text(f, text, sizeof(text));
+		json_object_object_add(o, "kind", json_object_new_string("dutfs_share"));
+		json_object_object_add(o, "class", json_object_new_string(rep_class_name(f->cls)));
+		json_object_object_add(o, "share_pct", json_object_new_double(f->share_pct));
+		add_u64(o, "requests", f->reqs);
+		add_u64(o, "dutfs_p50_ns", f->dutfs_p50_ns);
+		add_u64(o, "latency_p50_ns", f->lat_p50_ns);
+		json_object_object_add(o, "text", json_object_new_string(text));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 static json_object *rows_json(const struct rep_row *rows, size_t n, unsigned top)
@@ -293,6 +404,8 @@ static int phase_result(struct dut_result *res, const struct rep_phase *ph, cons
 	dut_phase_set_metric(p, "write_bytes", (double)t->dir[REP_WRITE].bytes, "B");
 	dut_phase_set_metric(p, "write_sequential", rep_pct(t->dir[REP_WRITE].seq_ops, t->dir[REP_WRITE].ops), "%");
 	dut_phase_set_metric(p, "fsyncs", (double)t->fsyncs, "ops");
+	if (t->dutfs.reqs)
+		dut_phase_set_metric(p, "dutfs_share", rep_dutfs_share_pct(&t->dutfs), "%");
 	if (t->dir[REP_READ].lat) {
 		dut_hist_summarize(t->dir[REP_READ].lat, &s);
 		dut_phase_set_latency(p, "read", &s);
@@ -315,6 +428,7 @@ static int phase_result(struct dut_result *res, const struct rep_phase *ph, cons
 	json_object_object_add(extra, "classes", cls);
 	json_object_object_add(extra, "total", stats_json(t));
 	if (whole) {
+		json_object_object_add(extra, "findings", findings_json(rep));
 		json_object_object_add(extra, "files", rows_json(rep->files, rep->nfiles, o->top));
 		json_object_object_add(extra, "relations", rows_json(rep->relations, rep->nrelations, o->top));
 		json_object_object_add(extra, "processes", rows_json(rep->processes, rep->nprocesses, o->top));
@@ -355,6 +469,10 @@ static int render_json(const struct report *rep, const struct report_opts *o, FI
 	json_object_object_add(tg, "relmap", o->relmap_path ? json_object_new_string(o->relmap_path) : NULL);
 	add_u64(tg, "unmapped_relation_records", rep->unmapped_rel_recs);
 	add_u64(tg, "unknown_file_records", rep->unknown_file_recs);
+	add_u64(tg, "trace_version_minor", rep->trace_version_minor);
+	json_object_object_add(tg, "dutfs_time_recorded", json_object_new_boolean(rep->dutfs_recorded));
+	json_object_object_add(tg, "dutfs_time", json_object_new_string(
+		rep->dutfs_recorded ? DUTFS_DEFINITION : dutfs_not_recorded(rep)));
 	json_object_object_add(cfg, "by", json_object_new_string(rep_by_name(o->by)));
 	add_u64(cfg, "top", o->top);
 	json_object_object_add(cfg, "sequential_definition", json_object_new_string(SEQ_DEFINITION));

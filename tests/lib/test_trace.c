@@ -87,7 +87,7 @@ static void test_rec_layout_is_little_endian_in_order(void)
 {
 	struct dut_trace_rec r = { .ts_ns = 0x0102030405060708ull, .offset = 0x1112131415161718ull,
 				   .lat_ns = 0x21, .len = 0x31323334, .result = -2, .file_id = 0x41,
-				   .pid = 0x51, .op = 0x6162, .flags = 0x7172, .reserved = 0 };
+				   .pid = 0x51, .op = 0x6162, .flags = 0x7172, .dutfs_ns = 0x81828384 };
 	uint8_t b[DUT_TRACE_REC_SIZE];
 
 	dut_trace_rec_encode(&r, b);
@@ -102,6 +102,33 @@ static void test_rec_layout_is_little_endian_in_order(void)
 	CU_ASSERT_EQUAL(b[36], 0x51);
 	CU_ASSERT_EQUAL(b[40], 0x62);
 	CU_ASSERT_EQUAL(b[42], 0x72);
+	CU_ASSERT_EQUAL(b[44], 0x84); /* dutfs_ns, the 1.0 reserved word */
+	CU_ASSERT_EQUAL(b[47], 0x81);
+}
+
+/* dutfs_ns = (reply - arrival) - lat_ns, saturating, never the "not recorded" 0. */
+static void test_dutfs_ns_from_times(void)
+{
+	static const struct {
+		const char *what;
+		uint64_t arrival, reply, lat;
+		uint32_t want;
+	} rows[] = {
+		{ "ordinary", 1000, 31000, 20000, 10000 },
+		{ "shaped: the delay is in lat_ns", 5000000, 7012000, 2000000, 12000 },
+		{ "nothing beyond lat_ns: measured, so 1", 100, 200, 100, 1 },
+		{ "lat_ns longer than the request (clock jitter): 1", 100, 200, 500, 1 },
+		{ "reply before arrival: 1", 500, 100, 0, 1 },
+		{ "exactly the largest value", 0, UINT32_MAX, 0, UINT32_MAX },
+		{ "saturates", 0, 10ull * 1000000000, 0, DUT_TRACE_DUTFS_NS_MAX },
+		{ "huge times", UINT64_MAX - 10, UINT64_MAX, 4, 6 },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		uint32_t got = dut_trace_dutfs_ns(rows[i].arrival, rows[i].reply, rows[i].lat);
+
+		CU_CHECK(got == rows[i].want, "%s: %u, want %u", rows[i].what, got, rows[i].want);
+	}
 }
 
 static void test_op_names_round_trip(void)
@@ -141,7 +168,7 @@ static void *emit_thread(void *arg)
 			.ts_ns = 1000 + (uint64_t)i * NTHREADS + e->tid,
 			.offset = (uint64_t)i * 8192, .lat_ns = i, .len = 8192, .result = 8192,
 			.file_id = e->tid, .pid = 100 + e->tid,
-			.op = i % 2 ? DUT_OP_WRITE : DUT_OP_READ,
+			.op = i % 2 ? DUT_OP_WRITE : DUT_OP_READ, .dutfs_ns = 7 * i + 1,
 		};
 
 		dut_trace_emit(e->w, &r);
@@ -162,14 +189,15 @@ static void check_all_once(const struct dut_trace *t, unsigned nthreads, unsigne
 		uint32_t tid = r->pid - 100;
 		uint64_t k = r->offset / 8192;
 
-		if (tid >= nthreads || k >= per || r->file_id != tid || seen[tid * per + k]++) {
+		if (tid >= nthreads || k >= per || r->file_id != tid || r->dutfs_ns != 7 * k + 1 ||
+		    seen[tid * per + k]++) {
 			bad++;
 			continue;
 		}
 		if (i > 0 && t->recs[i - 1].ts_ns > r->ts_ns)
 			bad++;
 	}
-	CU_CHECK(bad == 0, "%zu records duplicated, unknown or out of ts order", bad);
+	CU_CHECK(bad == 0, "%zu records duplicated, unknown, out of ts order or with a wrong dutfs_ns", bad);
 }
 
 static void test_writer_threads_round_trip(void)
@@ -208,6 +236,7 @@ static void test_writer_threads_round_trip(void)
 
 	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
 	CU_ASSERT_EQUAL(t->hdr.version_major, DUT_TRACE_VERSION_MAJOR);
+	CU_ASSERT_EQUAL(t->hdr.version_minor, 1);
 	CU_ASSERT_EQUAL(t->hdr.flags, DUT_TRACE_HDR_SYSCALL_VIEW);
 	CU_ASSERT(t->hdr.start_realtime_ns > 0);
 	CU_ASSERT(t->has_footer);
@@ -531,7 +560,7 @@ static void test_reader_rejects_corrupt_input(void)
 		const char *msg; /* substring of the error */
 	} rows[] = {
 		{ "bad magic", 0, 1, 'X', -EBADMSG, "not a dutfs trace" },
-		{ "major 2", 8, 1, 2, -EBADMSG, "version 2.0" },
+		{ "major 2", 8, 1, 2, -EBADMSG, "version 2." },
 		{ "header size 8", 32, 4, 8, -EBADMSG, "header size 8" },
 		{ "header size odd", 32, 4, 65, -EBADMSG, "header size 65" },
 		{ "header larger than file", 32, 4, 65528, -EBADMSG, "ends inside" },
@@ -625,10 +654,86 @@ static void test_load_reports_missing_file(void)
 	CU_ASSERT_EQUAL(dut_trace_load(tmpdir, &t, &err), -EINVAL);
 }
 
+/* tests/lib/fixtures/trace/v1.0-mktrace.dtr: written by the 1.0 writer (README.md there). */
+static uint8_t *v10_fixture(size_t *ret_len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/tests/lib/fixtures/trace/v1.0-mktrace.dtr", cu_source_root());
+	return slurp(path, ret_len);
+}
+
+static void test_reader_reads_v1_0_trace(void)
+{
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+	unsigned ops[DUT_OP_COUNT] = { 0 }, with_dutfs = 0;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/tests/lib/fixtures/trace/v1.0-mktrace.dtr", cu_source_root());
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	CU_ASSERT_EQUAL(t->hdr.version_major, 1);
+	CU_ASSERT_EQUAL(t->hdr.version_minor, 0);
+	CU_ASSERT(t->has_footer);
+	CU_ASSERT_EQUAL(t->footer.records_written, 20);
+	CU_ASSERT_EQUAL_FATAL(t->nrecs, 20);
+	for (size_t i = 0; i < t->nrecs; i++) {
+		ops[t->recs[i].op < DUT_OP_COUNT ? t->recs[i].op : 0]++;
+		with_dutfs += t->recs[i].dutfs_ns != 0;
+	}
+	CU_ASSERT_EQUAL(ops[DUT_OP_READ], 8);
+	CU_ASSERT_EQUAL(ops[DUT_OP_WRITE], 10);
+	CU_ASSERT_EQUAL(ops[DUT_OP_FDATASYNC], 2);
+	CU_ASSERT_EQUAL(with_dutfs, 0);
+	CU_ASSERT_EQUAL(t->recs[0].lat_ns, 10000);
+	CU_ASSERT_EQUAL(t->nfiles, 2);
+	CU_ASSERT_EQUAL(t->nmarkers, 2);
+}
+
+/* What a 1.0 writer left in the reserved word is not a measurement; from 1.1 on it is. */
+static void test_reader_dutfs_ns_only_from_1_1(void)
+{
+	static const struct {
+		uint16_t minor;
+		uint32_t want;
+	} rows[] = { { 0, 0 }, { 1, 0x01020304 }, { 7, 0x01020304 } };
+	size_t len = 0;
+	_cleanup_free_ uint8_t *img = v10_fixture(&len);
+	size_t rec = 0;
+
+	CU_ASSERT_FATAL(img != NULL);
+	/* the first RECORDS frame */
+	for (size_t off = DUT_TRACE_HEADER_SIZE; off + 8 <= len;) {
+		uint32_t type = dut_le32_get(img + off), plen = dut_le32_get(img + off + 4);
+
+		if (type == DUT_TRACE_FRAME_RECORDS) {
+			rec = off + 8;
+			break;
+		}
+		off += 8 + ((plen + 7u) & ~7u);
+	}
+	CU_ASSERT_FATAL(rec != 0);
+	dut_le32_put(img + rec + 44, 0x01020304);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error err = { { 0 } };
+		size_t n = 0;
+
+		dut_le16_put(img + 10, rows[i].minor);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(img, len, &t, &err), 0);
+		for (size_t k = 0; k < t->nrecs; k++)
+			n += t->recs[k].dutfs_ns == rows[i].want && t->recs[k].ts_ns == dut_le64_get(img + rec);
+		CU_CHECK(n == 1, "minor %u: %zu records with dutfs_ns %#x", rows[i].minor, n, rows[i].want);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "rec_encode_decode_round_trip", test_rec_encode_decode_round_trip },
 	{ "rec_layout_is_little_endian_in_order", test_rec_layout_is_little_endian_in_order },
 	{ "op_names_round_trip", test_op_names_round_trip },
+	{ "dutfs_ns_from_times", test_dutfs_ns_from_times },
+	{ "reader_reads_v1_0_trace", test_reader_reads_v1_0_trace },
+	{ "reader_dutfs_ns_only_from_1_1", test_reader_dutfs_ns_only_from_1_1 },
 	{ "writer_threads_round_trip", test_writer_threads_round_trip },
 	{ "writer_drains_exited_threads", test_writer_drains_exited_threads },
 	{ "writer_full_ring_counts_drops_exactly", test_writer_full_ring_counts_drops_exactly },

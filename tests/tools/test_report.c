@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
@@ -18,6 +20,7 @@
 
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
+DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
 
 /*
  * A synthetic trace, built in memory (the reader's output struct):
@@ -437,6 +440,184 @@ static void test_json_report_reads_back(void)
 	dut_result_free(res);
 }
 
+/*
+ * dutfs time (trace 1.1): heap reads where dutfs took a third of the
+ * request time (a finding), WAL writes and fdatasyncs where it took ~1 %,
+ * index reads with a large share but too few to be a finding, one heap read
+ * and an open without dutfs_ns (not counted).
+ */
+#define D(TS, OP, ID, OFF, LEN, LAT, DUTFS) { .ts_ns = TS, .offset = OFF, .lat_ns = LAT, .len = LEN, \
+	.result = (OP == DUT_OP_READ || OP == DUT_OP_WRITE) ? (int32_t)LEN : 0, .file_id = ID, .pid = 30, \
+	.op = OP, .dutfs_ns = DUTFS }
+
+static struct dut_trace_rec dutfs_recs[] = {
+	D(100, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(110, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(120, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(130, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(140, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(150, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(160, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(170, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(180, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(190, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(200, DUT_OP_READ, 3, 0, 8192, 10000, 5000), D(210, DUT_OP_READ, 3, 8192, 8192, 10000, 5000),
+	D(220, DUT_OP_READ, 3, 0, 8192, 777777, 0),           /* not recorded: not counted */
+	D(230, DUT_OP_OPEN, 3, 0, 0, 1000, 0),
+	D(300, DUT_OP_WRITE, 1, 0, 8192, 90000, 1000), D(310, DUT_OP_WRITE, 1, 8192, 8192, 90000, 1000),
+	D(320, DUT_OP_WRITE, 1, 16384, 8192, 90000, 1000), D(330, DUT_OP_WRITE, 1, 24576, 8192, 90000, 1000),
+	D(340, DUT_OP_WRITE, 1, 32768, 8192, 90000, 1000), D(350, DUT_OP_WRITE, 1, 40960, 8192, 90000, 1000),
+	D(360, DUT_OP_WRITE, 1, 49152, 8192, 90000, 1000), D(370, DUT_OP_WRITE, 1, 57344, 8192, 90000, 1000),
+	D(380, DUT_OP_WRITE, 1, 65536, 8192, 90000, 1000), D(390, DUT_OP_WRITE, 1, 73728, 8192, 90000, 1000),
+	D(400, DUT_OP_FDATASYNC, 1, 0, 0, 500000, 1000), D(410, DUT_OP_FDATASYNC, 1, 0, 0, 500000, 1000),
+	D(500, DUT_OP_READ, 4, 0, 8192, 1000, 50000), D(510, DUT_OP_READ, 4, 0, 8192, 1000, 50000),
+	D(520, DUT_OP_READ, 4, 0, 8192, 1000, 50000),
+};
+
+static struct dut_trace_file dutfs_files[] = {
+	{ 1, "pgdata/pg_wal/0000000100000000000000A3", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 0xA3 } },
+	{ 3, "pgdata/base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16384 } },
+	{ 4, "pgdata/base/5/16390", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663, .relfilenode = 16390 } },
+};
+
+static const struct dut_trace dutfs_trace = {
+	.hdr = { .version_major = 1, .version_minor = 1, .flags = DUT_TRACE_HDR_SYSCALL_VIEW },
+	.files = dutfs_files, .nfiles = DUT_ARRAY_SIZE(dutfs_files), .recs = dutfs_recs,
+	.nrecs = DUT_ARRAY_SIZE(dutfs_recs), .has_footer = true,
+	.footer = { .records_written = DUT_ARRAY_SIZE(dutfs_recs) },
+};
+
+static const char dutfs_relmap_json[] =
+	"{ \"schema\": \"dutlab-relmap\", \"schema_version\": 1, \"block_size\": 8192,\n"
+	"  \"relations\": [\n"
+	"   { \"db_oid\": 5, \"database\": \"postgres\", \"tablespace_oid\": 1663, \"relfilenode\": 16384,\n"
+	"     \"oid\": 16384, \"schema\": \"public\", \"name\": \"t\", \"kind\": \"table\", \"parent\": null },\n"
+	"   { \"db_oid\": 5, \"database\": \"postgres\", \"tablespace_oid\": 1663, \"relfilenode\": 16390,\n"
+	"     \"oid\": 16390, \"schema\": \"public\", \"name\": \"t_pkey\", \"kind\": \"index\",\n"
+	"     \"parent\": \"public.t\" } ] }\n";
+
+static struct relmap *dutfs_relmap(void)
+{
+	struct relmap *m = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_CHECK(relmap_parse(dutfs_relmap_json, strlen(dutfs_relmap_json), &m, &err) == 0,
+		 "relmap: %s", err.msg);
+	return m;
+}
+
+static void test_dutfs_time_per_class_and_share(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_(relmap_freep) struct relmap *m = dutfs_relmap();
+	const struct rep_phase *all;
+	const struct rep_dutfs *heap, *wal, *idx, *tot;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(report_build(&dutfs_trace, m, &rep), 0);
+	all = &rep->phases[0];
+	heap = &all->cls[RC_HEAP].dutfs;
+	wal = &all->cls[RC_WAL].dutfs;
+	idx = &all->cls[RC_INDEX].dutfs;
+	tot = &all->total.dutfs;
+	CU_ASSERT(rep->dutfs_recorded);
+	CU_ASSERT_EQUAL(all->cls[RC_HEAP].dir[REP_READ].ops, 13);
+	CU_ASSERT_EQUAL(heap->reqs, 12);                 /* the read without dutfs_ns and the open are out */
+	CU_ASSERT_EQUAL(heap->sum_ns, 12 * 5000);
+	CU_ASSERT_EQUAL(heap->req_sum_ns, 12 * 15000);
+	CU_ASSERT_DOUBLE_EQUAL(rep_dutfs_share_pct(heap), 100.0 / 3, 1e-9);
+	CU_ASSERT_EQUAL(dut_hist_percentile(heap->hist, 50), 5000);
+	CU_ASSERT_EQUAL(wal->reqs, 12);                  /* writes and fdatasyncs */
+	CU_ASSERT_DOUBLE_EQUAL(rep_dutfs_share_pct(wal), 100.0 * 12000 / (12000 + 10 * 90000 + 2 * 500000), 1e-9);
+	CU_ASSERT_EQUAL(idx->reqs, 3);
+	CU_ASSERT_EQUAL(tot->reqs, 27);
+	CU_ASSERT_EQUAL(tot->sum_ns, 12 * 5000 + 12 * 1000 + 3 * 50000);
+
+	/* only heap is a finding: WAL's share is small, index has too few requests */
+	CU_ASSERT_EQUAL_FATAL(rep->ndutfs_findings, 1);
+	CU_ASSERT_EQUAL(rep->dutfs_findings[0].cls, RC_HEAP);
+	CU_ASSERT_EQUAL(rep->dutfs_findings[0].reqs, 12);
+	CU_ASSERT_EQUAL(rep->dutfs_findings[0].dutfs_p50_ns, 5000);
+	CU_ASSERT_EQUAL(rep->dutfs_findings[0].lat_p50_ns, 10000); /* the 777 us read has no dutfs_ns */
+}
+
+static void test_human_shows_dutfs_time_and_finding(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_(relmap_freep) struct relmap *m = dutfs_relmap();
+	_cleanup_free_ char *out = NULL;
+	const char *tab, *heap;
+	char want[128];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(report_build(&dutfs_trace, m, &rep), 0);
+	out = render_human(rep, REP_BY_CLASS);
+	CU_CHECK(strstr(out, "the instrument, not the device, set the pace for heap: dutfs's own time "
+			"was 33.3% of its request time (12 requests; median dutfs time 5000ns against "
+			"a median latency of 10.0us)") != NULL, "no heap finding:\n%s", out);
+	CU_CHECK(strstr(out, "set the pace for wal") == NULL, "a wal finding:\n%s", out);
+	CU_CHECK(strstr(out, "set the pace for index") == NULL, "an index finding:\n%s", out);
+	tab = strstr(out, "\ndutfs time (");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+	heap = strstr(tab, "\n  heap ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(heap);
+	/* class, requests, p50, p99, max, share */
+	snprintf(want, sizeof(want), "\n  %-34s %9s %9s %9s %9s %7s\n", "heap", "12", "5000ns", "5000ns",
+		 "5000ns", "33.3%");
+	CU_CHECK(strncmp(heap, want, strlen(want)) == 0, "heap row of the dutfs table: %.100s", heap + 1);
+	CU_CHECK(strstr(out, "not recorded") == NULL, "says not recorded:\n%s", out);
+}
+
+static void test_json_has_dutfs_time_and_finding(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_(relmap_freep) struct relmap *m = dutfs_relmap();
+	struct report_opts o = { .trace_path = "t.dtr", .by = REP_BY_CLASS };
+	struct dut_result *res = NULL;
+	struct dut_error err = { { 0 } };
+	char dir[] = "/tmp/test_report.XXXXXX", path[64];
+	json_object *extra, *v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL_FATAL(report_build(&dutfs_trace, m, &rep), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	CU_ASSERT_EQUAL_FATAL(report_render_json.render(rep, &o, NULL, path), 0);
+	CU_CHECK(dut_result_read_file(path, &res, &err) == 0, "read back: %s", err.msg);
+	unlink(path);
+	rmdir(dir);
+	if (!res)
+		return;
+	extra = dut_phase_extra(dut_result_phase_at(res, 0));
+	CU_CHECK(json_pointer_get(extra, "/classes/heap/dutfs_ns/p50", &v) == 0 &&
+		 json_object_get_uint64(v) == 5000, "classes.heap.dutfs_ns.p50");
+	CU_CHECK(json_pointer_get(extra, "/classes/heap/dutfs_ns/requests", &v) == 0 &&
+		 json_object_get_uint64(v) == 12, "classes.heap.dutfs_ns.requests");
+	CU_CHECK(json_pointer_get(extra, "/classes/heap/dutfs_ns/share_pct", &v) == 0 &&
+		 fabs(json_object_get_double(v) - 100.0 / 3) < 1e-6, "classes.heap.dutfs_ns.share_pct");
+	CU_CHECK(json_pointer_get(extra, "/classes/toast/dutfs_ns", &v) == 0 && v == NULL,
+		 "classes.toast.dutfs_ns is not null");
+	CU_CHECK(json_pointer_get(extra, "/findings/0/class", &v) == 0 &&
+		 strcmp(json_object_get_string(v), "heap") == 0, "findings[0].class");
+	CU_CHECK(json_pointer_get(extra, "/findings/1", &v) != 0, "more than one finding");
+	dut_result_free(res);
+}
+
+/* A 1.0 trace (the fixture of tests/lib/fixtures/trace, written by the 1.0 writer). */
+static void test_v1_0_trace_says_not_recorded(void)
+{
+	_cleanup_(report_freep) struct report *rep = NULL;
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_free_ char *out = NULL;
+	struct dut_error err = { { 0 } };
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/tests/lib/fixtures/trace/v1.0-mktrace.dtr", cu_source_root());
+	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_build(t, NULL, &rep), 0);
+	CU_ASSERT(!rep->dutfs_recorded);
+	CU_ASSERT_EQUAL(rep->ndutfs_findings, 0);
+	out = render_human(rep, REP_BY_PHASE);
+	CU_CHECK(strstr(out, "dutfs time: not recorded (trace format 1.0") != NULL,
+		 "1.0 trace: no \"not recorded\":\n%s", out);
+	CU_CHECK(strstr(out, "dutfs time (") == NULL, "1.0 trace: a dutfs time table:\n%s", out);
+}
+
 static void test_export_ops_beyond_the_mask_are_not_aliased(void)
 {
 	/* op 40: a newer writer's op (or a damaged record); ops are u16 on disk */
@@ -468,6 +649,10 @@ static void test_export_ops_beyond_the_mask_are_not_aliased(void)
 }
 
 static const struct cu_test tests[] = {
+	{ "dutfs_time_per_class_and_share", test_dutfs_time_per_class_and_share },
+	{ "human_shows_dutfs_time_and_finding", test_human_shows_dutfs_time_and_finding },
+	{ "json_has_dutfs_time_and_finding", test_json_has_dutfs_time_and_finding },
+	{ "v1_0_trace_says_not_recorded", test_v1_0_trace_says_not_recorded },
 	{ "report_without_relmap", test_report_without_relmap },
 	{ "report_with_relmap", test_report_with_relmap },
 	{ "relmap_history_window", test_relmap_history_window },
