@@ -39,6 +39,8 @@
 
 #define DUT_RESULT_SCHEMA "dutlab-result"
 #define DUT_RESULT_SCHEMA_VERSION 1
+/* Nesting a reader accepts: EXPLAIN (FORMAT JSON) plans inside documents go deep. */
+#define DUT_RESULT_MAX_DEPTH 1024
 
 struct dut_result;
 struct dut_result_phase;

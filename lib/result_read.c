@@ -434,7 +434,8 @@ static int parse_json(const char *text, size_t len, json_object **ret, struct du
 		dut_error_set(err, "document of %zu bytes is too large", len);
 		return -EFBIG;
 	}
-	tok = json_tokener_new();
+	/* json-c's default depth is 32; PostgreSQL plans of TPC-H Q5/Q21 nest 33 and more */
+	tok = json_tokener_new_ex(DUT_RESULT_MAX_DEPTH);
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT

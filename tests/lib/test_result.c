@@ -149,6 +149,28 @@ static void check_full(const struct dut_result *r, const char *what)
 		 "%s: config", what);
 }
 
+/* A plan in a document nests deeper than json-c's default of 32 (TPC-H Q21: 33+). */
+static void test_deep_plans_are_read(void)
+{
+	_cleanup_(dut_result_freep) struct dut_result *r = NULL;
+	struct dut_error err = { { 0 } };
+	char text[8192];
+	size_t n = 0;
+	int ret;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "{\"schema\": \"dutlab-result\", \"schema_version\": 1, "
+			      "\"tool\": {\"name\": \"x\", \"version\": \"\"}, \"phases\": [{\"name\": \"p\", "
+			      "\"extra\": {\"plan\": ");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "{\"Plans\": [");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "]}");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "}}]}");
+	CU_ASSERT_FATAL(n < sizeof(text));
+	ret = dut_result_parse(text, n, &r, &err);
+	CU_CHECK(ret == 0, "a 400-level plan is refused: %s", err.msg);
+}
+
 static void test_round_trip_is_exact(void)
 {
 	_cleanup_(dut_result_freep) struct dut_result *r = build_full();
@@ -491,6 +513,7 @@ static void test_host_probe_reads_other_machines(void)
 
 static const struct cu_test tests[] = {
 	{ "round_trip_is_exact", test_round_trip_is_exact },
+	{ "deep_plans_are_read", test_deep_plans_are_read },
 	{ "fixtures_valid", test_fixtures_valid },
 	{ "fixtures_invalid_say_where_and_what", test_fixtures_invalid_say_where_and_what },
 	{ "parse_rejects_bad_input", test_parse_rejects_bad_input },
