@@ -24,8 +24,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dutprobe identify TARGET [--json FILE]\n"
-		"  TARGET   a block device, a partition, or a regular file (then: the file system\n"
-		"           and the device it lives on)\n"
+		"  TARGET   a block device, a partition, or a regular file or directory (then:\n"
+		"           its file system and the device beneath, through loop devices)\n"
 		"  --json FILE  write a dutlab result document to FILE (\"-\" = stdout) instead of\n"
 		"               the table\n"
 		"Reports the device's identity (NVMe identify and SMART/health through libnvme,\n"

@@ -247,14 +247,16 @@ int dp_sysfs_blockdev_by_devnum(const char *root, unsigned major, unsigned minor
 
 /* ---------------- the whole identity ---------------- */
 
-enum dp_target_kind { DP_TARGET_DISK, DP_TARGET_PARTITION, DP_TARGET_FILE };
+enum dp_target_kind { DP_TARGET_DISK, DP_TARGET_PARTITION, DP_TARGET_FILE, DP_TARGET_DIRECTORY };
 
 #define DP_MAX_NOTES 8
 struct dp_identity {
 	char target[PATH_MAX];
 	enum dp_target_kind kind;
-	/* regular files */
+	/* regular files and directories */
 	char fs_type[32], mountpoint[PATH_MAX], fs_source[PATH_MAX];
+	/* the loop devices walked down to reach dev: "loop0 (over /var/tmp/x.img) -> vda" */
+	char through[512];
 	uint64_t file_size_bytes;
 	bool have_dev;
 	struct dp_blockdev dev;

@@ -102,6 +102,50 @@ static int describe_file(const char *target, const struct stat *st, struct dp_id
 	return 0;
 }
 
+/*
+ * A loop device is a file on another device: walk down to the device that
+ * holds the data (at most 4 loops deep), noting each step, so that a file or
+ * directory on a mounted image is identified as the disk its image lives
+ * on, link and all.  A
+ * backing file that cannot be followed leaves the loop device as it is.
+ */
+static int through_loops(struct dp_identity *id)
+{
+	for (int depth = 0; depth < 4 && id->dev.is_loop && id->dev.loop_backing[0]; depth++) {
+		_cleanup_free_ struct dp_identity *lower = calloc(1, sizeof(*lower));
+		struct dp_blockdev bd;
+		struct stat st;
+		char err[256];
+		dev_t dev;
+		size_t n;
+
+		if (!lower)
+			return -ENOMEM;
+		if (stat(id->dev.loop_backing, &st) < 0)
+			break;
+		if (S_ISBLK(st.st_mode))
+			dev = st.st_rdev;
+		else if (!S_ISREG(st.st_mode) ||
+			 describe_file(id->dev.loop_backing, &st, lower, &dev, err, sizeof(err)) < 0)
+			break;
+		if (dp_sysfs_blockdev_by_devnum(dp_sysfs_root(), major(dev), minor(dev), &bd) < 0)
+			break;
+		n = strlen(id->through);
+		snprintf(id->through + n, sizeof(id->through) - n, "%s%s (over %s) -> %s", n ? " -> " : "",
+			 id->dev.name, id->dev.loop_backing, bd.name);
+		if (id->dev.loop_dio == 0)
+			dp_identity_add_note(id, "%s has no direct I/O (loop/dio = 0): its reads and writes "
+					     "go through the page cache of %s; rates measured through it are "
+					     "memory rates until that cache fills", id->dev.name,
+					     id->dev.loop_backing);
+		dp_identity_add_note(id, "%s is a loop device over %s%s%s; the device facts below are "
+				     "those of %s, which holds it", id->dev.name, id->dev.loop_backing,
+				     lower->fs_type[0] ? " on " : "", lower->fs_type, bd.name);
+		id->dev = bd;
+	}
+	return 0;
+}
+
 static int resolve_target(const char *target, struct dp_identity *id, char *err, size_t errlen)
 {
 	const char *root = dp_sysfs_root();
@@ -117,18 +161,21 @@ static int resolve_target(const char *target, struct dp_identity *id, char *err,
 	}
 	if (S_ISBLK(st.st_mode)) {
 		dev = st.st_rdev;
-	} else if (S_ISREG(st.st_mode)) {
-		id->kind = DP_TARGET_FILE;
+	} else if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+		/* a directory (a mount point, a data directory) is known by the device beneath it */
+		id->kind = S_ISREG(st.st_mode) ? DP_TARGET_FILE : DP_TARGET_DIRECTORY;
 		r = describe_file(target, &st, id, &dev, err, errlen);
 		if (r < 0)
 			return r;
+		if (S_ISDIR(st.st_mode))
+			id->file_size_bytes = 0;
 	} else if (S_ISCHR(st.st_mode)) {
 		snprintf(err, errlen, "%s is a character device%s; give a block device, a partition "
 			 "or a regular file", target, strstr(target, "nvme") ?
 			 " (an NVMe controller node); use a namespace such as /dev/nvme0n1" : "");
 		return -ENOTBLK;
 	} else {
-		snprintf(err, errlen, "%s is neither a block device nor a regular file", target);
+		snprintf(err, errlen, "%s is neither a block device, a regular file nor a directory", target);
 		return -ENOTBLK;
 	}
 
@@ -140,10 +187,12 @@ static int resolve_target(const char *target, struct dp_identity *id, char *err,
 		return r;
 	}
 	id->have_dev = true;
-	if (id->kind != DP_TARGET_FILE)
+	if (id->kind != DP_TARGET_FILE && id->kind != DP_TARGET_DIRECTORY)
 		id->kind = id->dev.is_partition && !id->dev.stack[0] ? DP_TARGET_PARTITION :
 			   DP_TARGET_DISK;
-	return 0;
+	/* a loop device named as the target stays the target; a file or directory on one is
+	 * known by the disk that holds the loop's backing file */
+	return id->kind == DP_TARGET_FILE || id->kind == DP_TARGET_DIRECTORY ? through_loops(id) : 0;
 }
 
 static void query_nvme(const char *target, struct dp_identity *id)
@@ -194,11 +243,11 @@ static void add_notes(struct dp_identity *id)
 				     "and writes go through the page cache of %s; rates measured "
 				     "here are memory rates until that cache fills",
 				     bd->loop_backing[0] ? bd->loop_backing : "the backing file");
-	if (id->kind == DP_TARGET_FILE)
-		dp_identity_add_note(id, "a file goes through the %s file system and the page "
+	if (id->kind == DP_TARGET_FILE || id->kind == DP_TARGET_DIRECTORY)
+		dp_identity_add_note(id, "a %s goes through the %s file system and the page "
 				     "cache unless opened with O_DIRECT; the device facts below are "
-				     "those of %s", id->fs_type[0] ? id->fs_type : "its",
-				     bd->name);
+				     "those of %s", id->kind == DP_TARGET_FILE ? "file" : "directory's I/O",
+				     id->fs_type[0] ? id->fs_type : "its", bd->name);
 }
 
 int dp_identify(const char *target, struct dp_identity *id, char *err, size_t errlen)

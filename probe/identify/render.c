@@ -188,13 +188,17 @@ int dp_render_human(const struct dp_identity *id, void *ctx)
 	fprintf(f, "Target\n");
 	row(f, "path", "%s", id->target);
 	row(f, "kind", "%s", id->kind == DP_TARGET_FILE ? "regular file" :
+	    id->kind == DP_TARGET_DIRECTORY ? "directory" :
 	    id->kind == DP_TARGET_PARTITION ? "partition" : "block device");
-	if (id->kind == DP_TARGET_FILE) {
-		row(f, "file size", "%s", fmt_iec(id->file_size_bytes, a, sizeof(a)));
+	if (id->kind == DP_TARGET_FILE || id->kind == DP_TARGET_DIRECTORY) {
+		if (id->kind == DP_TARGET_FILE)
+			row(f, "file size", "%s", fmt_iec(id->file_size_bytes, a, sizeof(a)));
 		row(f, "file system", "%s", id->fs_type[0] ? id->fs_type : "unknown");
 		if (id->mountpoint[0])
 			row(f, "mounted at", "%s (from %s)", id->mountpoint, id->fs_source);
 	}
+	if (id->through[0])
+		row(f, "through", "%s", id->through);
 	if (id->have_dev) {
 		human_blockdev(f, &id->dev);
 		human_link(f, &id->dev.link);
@@ -442,8 +446,11 @@ int dp_render_json(const struct dp_identity *id, void *ctx)
 
 	ADD(o, "path", STR(id->target));
 	ADD(o, "kind", STR(id->kind == DP_TARGET_FILE ? "file" :
+			   id->kind == DP_TARGET_DIRECTORY ? "directory" :
 			   id->kind == DP_TARGET_PARTITION ? "partition" : "disk"));
-	if (id->kind == DP_TARGET_FILE) {
+	if (id->through[0])
+		ADD(o, "through", STR(id->through));
+	if (id->kind == DP_TARGET_FILE || id->kind == DP_TARGET_DIRECTORY) {
 		ADD(o, "file", p = json_object_new_object());
 		ADD(p, "size_bytes", U64(id->file_size_bytes));
 		ADD(p, "fs_type", STR(id->fs_type));
