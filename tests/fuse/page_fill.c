@@ -10,7 +10,6 @@
  * 80 KiB, and a read fault on a private mapping of 64 KiB at 1 MiB; the
  * pread and the mapped bytes must equal the backing file's.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
