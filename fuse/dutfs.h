@@ -64,6 +64,7 @@ enum dutfs_req {
 	DUTFS_REQ_CREATE, DUTFS_REQ_READ, DUTFS_REQ_WRITE, DUTFS_REQ_FLUSH, DUTFS_REQ_RELEASE,
 	DUTFS_REQ_FSYNC, DUTFS_REQ_FALLOCATE, DUTFS_REQ_OPENDIR, DUTFS_REQ_READDIR,
 	DUTFS_REQ_READDIRPLUS, DUTFS_REQ_RELEASEDIR, DUTFS_REQ_FSYNCDIR,
+	DUTFS_REQ_READ_PAGE_FILL, /* of the READs: syscall view, no syscall behind it (read_fill.c) */
 	DUTFS_REQ_KINDS
 };
 extern const char *const dutfs_req_names[DUTFS_REQ_KINDS];
@@ -209,6 +210,9 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		     struct fuse_file_info *fi);
 void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi);
+/* read_fill.c: syscall view, a page-cache fill (a READ with no lock owner): served, not traced */
+void dutfs_op_read_fill(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi);
 void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi);
 /* WRITE with the data possibly still in libfuse's pipe (splice read, device view) */

@@ -83,7 +83,14 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 * 1020 KiB.
 	 */
 	conn->max_write = fs->view == DUTFS_VIEW_DEVICE ? DUTFS_BUF_MAX - 4096 : DUTFS_BUF_MAX;
-	conn->max_readahead = DUTFS_BUF_MAX;
+	/*
+	 * Syscall view: no readahead window (the bdi's ra_pages becomes 0), so
+	 * a fault on a private mapping reads only its page.  It does not stop
+	 * posix_fadvise(WILLNEED) on 6.18: force_page_cache_ra still reads up
+	 * to the bdi's io_pages (32) pages; those READs carry no lock owner
+	 * and are kept out of the trace (counted_read, read_fill.c).
+	 */
+	conn->max_readahead = fs->view == DUTFS_VIEW_SYSCALL ? 0 : DUTFS_BUF_MAX;
 	/*
 	 * Readahead, writeback and async direct I/O are "background"
 	 * requests; the kernel default of 12 in flight caps a QD32 reader.
@@ -117,6 +124,7 @@ const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
 	[DUTFS_REQ_FALLOCATE] = "fallocate", [DUTFS_REQ_OPENDIR] = "opendir",
 	[DUTFS_REQ_READDIR] = "readdir", [DUTFS_REQ_READDIRPLUS] = "readdirplus",
 	[DUTFS_REQ_RELEASEDIR] = "releasedir", [DUTFS_REQ_FSYNCDIR] = "fsyncdir",
+	[DUTFS_REQ_READ_PAGE_FILL] = "read_page_fill",
 };
 
 static inline void count_req(fuse_req_t req, enum dutfs_req k)
@@ -178,8 +186,20 @@ COUNTED(statfs, STATFS, (fuse_req_t req, fuse_ino_t i), (req, i))
 COUNTED(open, OPEN, (fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi), (req, i, fi))
 GATED(create, CREATE, (fuse_req_t req, fuse_ino_t p, const char *n, mode_t m, struct fuse_file_info *fi),
       (req, p, n, m, fi), p)
-COUNTED(read, READ, (fuse_req_t req, fuse_ino_t i, size_t s, off_t o, struct fuse_file_info *fi),
-	(req, i, s, o, fi))
+/*
+ * Syscall view: a READ of a data file without a lock owner was not issued
+ * by a read syscall (direct_io reads always carry one) but by the kernel
+ * filling the page cache: fadvise(WILLNEED), readahead(2), a fault on a
+ * private mapping.  It is served without a trace record (read_fill.c).
+ */
+static void counted_read(fuse_req_t req, fuse_ino_t i, size_t s, off_t o, struct fuse_file_info *fi)
+{
+	count_req(req, DUTFS_REQ_READ);
+	if (dutfs_of(req)->view == DUTFS_VIEW_SYSCALL && !fi->lock_owner && !dutfs_is_ctl_ino(i))
+		dutfs_op_read_fill(req, i, s, o, fi);
+	else
+		dutfs_op_read(req, i, s, o, fi);
+}
 COUNTED(write, WRITE, (fuse_req_t req, fuse_ino_t i, const char *b, size_t s, off_t o,
 		       struct fuse_file_info *fi), (req, i, b, s, o, fi))
 COUNTED(write_buf, WRITE, (fuse_req_t req, fuse_ino_t i, struct fuse_bufvec *b, off_t o,
