@@ -96,6 +96,20 @@ static bool view_wants_direct(const struct dutfs *fs, mode_t type)
 	return fs->view == DUTFS_VIEW_DEVICE && type == S_IFREG && fs->backing_direct;
 }
 
+/*
+ * The trace flags every record of a file starts with: the application's
+ * O_DIRECT, and F_BUFFERED for a device-view file on a backing file system
+ * that refused O_DIRECT at mount time.
+ */
+static uint16_t file_trace_flags(const struct dutfs *fs, int app_flags, mode_t type)
+{
+	uint16_t f = (app_flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
+
+	if (fs->view == DUTFS_VIEW_DEVICE && type == S_IFREG && !fs->backing_direct)
+		f |= DUT_TRACE_F_BUFFERED;
+	return f;
+}
+
 /* Flags for the backing open of a file of type (S_IFMT bits), from the flags the application used. */
 static int backing_flags(const struct dutfs *fs, int flags, mode_t type)
 {
@@ -226,7 +240,8 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
 	char pp[64];
-	uint16_t tflags = (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
+	uint16_t tflags;
+	bool refused = false;
 	int flags, cflags, fd = -1, r;
 
 	if (dutfs_is_ctl_ino(ino)) {
@@ -234,6 +249,7 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	in = dutfs_inode(fs, ino);
+	tflags = file_trace_flags(fs, fi->flags, in->type);
 	flags = backing_flags(fs, fi->flags, in->type);
 	/* the caller's own access mode: the backing file system checks it for the caller */
 	cflags = (flags & ~O_ACCMODE) | (fi->flags & O_ACCMODE);
@@ -251,6 +267,7 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		r = fd < 0 ? -errno : 0;
 		/* O_DIRECT refused before any truncation: the device view goes buffered */
 		if (r == -EINVAL && (cflags & O_DIRECT) && !(fi->flags & O_DIRECT)) {
+			refused = true;
 			cflags &= ~O_DIRECT;
 			flags &= ~O_DIRECT;
 			tflags |= DUT_TRACE_F_BUFFERED;
@@ -259,7 +276,7 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 	}
 	dutfs_creds_leave(fs, &cr);
-	if (tflags & DUT_TRACE_F_BUFFERED)
+	if (refused)
 		warn_no_direct(fs);
 	if (!r && cflags != flags)
 		r = reopen_as_daemon(&fd, flags);
@@ -301,7 +318,7 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	struct dutfs_creds cr;
 	struct dutfs_fh *fh;
 	uint64_t t0, t1;
-	uint16_t tflags = (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
+	uint16_t tflags = file_trace_flags(fs, fi->flags, S_IFREG);
 	bool direct;
 	int flags, fd, r;
 
