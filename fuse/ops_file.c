@@ -647,7 +647,8 @@ static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inod
 		done = write_all(fh->fd, pipe_fd, NULL, size, off, &err);
 		if (!direct)
 			pthread_mutex_unlock(lock);
-		if (done || err != EINVAL) {
+		/* O_DIRECT: the rest (even after some bytes) is still in the pipe, unaligned */
+		if (done == size || err != EINVAL || (done && !direct)) {
 			/* what is left (an error) libfuse drains by re-creating the pipe */
 			*consumed = done == size;
 			return (int)write_result(done, size, err, writeback);
@@ -655,13 +656,15 @@ static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inod
 		if (!direct)
 			fs->no_splice_write = true;
 	}
-	mem = dutfs_thread_buf(fs, size);
-	r = mem ? pipe_read_all(pipe_fd, mem, size) : -ENOMEM;
+	mem = dutfs_thread_buf(fs, size - done);
+	r = mem ? pipe_read_all(pipe_fd, mem, size - done) : -ENOMEM;
 	if (r < 0)
-		return r;
+		return done && !writeback ? (int)done : r;
 	*consumed = true;
-	n = backing_pwrite(fs, fh, in, mem, size, off, writeback, tflags);
-	return (int)n;
+	n = backing_pwrite(fs, fh, in, mem, size - done, off + (off_t)done, writeback, tflags);
+	if (n < 0)
+		return done && !writeback ? (int)done : (int)n;
+	return (int)(done + (size_t)n);
 }
 
 /*
