@@ -22,10 +22,8 @@ const char dutfs_cli_usage[] =
 	"  --threads N      maximum FUSE worker threads (default 16)\n"
 	"  -o OPTS          extra FUSE mount options\n"
 	"  --debug          log every FUSE request (implies -f)\n"
-	"  --backing-cache drop  device view (default): once written, the backing\n"
-	"                   file's copy of the data leaves memory; the mount's page\n"
-	"                   cache holds it, as a device's data sits in one page cache\n"
-	"  --backing-cache keep  keep both copies (twice the memory)\n"
+	"  --backing-cache drop|keep  obsolete, no effect (the device view's backing\n"
+	"                   I/O is O_DIRECT: the backing files keep no copy)\n"
 	"  --stats-mode MODE  permissions of MOUNTPOINT/.dutfs/stats.json: 0400 (default,\n"
 	"                   the mounting user), 0440 (and its group) or 0444 (everyone)\n"
 	"  --shape FILE     shape I/O with the device models and faults of FILE\n"
@@ -139,7 +137,7 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		return 0;
 	case OPT_BACKING_CACHE:
 		if (!strcmp(v, "drop") || !strcmp(v, "keep")) {
-			c->keep_backing_cache = v[0] == 'k';
+			c->backing_cache_given = true;
 			return 0;
 		}
 		dut_error_set(err, "--backing-cache: \"%s\" is not drop or keep", v);

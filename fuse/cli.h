@@ -35,7 +35,7 @@ struct dutfs_cli {
 	const char *relmap_path; /* NULL: no relation map (only with shape_path) */
 	uint64_t preimage_max_bytes; /* 0: the default (only with shape_path) */
 	enum dutfs_view view;
-	bool keep_backing_cache; /* --backing-cache keep: device view keeps both page caches */
+	bool backing_cache_given; /* --backing-cache drop|keep: obsolete, warned about and ignored */
 	bool foreground;
 	bool debug;
 	bool help;

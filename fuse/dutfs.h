@@ -47,7 +47,6 @@ struct dutfs_inode {
 	uint64_t refs;             /* kernel lookups + children naming it parent; itab_lock */
 	struct dutfs_inode *hnext; /* hash chain; itab_lock */
 	atomic_uint file_id;       /* trace/stats id, 0 until first open */
-	_Atomic uint64_t unswept;  /* bytes written to the buffered backing since its last sweep */
 	atomic_bool kill_privs;    /* mode at the last stat had S_ISUID or S_ISGID|S_IXGRP */
 };
 
@@ -116,7 +115,13 @@ struct dutfs {
 	_Atomic uint64_t file_generation;
 	pthread_mutex_t write_locks[DUTFS_WRITE_LOCKS]; /* leaves: taken with no other lock held */
 	_Atomic bool no_splice_write; /* the backing refused splice once: write through memory */
-	bool drop_backing_cache;      /* device view: see ops_file.c, backing_cache_sweep() */
+	/*
+	 * Device view: regular files' backing fds are O_DIRECT (ops_file.c);
+	 * false when the backing file system refused O_DIRECT at mount time
+	 * (dutfs_init_fs: every read and write then goes buffered, flagged).
+	 */
+	bool backing_direct;
+	_Atomic bool no_direct_warned; /* the per-file O_DIRECT refusal was logged */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)

@@ -256,6 +256,36 @@ const struct fuse_lowlevel_ops dutfs_ll_ops = {
 	.fsyncdir = counted_fsyncdir,
 };
 
+/*
+ * Device view: does the backing file system take O_DIRECT?  An unnamed
+ * O_TMPFILE in the backing directory (nothing appears in it) opened
+ * O_DIRECT; EINVAL where the same open without O_DIRECT works means no
+ * (tmpfs before Linux 6.6): every read and write then goes through the
+ * backing page cache, which the user is told once, here, and every record
+ * says (DUT_TRACE_F_BUFFERED).  When the check cannot tell (no O_TMPFILE,
+ * no write permission), each open finds out (ops_file.c).
+ */
+static bool backing_takes_direct(const struct dutfs *fs)
+{
+	int fd = openat(fs->root.fd, ".", O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || errno != EINVAL) {
+		if (fd >= 0)
+			close(fd);
+		return true;
+	}
+	fd = openat(fs->root.fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return true;
+	close(fd);
+	fuse_log(FUSE_LOG_WARNING,
+		 "dutfs: warning: the file system of %s refuses O_DIRECT (tmpfs before Linux 6.6?); "
+		 "the device view's reads and writes go through its page cache, so the trace shows "
+		 "page-cache copies, not the device (records flagged 0x10 \"buffered\"); use a backing "
+		 "directory on ext4, xfs or btrfs\n", fs->backing);
+	return false;
+}
+
 int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *backing,
 		  const char *mountpoint)
 {
@@ -267,7 +297,6 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->root.fd = -1;
 	fs->cli = cli;
 	fs->view = cli->view;
-	fs->drop_backing_cache = cli->view == DUTFS_VIEW_DEVICE && !cli->keep_backing_cache;
 	fs->owner_uid = getuid();
 	fs->owner_gid = getgid();
 	fs->backing = strdup(backing);
@@ -284,6 +313,11 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->root.dev = st.st_dev;
 	fs->root.ino = st.st_ino;
 	fs->root.type = S_IFDIR;
+	if (cli->backing_cache_given)
+		fuse_log(FUSE_LOG_WARNING, "dutfs: warning: --backing-cache is obsolete and ignored: "
+			 "the device view reads and writes the backing files O_DIRECT, so they keep no "
+			 "copy in memory; remove the option\n");
+	fs->backing_direct = fs->view == DUTFS_VIEW_DEVICE && backing_takes_direct(fs);
 	r = dutfs_creds_init(fs);
 	if (r < 0)
 		goto out_free;
@@ -296,6 +330,10 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	r = dutfs_tracer_new(&to, &fs->tracer);
 	if (r < 0)
 		goto out_ctl;
+	/* what the latencies of the trace's reads and writes measure */
+	(void)dutfs_tracer_info(fs->tracer, "backing_io",
+				fs->view == DUTFS_VIEW_SYSCALL ? "as opened"
+				: fs->backing_direct ? "direct" : "buffered");
 	fs->layers[0] = (struct dutfs_layer){ .ops = &dutfs_tracer_layer, .ctx = fs };
 	fs->nlayers = 1;
 	for (unsigned i = 0; i < DUTFS_WRITE_LOCKS; i++)

@@ -4,15 +4,21 @@
  * release, fsync, fallocate.  Each data operation goes through
  * dutfs_io_begin/end (layer.h) so the tracer and later a shaper see it.
  *
- * O_DIRECT: libfuse 3.14 hands write data at an unaligned address, so a
- * pwrite on an O_DIRECT backing fd fails with EINVAL.  We keep the backing
- * file O_DIRECT (so direct I/O through the mount still reaches the device,
- * which is what a device trace must show) and copy the data into the
- * worker's 4 KiB-aligned buffer first: a memcpy of <= 1 MiB is cheaper than
- * any device I/O it precedes.  If the backing still refuses (offset or length
- * not aligned for that device, or a writeback page tail at EOF that the
- * kernel sends through an O_DIRECT handle), the request is redone on a
- * buffered twin fd of the same file, opened on first need.
+ * O_DIRECT backing fds: in the device view every regular file's backing fd
+ * is O_DIRECT, so each traced request (readahead, readpage, writeback) is
+ * served by the device and never by the backing file's page cache (the
+ * mount's page cache is the only one); a file the application opens O_DIRECT
+ * gets an O_DIRECT backing fd in either view.  libfuse 3.14 hands write data
+ * at an unaligned address, so a pwrite on an O_DIRECT fd would fail with
+ * EINVAL: the data is copied into the worker's 4 KiB-aligned buffer first (a
+ * memcpy of <= 1 MiB is cheaper than any device I/O it precedes).  What the
+ * backing still refuses (EINVAL: an offset or length not aligned for the
+ * device, such as the short last page writeback sends at EOF) goes on a
+ * buffered twin fd of the same file, opened on first need: a page-aligned
+ * head still goes direct, only the unaligned rest goes buffered.  A file
+ * system without O_DIRECT (tmpfs before Linux 6.6) gets buffered fds.  Each
+ * request served through the backing page cache although it was meant to go
+ * direct carries DUT_TRACE_F_BUFFERED in its trace record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +36,7 @@ struct dutfs_fh {
 	int fd;
 	int buffered_fd;     /* -1 until needed; only for O_DIRECT fds; guarded by lock */
 	int flags;           /* flags the backing fd was opened with */
-	uint16_t trace_flags;
+	uint16_t trace_flags; /* on every record: F_DIRECT (the application's), F_BUFFERED (no O_DIRECT) */
 	pthread_mutex_t lock;
 };
 
@@ -67,7 +73,7 @@ static void fh_free(struct dutfs_fh *fh)
 	free(fh);
 }
 
-static struct dutfs_fh *fh_new(int fd, int flags)
+static struct dutfs_fh *fh_new(int fd, int flags, uint16_t trace_flags)
 {
 	struct dutfs_fh *fh = malloc(sizeof(*fh));
 
@@ -76,15 +82,40 @@ static struct dutfs_fh *fh_new(int fd, int flags)
 	fh->fd = fd;
 	fh->buffered_fd = -1;
 	fh->flags = flags;
-	fh->trace_flags = (flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
+	fh->trace_flags = trace_flags;
 	pthread_mutex_init(&fh->lock, NULL);
 	return fh;
 }
 
-/* Flags for the backing open, from the flags the application used. */
-static int backing_flags(const struct dutfs *fs, int flags)
+/*
+ * The device view reads and writes regular files O_DIRECT: what it traces
+ * must be what the device serves (see the top of this file).
+ */
+static bool view_wants_direct(const struct dutfs *fs, mode_t type)
+{
+	return fs->view == DUTFS_VIEW_DEVICE && type == S_IFREG && fs->backing_direct;
+}
+
+/*
+ * The trace flags every record of a file starts with: the application's
+ * O_DIRECT, and F_BUFFERED for a device-view file on a backing file system
+ * that refused O_DIRECT at mount time.
+ */
+static uint16_t file_trace_flags(const struct dutfs *fs, int app_flags, mode_t type)
+{
+	uint16_t f = (app_flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0;
+
+	if (fs->view == DUTFS_VIEW_DEVICE && type == S_IFREG && !fs->backing_direct)
+		f |= DUT_TRACE_F_BUFFERED;
+	return f;
+}
+
+/* Flags for the backing open of a file of type (S_IFMT bits), from the flags the application used. */
+static int backing_flags(const struct dutfs *fs, int flags, mode_t type)
 {
 	flags &= ~(O_NOFOLLOW | O_CREAT | O_EXCL | O_NOCTTY);
+	if (view_wants_direct(fs, type))
+		flags |= O_DIRECT;
 	if (fs->view == DUTFS_VIEW_DEVICE) {
 		/*
 		 * The writeback cache reads pages around partial writes and
@@ -144,6 +175,43 @@ static int reopen_as_daemon(int *fd, int flags)
 }
 
 /*
+ * The backing file system refused O_DIRECT (EINVAL) for a file the device
+ * view wanted direct (the mount-time check passed: a file system mounted
+ * below the backing directory, say): say so once; the file goes buffered.
+ */
+static void warn_no_direct(struct dutfs *fs)
+{
+	if (!atomic_exchange_explicit(&fs->no_direct_warned, true, memory_order_relaxed))
+		fuse_log(FUSE_LOG_WARNING,
+			 "dutfs: warning: a file below %s is on a file system that refuses O_DIRECT; "
+			 "its reads and writes go through that file system's page cache, not to the "
+			 "device (trace flag 0x10 \"buffered\"); keep the backing directory on one "
+			 "ext4, xfs or btrfs file system\n",
+			 fs->backing);
+}
+
+/*
+ * Device view, after a create: the same file reopened O_DIRECT in *fd (as
+ * the daemon; the caller created it, so its access mode is granted).  The
+ * create itself runs without O_DIRECT: a backing file system that refuses
+ * O_DIRECT refuses it after creating the file, and a retry could not keep
+ * O_EXCL.  A refusal keeps the buffered fd and adds F_BUFFERED.
+ */
+static int reopen_direct(struct dutfs *fs, int *fd, int *flags, uint16_t *tflags)
+{
+	int r = reopen_as_daemon(fd, *flags | O_DIRECT);
+
+	if (r == -EINVAL) {
+		warn_no_direct(fs);
+		*tflags |= DUT_TRACE_F_BUFFERED;
+		return 0;
+	}
+	if (!r)
+		*flags |= O_DIRECT;
+	return r;
+}
+
+/*
  * A write by a user other than root to a file with S_ISUID (or S_ISGID and
  * S_IXGRP) kills those bits first, as ext4 does.  The kernel asks for it
  * with FUSE_WRITE_KILL_SUIDGID on direct_io writes, but libfuse 3.14 does
@@ -172,6 +240,8 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct dutfs_fh *fh;
 	struct dutfs_io io;
 	char pp[64];
+	uint16_t tflags;
+	bool refused = false;
 	int flags, cflags, fd = -1, r;
 
 	if (dutfs_is_ctl_ino(ino)) {
@@ -179,7 +249,8 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	in = dutfs_inode(fs, ino);
-	flags = backing_flags(fs, fi->flags);
+	tflags = file_trace_flags(fs, fi->flags, in->type);
+	flags = backing_flags(fs, fi->flags, in->type);
 	/* the caller's own access mode: the backing file system checks it for the caller */
 	cflags = (flags & ~O_ACCMODE) | (fi->flags & O_ACCMODE);
 	if (in->type == S_IFREG)
@@ -190,13 +261,23 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	r = dutfs_io_begin(fs, req, &io, DUT_OP_OPEN, in, 0, 0,
-			   (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0);
+	r = dutfs_io_begin(fs, req, &io, DUT_OP_OPEN, in, 0, 0, tflags);
 	if (!r) {
 		fd = open(pp, cflags);
 		r = fd < 0 ? -errno : 0;
+		/* O_DIRECT refused before any truncation: the device view goes buffered */
+		if (r == -EINVAL && (cflags & O_DIRECT) && !(fi->flags & O_DIRECT)) {
+			refused = true;
+			cflags &= ~O_DIRECT;
+			flags &= ~O_DIRECT;
+			tflags |= DUT_TRACE_F_BUFFERED;
+			fd = open(pp, cflags);
+			r = fd < 0 ? -errno : 0;
+		}
 	}
 	dutfs_creds_leave(fs, &cr);
+	if (refused)
+		warn_no_direct(fs);
 	if (!r && cflags != flags)
 		r = reopen_as_daemon(&fd, flags);
 	dutfs_io_end(fs, &io, r);
@@ -215,7 +296,7 @@ void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	if ((fi->flags & O_TRUNC) && in->type == S_IFREG)
 		trace_open_trunc(fs, req, in, &io);
-	fh = fh_new(fd, flags);
+	fh = fh_new(fd, flags, tflags);
 	if (!fh) {
 		close(fd);
 		fuse_reply_err(req, ENOMEM);
@@ -237,6 +318,8 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	struct dutfs_creds cr;
 	struct dutfs_fh *fh;
 	uint64_t t0, t1;
+	uint16_t tflags = file_trace_flags(fs, fi->flags, S_IFREG);
+	bool direct;
 	int flags, fd, r;
 
 	if (dutfs_is_ctl_ino(parent) || !dutfs_name_ok(name)) {
@@ -248,7 +331,12 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		return;
 	}
 	dir = dutfs_inode(fs, parent);
-	flags = backing_flags(fs, fi->flags) | O_CREAT | O_NOFOLLOW | (fi->flags & O_EXCL);
+	/* the view's O_DIRECT comes after the create (reopen_direct); the application's stays */
+	flags = backing_flags(fs, fi->flags, S_IFREG);
+	direct = (flags & O_DIRECT) && !(fi->flags & O_DIRECT);
+	if (direct)
+		flags &= ~O_DIRECT;
+	flags |= O_CREAT | O_NOFOLLOW | (fi->flags & O_EXCL);
 	r = dutfs_creds_enter(fs, req, &cr);
 	if (r < 0) {
 		fuse_reply_err(req, -r);
@@ -270,6 +358,17 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		return;
 	}
 	in = dutfs_inode(fs, e.ino);
+	flags &= ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW);
+	if (direct && in->type == S_IFREG) {
+		r = reopen_direct(fs, &fd, &flags, &tflags);
+		if (r < 0) {
+			/* the file exists now, as after a create whose reply was lost */
+			close(fd);
+			dutfs_inode_unref(fs, in, 1);
+			fuse_reply_err(req, -r);
+			return;
+		}
+	}
 	if (in->type == S_IFREG) {
 		struct dutfs_io io;
 
@@ -279,12 +378,11 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 		 * (a layer cannot fail a create before it happens).
 		 */
 		dutfs_tracer_file_id(fs, in);
-		(void)dutfs_io_begin(fs, req, &io, DUT_OP_CREATE, in, 0, 0,
-				     (fi->flags & O_DIRECT) ? DUT_TRACE_F_DIRECT : 0);
+		(void)dutfs_io_begin(fs, req, &io, DUT_OP_CREATE, in, 0, 0, tflags);
 		io.ts_ns = t0;
 		dutfs_io_end_at(fs, &io, 0, t1);
 	}
-	fh = fh_new(fd, flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW));
+	fh = fh_new(fd, flags, tflags);
 	if (!fh) {
 		close(fd);
 		dutfs_inode_unref(fs, in, 1);
@@ -326,8 +424,10 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 		n = pread(fh->fd, buf, want, off);
 		if (n < 0 && errno == EINVAL && (fh->flags & O_DIRECT)) {
+			/* unaligned for the device (an O_DIRECT application's request) */
 			int bfd = fh_buffered(fh);
 
+			io.flags |= DUT_TRACE_F_BUFFERED;
 			n = bfd < 0 ? -1 : pread(bfd, buf, want, off);
 		}
 		r = n < 0 ? -errno : (int)n;
@@ -394,38 +494,6 @@ static size_t write_all(int fd, int pipe_fd, const void *src, size_t size, off_t
 }
 
 /*
- * The device view keeps a file's data in the mount's page cache; the copy
- * that writeback puts in the backing file's page cache is a second one.
- * Kept, it doubles the memory a workload needs: on this VM (2-core,
- * memory backed lazily by the host) a `pgbench -i` that had to grow the
- * guest's page cache by both copies spent 75 % of the daemon's CPU in that
- * copy (first touch of new guest pages) and took 10.7-13.2 s, against
- * 6.5-7.1 s with this sweep and 6.3-7.9 s native (docs/dutfs.md, "Backing
- * copy").  So every DUTFS_SWEEP_BYTES written to a file, POSIX_FADV_DONTNEED
- * on the whole backing file: it starts the writeback of its dirty pages (as
- * the flusher would later, without waiting for it) and drops the pages an
- * earlier sweep started, now clean.  The backing copy stays at about twice
- * the sweep size per file, and its pages are reused while they are warm.
- * What the database reads comes from the mount's page cache; a miss reads
- * the backing file, as a miss reads the device.
- */
-#define DUTFS_SWEEP_BYTES (8u << 20)
-
-static void backing_cache_sweep(struct dutfs *fs, struct dutfs_inode *in, int fd, size_t written)
-{
-	uint64_t before;
-
-	if (!fs->drop_backing_cache || !written)
-		return;
-	before = atomic_fetch_add_explicit(&in->unswept, written, memory_order_relaxed);
-	if (before + written < DUTFS_SWEEP_BYTES)
-		return;
-	atomic_store_explicit(&in->unswept, 0, memory_order_relaxed);
-	/* advice only: a failure loses nothing (the pages stay cached) */
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-}
-
-/*
  * A write that stopped early: the bytes written, or -err.  The kernel
  * ignores the count of a writeback write (fuse_writepage_end), so a short
  * reply would drop the tail silently: writeback gets the error, which then
@@ -438,34 +506,50 @@ static ssize_t write_result(size_t done, size_t size, int err, bool writeback)
 	return -err;
 }
 
+/* The page size every device's O_DIRECT alignment divides (logical blocks are 512 or 4096). */
+#define DIRECT_ALIGN 4096u
+
 /*
  * pwrite to the backing file.  Buffered writes to one file take the file's
  * write lock first: the backing file system serialises them anyway, and a
  * sleeping waiter costs no CPU where a spinning one costs a whole CPU.
  * O_DIRECT writes are not serialised: the backing file system may run
  * non-extending ones in parallel.  An O_DIRECT write the backing refuses
- * (EINVAL: alignment) is redone on the buffered twin.  Returns the bytes
- * written or -errno (write_result).
+ * (EINVAL: alignment) goes direct up to its last whole page when it starts
+ * on a page (writeback's short last page at EOF: only that tail goes
+ * buffered), and the rest goes on the buffered twin, adding
+ * DUT_TRACE_F_BUFFERED to *tflags.  Returns the bytes written or -errno
+ * (write_result).
  */
 static ssize_t backing_pwrite(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inode *in,
-			      const void *src, size_t size, off_t off, bool writeback)
+			      const void *src, size_t size, off_t off, bool writeback, uint16_t *tflags)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
 	int fd = fh->fd, err = 0;
-	size_t done;
+	size_t done = 0;
 
 	if (fh->flags & O_DIRECT) {
+		size_t head = ((uint64_t)off % DIRECT_ALIGN) ? 0 : size - size % DIRECT_ALIGN;
+
 		done = write_all(fd, -1, src, size, off, &err);
-		if (done || err != EINVAL)
+		if (done == size || err != EINVAL)
 			return write_result(done, size, err, writeback);
+		if (done < head) {
+			err = 0;
+			done += write_all(fd, -1, (const char *)src + done, head - done,
+					  off + (off_t)done, &err);
+			if (done < head && err != EINVAL)
+				return write_result(done, size, err, writeback);
+		}
+		err = 0;
 		fd = fh_buffered(fh);
 		if (fd < 0)
-			return -errno;
+			return write_result(done, size, errno, writeback);
+		*tflags |= DUT_TRACE_F_BUFFERED;
 	}
 	pthread_mutex_lock(lock);
-	done = write_all(fd, -1, src, size, off, &err);
+	done += write_all(fd, -1, (const char *)src + done, size - done, off + (off_t)done, &err);
 	pthread_mutex_unlock(lock);
-	backing_cache_sweep(fs, in, fd, done);
 	return write_result(done, size, err, writeback);
 }
 
@@ -499,7 +583,8 @@ void dutfs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 		/* < size: a short write injected by shaping (unaligned: redone buffered) */
 		size_t want = io.xfer_len;
 
-		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off, fi->writepage);
+		n = backing_pwrite(fs, fh, dutfs_inode(fs, ino), src, want, off, fi->writepage,
+				   &io.flags);
 		r = (int)n;
 	}
 	dutfs_io_reply(fs, req, &io, r, DUTFS_REPLY_WRITE, NULL);
@@ -534,49 +619,60 @@ static void pipe_consumed(struct fuse_bufvec *bufv)
 }
 
 /*
- * Write a request whose data is in libfuse's pipe to the buffered backing fd
- * by splice, under the file's write lock.  A backing that cannot splice
- * (EINVAL before any byte: no splice_write) gets this request and every later
- * one through memory and pwrite.  Returns the bytes written or -errno
- * (write_result); *consumed tells whether the pipe was emptied.
+ * Write a request whose data is in libfuse's pipe to the backing fd by
+ * splice.  For an O_DIRECT fd the pipe holds the mount's page-cache pages
+ * themselves, whole and page-aligned (writeback), so the device reads them
+ * with no copy at all; a buffered fd gets one copy, under the file's write
+ * lock.  EINVAL before any byte: on an O_DIRECT fd, data the device cannot
+ * take direct (the short last page at EOF, an unaligned O_DIRECT write),
+ * which goes through memory and backing_pwrite (direct head, buffered tail);
+ * on a buffered fd, a backing that cannot splice, which gets this request
+ * and every later one through memory and pwrite.  Returns the bytes written
+ * or -errno (write_result); *consumed tells whether the pipe was emptied.
  */
 static int splice_write(struct dutfs *fs, struct dutfs_fh *fh, struct dutfs_inode *in,
-			int pipe_fd, size_t size, off_t off, bool writeback, bool *consumed)
+			int pipe_fd, size_t size, off_t off, bool writeback, bool *consumed,
+			uint16_t *tflags)
 {
 	pthread_mutex_t *lock = write_lock(fs, in);
+	bool direct = fh->flags & O_DIRECT;
 	size_t done = 0;
 	ssize_t n;
 	void *mem;
 	int err = 0, r;
 
 	if (!fs->no_splice_write) {
-		pthread_mutex_lock(lock);
+		if (!direct)
+			pthread_mutex_lock(lock);
 		done = write_all(fh->fd, pipe_fd, NULL, size, off, &err);
-		pthread_mutex_unlock(lock);
-		backing_cache_sweep(fs, in, fh->fd, done);
-		if (done || err != EINVAL) {
+		if (!direct)
+			pthread_mutex_unlock(lock);
+		/* O_DIRECT: the rest (even after some bytes) is still in the pipe, unaligned */
+		if (done == size || err != EINVAL || (done && !direct)) {
 			/* what is left (an error) libfuse drains by re-creating the pipe */
 			*consumed = done == size;
 			return (int)write_result(done, size, err, writeback);
 		}
-		fs->no_splice_write = true;
+		if (!direct)
+			fs->no_splice_write = true;
 	}
-	mem = dutfs_thread_buf(fs, size);
-	r = mem ? pipe_read_all(pipe_fd, mem, size) : -ENOMEM;
+	mem = dutfs_thread_buf(fs, size - done);
+	r = mem ? pipe_read_all(pipe_fd, mem, size - done) : -ENOMEM;
 	if (r < 0)
-		return r;
+		return done && !writeback ? (int)done : r;
 	*consumed = true;
-	n = backing_pwrite(fs, fh, in, mem, size, off, writeback);
-	return (int)n;
+	n = backing_pwrite(fs, fh, in, mem, size - done, off + (off_t)done, writeback, tflags);
+	if (n < 0)
+		return done && !writeback ? (int)done : (int)n;
+	return (int)(done + (size_t)n);
 }
 
 /*
  * WRITE with libfuse's buffer vector (splice read: the device view).  Memory
  * buffers (small requests, or libfuse could not size its pipe) go to
- * dutfs_op_write.  Pipe buffers for a buffered backing fd (writeback, and
- * every write of the device view that is not O_DIRECT) go to the backing
- * file by splice; the rest (O_DIRECT files, the control file) is read into
- * the worker's buffer and goes to dutfs_op_write too.
+ * dutfs_op_write.  Pipe buffers of a file go to the backing file by splice
+ * (splice_write); those of the control file are read into the worker's
+ * buffer and go to dutfs_op_write too.
  */
 void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			struct fuse_file_info *fi)
@@ -600,7 +696,7 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 		return;
 	}
 	fh = dutfs_is_ctl_ino(ino) ? NULL : fh_of(fi);
-	if (!fh || (fh->flags & O_DIRECT)) {
+	if (!fh) {
 		mem = dutfs_thread_buf(fs, size);
 		r = mem ? pipe_read_all(b->fd, mem, size) : -ENOMEM;
 		if (r < 0) {
@@ -622,7 +718,7 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 	if (!r) {
 		/* io.xfer_len < size: a short write injected by shaping */
 		r = splice_write(fs, fh, dutfs_inode(fs, ino), b->fd, io.xfer_len, off,
-				 fi->writepage, &consumed);
+				 fi->writepage, &consumed, &io.flags);
 		if (consumed && io.xfer_len == size)
 			pipe_consumed(bufv);
 	}

@@ -64,6 +64,7 @@ enum dut_trace_op {
 #define DUT_TRACE_F_WRITEBACK 0x0002u /* write came from the kernel's writeback cache (pid is not the writer) */
 #define DUT_TRACE_F_SHAPED   0x0004u /* latency includes a shaping delay */
 #define DUT_TRACE_F_FAULT    0x0008u /* result was injected */
+#define DUT_TRACE_F_BUFFERED 0x0010u /* meant to go O_DIRECT, served through the backing page cache */
 
 /* One I/O, 48 bytes on disk in exactly this order. */
 struct dut_trace_rec {

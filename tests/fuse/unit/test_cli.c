@@ -124,12 +124,13 @@ static void test_backing_cache(void)
 	const char *drop[] = { "dutfs", "--backing-cache", "drop", "/b", "/m" };
 	struct dutfs_cli c;
 
-	CU_CHECK(dutfs_cli_parse(3, (char *const *)keep, &c, NULL) == 0 && !c.keep_backing_cache,
-		 "default: drop");
+	/* obsolete (backing I/O is O_DIRECT): still accepted, so that dutfs can say it is ignored */
+	CU_CHECK(dutfs_cli_parse(3, (char *const *)keep, &c, NULL) == 0 && !c.backing_cache_given,
+		 "not given");
 	dutfs_cli_free(&c);
-	CU_CHECK(dutfs_cli_parse(4, (char *const *)keep, &c, NULL) == 0 && c.keep_backing_cache, "keep");
+	CU_CHECK(dutfs_cli_parse(4, (char *const *)keep, &c, NULL) == 0 && c.backing_cache_given, "keep");
 	dutfs_cli_free(&c);
-	CU_CHECK(dutfs_cli_parse(5, (char *const *)drop, &c, NULL) == 0 && !c.keep_backing_cache, "drop");
+	CU_CHECK(dutfs_cli_parse(5, (char *const *)drop, &c, NULL) == 0 && c.backing_cache_given, "drop");
 	dutfs_cli_free(&c);
 }
 
