@@ -122,16 +122,6 @@ void engine_result_free(struct engine_result *r);
  */
 bool engine_last_stall(struct engine_stall *ret);
 
-/*
- * One read of len bytes at off that gives up after timeout_ns (0: wait
- * forever): for reads made outside a run, like the signature check before
- * writing, which would otherwise sit in uninterruptible sleep on a device
- * that does not answer.  Returns 0 with *ret_bytes read, -ENGINE_ESTALL when
- * nothing came back in time (the bounce buffer the kernel may still write
- * into is leaked, never buf), or -errno.
- */
-int engine_read_timeout(int fd, void *buf, size_t len, uint64_t off, uint64_t timeout_ns, size_t *ret_bytes);
-
 /* The device whose /sys/dev/block/M:m/inflight counts fd's I/O (fstat: st_rdev or st_dev). */
 int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_reads,
 			uint64_t *ret_writes);

@@ -746,10 +746,7 @@ out:
 	return 0;
 }
 
-/*
- * Outside a run: the block layer's in-flight count for a target, and a
- * single read that gives up after a timeout (engine.h).
- */
+/* The block layer's in-flight count for a target (engine.h). */
 static const char *sysfs_root(void)
 {
 	/* The seam identify and the safety checks use: one variable for all of dutprobe. */
@@ -782,75 +779,4 @@ int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64
 	*ret_reads = rd;
 	*ret_writes = wr;
 	return 0;
-}
-
-/* The last bounce buffer left to a read that did not come back: leaked on purpose, kept reachable. */
-static void *abandoned_bounce;
-
-#define READ_TAG 1  /* anything but LIBURING_UDATA_TIMEOUT, which wait_cqe_timeout uses itself */
-
-int engine_read_timeout(int fd, void *buf, size_t len, uint64_t off, uint64_t timeout_ns, size_t *ret_bytes)
-{
-	struct io_uring ring;
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe = NULL;
-	struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000u),
-					.tv_nsec = (long long)(timeout_ns % 1000000000u) };
-	void *bounce;
-	int r, res;
-
-	if (len > (64u << 20))
-		return -EINVAL;
-	/* aligned for an O_DIRECT fd; separate from buf so that buf never outlives a late completion */
-	if (posix_memalign(&bounce, 4096, len ? len : 1))
-		return -ENOMEM;
-	r = io_uring_queue_init(4, &ring, 0);
-	if (r < 0) {
-		free(bounce);
-		return r;
-	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read(sqe, fd, bounce, (unsigned)len, off);
-	io_uring_sqe_set_data64(sqe, READ_TAG);
-	r = io_uring_submit(&ring);
-	if (r < 0)
-		goto out_exit;
-	do {
-		r = timeout_ns ? io_uring_wait_cqe_timeout(&ring, &cqe, &ts) : io_uring_wait_cqe(&ring, &cqe);
-	} while (r == -EINTR);
-	if (r == -ETIME) {
-		/*
-		 * Nothing came back: ask for a cancel (a read waiting in io-wq
-		 * may go; one at the device cannot) and leave the bounce buffer
-		 * to whatever the kernel still does with it.
-		 */
-		sqe = io_uring_get_sqe(&ring);
-		if (sqe) {
-			io_uring_prep_cancel64(sqe, READ_TAG, 0);
-			io_uring_sqe_set_data64(sqe, READ_TAG + 1);
-			io_uring_submit(&ring);
-		}
-		io_uring_queue_exit(&ring);
-		abandoned_bounce = bounce;
-		return -ENGINE_ESTALL;
-	}
-	if (r < 0) {
-		/* the read may still be in flight: its buffer stays allocated */
-		io_uring_queue_exit(&ring);
-		abandoned_bounce = bounce;
-		return r;
-	}
-	res = cqe->res;
-	io_uring_cqe_seen(&ring, cqe);
-	if (res < 0) {
-		r = res;
-		goto out_exit;
-	}
-	memcpy(buf, bounce, (size_t)res);
-	*ret_bytes = (size_t)res;
-	r = 0;
-out_exit:
-	io_uring_queue_exit(&ring);
-	free(bounce);
-	return r;
 }

@@ -16,8 +16,6 @@
  *   stall_record_names_inflight         what a stall records: count, oldest age
  *       and offset, the block layer's count (fake sysfs), the cancel's answer
  *   stall_description                   probe_stall_describe() table
- *   read_timeout                        engine_read_timeout() gives up on a
- *       read nobody answers, and returns the data of one that is answered
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -397,43 +395,12 @@ static void test_stall_description(void)
 	}
 }
 
-static void test_read_timeout(void)
-{
-	char buf[512];
-	size_t n = 0;
-	uint64_t t0;
-	int p[2], r;
-
-	CU_ASSERT_FATAL(pipe2(p, O_CLOEXEC) == 0);
-	t0 = mono_ns();
-	r = engine_read_timeout(p[0], buf, sizeof(buf), 0, 50 * MS, &n);
-	CU_CHECK(r == -ENGINE_ESTALL, "a read nobody answers: %d, want the stall", r);
-	CU_CHECK(mono_ns() - t0 < 1000 * MS, "gave up after %llu ms, want ~50",
-		 (unsigned long long)((mono_ns() - t0) / MS));
-	CU_ASSERT(write(p[1], "signature", 9) == 9);
-	memset(buf, 0, sizeof(buf));
-	r = engine_read_timeout(p[0], buf, sizeof(buf), 0, 1000 * MS, &n);
-	/* the abandoned read may have taken the bytes: then this one waits in vain */
-	if (r == 0)
-		CU_CHECK(n == 9 && !memcmp(buf, "signature", 9), "read %zu bytes \"%.9s\"", n, buf);
-	close(p[1]);
-	close(p[0]);
-
-	CU_ASSERT_FATAL(pipe2(p, O_CLOEXEC) == 0);
-	CU_ASSERT(write(p[1], "signature", 9) == 9);
-	r = engine_read_timeout(p[0], buf, sizeof(buf), 0, 1000 * MS, &n);
-	CU_CHECK(r == 0 && n == 9 && !memcmp(buf, "signature", 9), "answered read: %d, %zu bytes", r, n);
-	close(p[1]);
-	close(p[0]);
-}
-
 static const struct cu_test tests[] = {
 	{ "tick_tag_survives_liburing_timeout_filter", test_tick_tag_survives_liburing_timeout_filter },
 	{ "ring_error_in_flight_keeps_buffers", test_ring_error_in_flight_keeps_buffers },
 	{ "ring_error_keeps_earlier_error", test_ring_error_keeps_earlier_error },
 	{ "stall_record_names_inflight", test_stall_record_names_inflight },
 	{ "stall_description", test_stall_description },
-	{ "read_timeout", test_read_timeout },
 	{ NULL, NULL },
 };
 
