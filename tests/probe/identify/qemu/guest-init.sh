@@ -102,7 +102,7 @@ has() { grep -Eq "^ +$1( |\$)" /tmp/help.txt; }
 # dutprobe's stall timeout is 20 s, and it stops waiting another 20 s after
 # declaring a stall; a process whose I/O never completes cannot exit, so
 # the guest waits at most this long for one step before it gives up.
-STEP_BUDGET=90
+STEP_BUDGET=${STEP_BUDGET:-90}
 alive() { [ -d /proc/$1 ] && ! grep -q '^State:[[:space:]]*Z' /proc/$1/status 2>/dev/null; }
 # io_step NAME OUT CMD...: run CMD with output in OUT; on a failure or when
 # it does not finish, print the output and the NVMe report and power off.

@@ -25,7 +25,8 @@
 # cache, default /var/tmp/dutlab-qemu-cache), QEMU_TIMEOUT (seconds, 180),
 # QEMU_SMP (the -smp value, default 1,maxcpus=2; QEMU_SMP=1 is the old
 # configuration that loses doorbells, for showing that the test catches it),
-# KEEP_QEMU_LOG=1 keeps the work directory.
+# QEMU_STEP_BUDGET (seconds the guest gives one dutprobe step, 90; a small
+# value shows the failure report), KEEP_QEMU_LOG=1 keeps the work directory.
 # Exit: 0 pass, 1 fail, 77 skip (no QEMU, busybox-static, cpio, or kernel).
 set -eu
 
@@ -43,7 +44,8 @@ TIMEOUT=${QEMU_TIMEOUT:-180}
 # the NVMe shadow-doorbell handshake between the guest driver and the
 # emulated controller then races: commands sit in the submission queue and
 # the controller is never told (about 1 boot in 5 stalled).  With
-# maxcpus=2 the barriers are kept; measured: 0 stalls (README.md).
+# maxcpus=2 the barriers are kept (and the guest gets an NVMe I/O queue per
+# possible CPU, two); measured: 0 stalls (README.md).
 SMP=${QEMU_SMP:-1,maxcpus=2}
 CACHE=${DUTLAB_QEMU_CACHE:-/var/tmp/dutlab-qemu-cache}
 
@@ -111,7 +113,7 @@ cp "$(dirname "$0")/guest-init.sh" "$R"/init
 chmod +x "$R"/init "$R"/bin/dutprobe
 # STALL: under the kernel's 30 s NVMe I/O timeout, so dutprobe names a stall
 # before the driver starts aborting and resetting (which did not heal it).
-printf 'SERIAL=%s\nSTALL=20s\n' "$SERIAL" > "$R"/etc/dutprobe-test.conf
+printf 'SERIAL=%s\nSTALL=20s\nSTEP_BUDGET=%s\n' "$SERIAL" "${QEMU_STEP_BUDGET:-90}" > "$R"/etc/dutprobe-test.conf
 (cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK"/initramfs.gz
 
 # --- drives: sparse images, discard passed to the image (discard=unmap) ---
