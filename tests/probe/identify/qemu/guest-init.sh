@@ -150,11 +150,18 @@ if has trim; then
 else
 	echo "optional: trim not in 'dutprobe --help': skipped"
 fi
+REPEAT=${REPEAT:-1}
 for cmd in bench slc; do
 	if has $cmd; then
 		RAN="$RAN $cmd"
-		io_step "dutprobe $cmd --quick" /tmp/$cmd.txt \
-			dutprobe $cmd --quick --destructive --stall-timeout $STALL /dev/nvme0n1
+		rep=1
+		while [ $rep -le $REPEAT ]; do
+			suffix=
+			[ $REPEAT = 1 ] || suffix=" (run $rep of $REPEAT)"
+			io_step "dutprobe $cmd --quick$suffix" /tmp/$cmd.txt \
+				dutprobe $cmd --quick --destructive --stall-timeout $STALL /dev/nvme0n1
+			rep=$((rep + 1))
+		done
 		tail -5 /tmp/$cmd.txt
 	else
 		echo "optional: $cmd not in 'dutprobe --help': skipped"

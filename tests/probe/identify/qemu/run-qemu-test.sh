@@ -26,7 +26,9 @@
 # QEMU_SMP (the -smp value, default 1,maxcpus=2; QEMU_SMP=1 is the old
 # configuration that loses doorbells, for showing that the test catches it),
 # QEMU_STEP_BUDGET (seconds the guest gives one dutprobe step, 90; a small
-# value shows the failure report), KEEP_QEMU_LOG=1 keeps the work directory.
+# value shows the failure report), QEMU_REPEAT (run bench and slc this many
+# times in the one boot, 1; more makes a rare stall likely, raise
+# QEMU_TIMEOUT with it), KEEP_QEMU_LOG=1 keeps the work directory.
 # Exit: 0 pass, 1 fail, 77 skip (no QEMU, busybox-static, cpio, or kernel).
 set -eu
 
@@ -113,7 +115,8 @@ cp "$(dirname "$0")/guest-init.sh" "$R"/init
 chmod +x "$R"/init "$R"/bin/dutprobe
 # STALL: under the kernel's 30 s NVMe I/O timeout, so dutprobe names a stall
 # before the driver starts aborting and resetting (which did not heal it).
-printf 'SERIAL=%s\nSTALL=20s\nSTEP_BUDGET=%s\n' "$SERIAL" "${QEMU_STEP_BUDGET:-90}" > "$R"/etc/dutprobe-test.conf
+printf 'SERIAL=%s\nSTALL=20s\nSTEP_BUDGET=%s\nREPEAT=%s\n' "$SERIAL" "${QEMU_STEP_BUDGET:-90}" \
+	"${QEMU_REPEAT:-1}" > "$R"/etc/dutprobe-test.conf
 (cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK"/initramfs.gz
 
 # --- drives: sparse images, discard passed to the image (discard=unmap) ---
