@@ -181,18 +181,24 @@ static void test_tick_tag_survives_liburing_timeout_filter(void)
 	struct writer wr = { .chunk = 512, .every_ns = 3 * MS };
 	int p[2];
 
-	/* 1. Reads complete every 3 ms; the watchdog ticks every 15 ms while the loop waits. */
+	/*
+	 * 1. Reads complete every 3 ms; the watchdog ticks every 500 ms, and
+	 * the loop spends most of its time waiting, so a tick's CQE arrives
+	 * during a wait.  The 2 s timeout leaves a loaded machine room: only a
+	 * swallowed tick can end this run early.
+	 */
 	CU_ASSERT_FATAL(pipe2(p, O_CLOEXEC) == 0);
 	fake_reset();
 	fake.hide_ext_arg = true;
 	wr.fd = p[1];
 	CU_ASSERT_FATAL(pthread_create(&wr.tid, NULL, writer_main, &wr) == 0);
 	job_on_pipe(&j, p[0], 1);
-	j.stall_ns = 60 * MS;
-	j.time_limit_ns = 250 * MS;
+	j.stall_ns = 2000 * MS;
+	j.time_limit_ns = 1200 * MS;
 	CU_ASSERT_FATAL(engine_run(&j, &r) == 0);
-	CU_CHECK(r.error == 0, "a moving run without EXT_ARG ended with error %d (%s): the watchdog's CQE was "
-		 "taken for liburing's own timeout", r.error, strerror(-r.error));
+	CU_CHECK(r.error == 0, "a moving run without EXT_ARG ended with error %d (%s; %s): the watchdog's CQE "
+		 "was taken for liburing's own timeout", r.error, strerror(-r.error),
+		 r.stall.stall_ns ? "declared as a stall" : "as a failed ring");
 	CU_CHECK(r.ios > 10, "only %llu reads completed", (unsigned long long)r.ios);
 	engine_result_free(&r);
 	wr.stop = 1;
