@@ -12,13 +12,19 @@
  *
  * Stalls: with stall_ns set, a run in which no I/O completes for stall_ns
  * stops with error ENGINE_ESTALL (at the offset of the oldest I/O in
- * flight) and asks the kernel to cancel what is in flight.  If nothing
- * completes for another stall_ns after that, the engine gives up waiting
- * and leaks the buffers of the I/Os still in flight, since the kernel may
- * still write into them.  A watchdog timer on
- * the ring (one timeout request, re-armed every stall_ns / 4) wakes the
- * waiting thread, so the wait for completions itself carries no timeout and
- * costs nothing more per I/O.
+ * flight), records what was in flight beside the block layer's own count
+ * (result.stall), and asks the kernel to cancel what is in flight; block
+ * I/O already at the device cannot be cancelled, so the answer is recorded
+ * too.  If nothing completes for another stall_ns after that, the engine
+ * gives up waiting and leaks the buffers of the I/Os still in flight, since
+ * the kernel may still write into them.  A watchdog timer on the ring (one
+ * timeout request, re-armed every stall_ns / 4) wakes the waiting thread,
+ * so the wait for completions itself carries no timeout and costs nothing
+ * more per I/O.
+ *
+ * A ring that fails (io_uring_enter returns an error other than EINTR,
+ * EAGAIN, EBUSY, ETIME) ends the run with that error unless an earlier one
+ * was recorded; I/O still in flight then is abandoned the same way.
  */
 #ifndef DUTPROBE_ENGINE_H
 #define DUTPROBE_ENGINE_H
@@ -26,6 +32,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/hist.h"
@@ -37,6 +44,24 @@
  * gave up waiting" (probe_io_strerror() says so).
  */
 #define ENGINE_ESTALL ETIME
+
+/* What a stalled run had in flight when the stall was declared. */
+struct engine_stall {
+	uint64_t stall_ns;                /* the timeout that ran out */
+	struct bench_row row;             /* the job's pattern, bs, qd, threads, direction */
+	unsigned inflight;                /* I/Os of the stalled thread in flight */
+	bool has_oldest;                  /* inflight > 0: the next two are set */
+	uint64_t oldest_age_ns;           /* since the oldest of them was submitted */
+	uint64_t oldest_offset;           /* its offset (absolute) */
+	/* The block layer's count for the target's device (/sys/dev/block/M:m/inflight). */
+	bool dev_known;
+	unsigned dev_major, dev_minor;
+	uint64_t dev_reads, dev_writes;
+	/* The cancel's answer: requests cancelled (>= 0), -errno, or not answered. */
+	bool cancel_answered;
+	int cancel_res;
+	unsigned abandoned_ios;           /* still in flight when the engine stopped waiting */
+};
 
 struct engine_job {
 	int fd;                           /* opened with O_DIRECT */
@@ -72,6 +97,9 @@ struct engine_result {
 	struct dut_hist *lat;             /* latency in ns, all threads merged */
 	int error;                        /* first I/O error (-errno), 0 = none */
 	uint64_t error_offset;
+	bool error_at_offset;             /* error_offset names an I/O (not a ring error, not a stall with none in flight) */
+	struct engine_stall stall;        /* error == -ENGINE_ESTALL: what was in flight */
+	unsigned abandoned_ios;           /* left in flight when the run ended (their buffers leaked) */
 	bool interrupted;                 /* *stop was set */
 	double cpu_user_s, cpu_sys_s;     /* of the submitting threads (not SQPOLL's) */
 	struct engine_sample *slices, *windows;
@@ -85,5 +113,43 @@ struct engine_result {
  */
 int engine_run(const struct engine_job *job, struct engine_result *ret);
 void engine_result_free(struct engine_result *r);
+
+/*
+ * The stall record of the last engine_run() that stalled, for renderers
+ * that kept only the error number (probe_io_strerror()).  dutprobe's tests
+ * stop at their first stall, so that is the one they report.  false when no
+ * run has stalled.
+ */
+bool engine_last_stall(struct engine_stall *ret);
+
+/* The device whose /sys/dev/block/M:m/inflight counts fd's I/O (fstat: st_rdev or st_dev). */
+int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_reads,
+			uint64_t *ret_writes);
+
+/*
+ * Test seam: the io_uring calls the run loop and its workers make, and the
+ * release of the I/O buffers, so a unit test can make a ring fail with I/O
+ * in flight or hide IORING_FEAT_EXT_ARG (liburing then behaves as on a
+ * kernel before 5.11).  The CQ peek and advance are not here: they read
+ * ring memory inline.  engine_uring_set_ops(NULL) restores the real ones;
+ * call it only while no run is going.
+ */
+struct io_uring;
+struct io_uring_params;
+struct io_uring_cqe;
+struct iovec;
+struct engine_uring_ops {
+	int (*queue_init_params)(unsigned entries, struct io_uring *ring, struct io_uring_params *p);
+	int (*submit)(struct io_uring *ring);
+	int (*submit_and_wait)(struct io_uring *ring, unsigned wait_nr);
+	int (*wait_cqe)(struct io_uring *ring, struct io_uring_cqe **ret_cqe);
+	int (*register_buffers)(struct io_uring *ring, const struct iovec *iov, unsigned n);
+	int (*register_files)(struct io_uring *ring, const int *fds, unsigned n);
+	int (*unregister_files)(struct io_uring *ring);
+	void (*queue_exit)(struct io_uring *ring);
+	void (*buffers_free)(void *mem);
+};
+extern const struct engine_uring_ops engine_uring_real_ops;
+void engine_uring_set_ops(const struct engine_uring_ops *ops);
 
 #endif

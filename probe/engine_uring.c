@@ -25,15 +25,20 @@
  * completions, so the second enter is rarely made.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <time.h>
 
+#include "lib/cleanup.h"
 #include "probe/engine.h"
 
 struct slot {
@@ -43,9 +48,67 @@ struct slot {
 	bool busy;                        /* in flight */
 };
 
-/* user_data of the two requests that are not I/Os (slots use 0..qd-1) */
-#define TAG_TICK   UINT64_MAX         /* the stall watchdog's timer */
-#define TAG_CANCEL (UINT64_MAX - 1)   /* "cancel everything" after a stall */
+/*
+ * user_data of the two requests that are not I/Os (slots use 0..qd-1).
+ * Never LIBURING_UDATA_TIMEOUT (all ones): on kernels without
+ * IORING_FEAT_EXT_ARG (before 5.11) io_uring_wait_cqe() consumes a CQE with
+ * that tag itself and returns its res, -ETIME for an expired timer, which
+ * the loop would have taken for a failed ring.
+ */
+#define TAG_TICK   (UINT64_MAX - 1)   /* the stall watchdog's timer */
+#define TAG_CANCEL (UINT64_MAX - 2)   /* "cancel everything" after a stall */
+_Static_assert(TAG_TICK != LIBURING_UDATA_TIMEOUT && TAG_CANCEL != LIBURING_UDATA_TIMEOUT,
+	       "liburing reserves LIBURING_UDATA_TIMEOUT for its own timeouts");
+_Static_assert(TAG_CANCEL > BENCH_ROW_MAX_QD, "tags above every slot index");
+
+static int real_wait_cqe(struct io_uring *ring, struct io_uring_cqe **ret)
+{
+	return io_uring_wait_cqe(ring, ret);  /* inline in liburing.h */
+}
+
+const struct engine_uring_ops engine_uring_real_ops = {
+	.queue_init_params = io_uring_queue_init_params,
+	.submit = io_uring_submit,
+	.submit_and_wait = io_uring_submit_and_wait,
+	.wait_cqe = real_wait_cqe,
+	.register_buffers = io_uring_register_buffers,
+	.register_files = io_uring_register_files,
+	.unregister_files = io_uring_unregister_files,
+	.queue_exit = io_uring_queue_exit,
+	.buffers_free = free,
+};
+
+/* One pointer load per call; the tests swap it (engine_uring_set_ops). */
+static const struct engine_uring_ops *uops = &engine_uring_real_ops;
+
+void engine_uring_set_ops(const struct engine_uring_ops *ops)
+{
+	uops = ops ? ops : &engine_uring_real_ops;
+}
+
+static pthread_mutex_t last_stall_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct engine_stall last_stall;      /* protected by last_stall_lock */
+static bool last_stall_set;                 /* protected by last_stall_lock */
+
+bool engine_last_stall(struct engine_stall *ret)
+{
+	bool set;
+
+	pthread_mutex_lock(&last_stall_lock);
+	set = last_stall_set;
+	if (set)
+		*ret = last_stall;
+	pthread_mutex_unlock(&last_stall_lock);
+	return set;
+}
+
+static void last_stall_publish(const struct engine_stall *st)
+{
+	pthread_mutex_lock(&last_stall_lock);
+	last_stall = *st;
+	last_stall_set = true;
+	pthread_mutex_unlock(&last_stall_lock);
+}
 
 /* Start gate: workers set up their rings, then wait until every one is ready. */
 struct gate {
@@ -148,12 +211,19 @@ static void arm_tick(struct io_uring *ring, struct __kernel_timespec *ts)
 	io_uring_sqe_set_data64(sqe, TAG_TICK);
 }
 
-/* Ask the kernel to cancel every request in flight (5.19+; older: -EINVAL, ignored). */
+/*
+ * Ask the kernel to cancel every request in flight (5.19+; older: -EINVAL).
+ * What it can cancel is what waits inside io_uring (a poll, a queued
+ * io-wq item); block I/O already issued to the device is not, so the
+ * answer (how many were cancelled) goes into the stall record.  ANY
+ * matches the watchdog's timer too: it comes back -ECANCELED and is
+ * re-armed like any tick.
+ */
 static void cancel_all(struct io_uring *ring)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
-	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
 	io_uring_sqe_set_data64(sqe, TAG_CANCEL);
 }
 
@@ -204,12 +274,12 @@ static int ring_init(struct io_uring *ring, const struct engine_job *j)
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 100;  /* ms */
-		return io_uring_queue_init_params(entries, ring, &p);
+		return uops->queue_init_params(entries, ring, &p);
 	}
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		memset(&p, 0, sizeof(p));
 		p.flags = plain[i];
-		ret = io_uring_queue_init_params(entries, ring, &p);
+		ret = uops->queue_init_params(entries, ring, &p);
 		if (ret != -EINVAL)
 			return ret;
 	}
@@ -224,13 +294,35 @@ static void rusage_add(struct worker *w, const struct rusage *a, const struct ru
 			    (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
 }
 
+/* What the stalled thread had in flight, beside the block layer's count. */
+static void stall_record(struct worker *w, const struct slot *slots, unsigned inflight, uint64_t t)
+{
+	const struct engine_job *j = w->job;
+	struct engine_stall *st = &w->res.stall;
+	const struct slot *o = oldest_busy(slots, j->qd);
+
+	*st = (struct engine_stall){
+		.stall_ns = j->stall_ns,
+		.row = { .pattern = j->pattern, .dir = j->dir, .bs_bytes = j->bs_bytes, .qd = j->qd,
+			 .threads = j->threads },
+		.inflight = inflight,
+	};
+	if (o) {
+		st->has_oldest = true;
+		st->oldest_age_ns = t - o->submit_ns;
+		st->oldest_offset = o->offset;
+	}
+	st->dev_known = engine_dev_inflight(j->fd, &st->dev_major, &st->dev_minor, &st->dev_reads,
+					    &st->dev_writes) == 0;
+}
+
 /*
  * The watchdog's timer fired at t.  No completion for stall_ns: declare a
  * stall (the run's error, stop issuing, cancel what is in flight); still
  * none stall_ns after that: give up waiting (abandon what is in flight).
  */
-static void watchdog(struct worker *w, struct io_uring *ring, const struct slot *slots, uint64_t t,
-		     uint64_t progress_ns, uint64_t *stalled_at, bool *stopping)
+static void watchdog(struct worker *w, struct io_uring *ring, const struct slot *slots, unsigned inflight,
+		     uint64_t t, uint64_t progress_ns, uint64_t *stalled_at, bool *stopping)
 {
 	const struct engine_job *j = w->job;
 	struct engine_result *r = &w->res;
@@ -245,6 +337,8 @@ static void watchdog(struct worker *w, struct io_uring *ring, const struct slot 
 		if (!r->error) {
 			r->error = -ENGINE_ESTALL;
 			r->error_offset = o ? o->offset : 0;
+			r->error_at_offset = o != NULL;
+			stall_record(w, slots, inflight, t);
 		}
 		cancel_all(ring);
 	} else if (t - *stalled_at >= j->stall_ns) {
@@ -302,7 +396,7 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 		for (unsigned i = 0; i < npending; i++)
 			slots[pending[i]].submit_ns = t;
 		npending = 0;
-		ret = io_uring_submit(ring);
+		ret = uops->submit(ring);
 		n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
 		if (!n) {
 			struct io_uring_cqe *first;
@@ -312,30 +406,51 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 			 * still be in the ring with nothing in flight: a plain wait
 			 * could sleep forever, so submit again and wait in one call.
 			 */
-			ret = ret >= 0 ? io_uring_wait_cqe(ring, &first) : io_uring_submit_and_wait(ring, 1);
+			ret = ret >= 0 ? uops->wait_cqe(ring, &first) : uops->submit_and_wait(ring, 1);
 			n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
 		}
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-			/* The ring is unusable: nothing more completes. */
-			r->error = ret;
+		/*
+		 * ETIME is liburing's answer for a CQE of its own timeouts
+		 * (LIBURING_UDATA_TIMEOUT), never ours: not a ring failure, and
+		 * never a stall (only the watchdog declares those).
+		 */
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME) {
+			/*
+			 * The ring is unusable: nothing more completes, and what is
+			 * in flight may still be written into its buffers by the
+			 * kernel, so it is abandoned like a stall's.  An earlier
+			 * error (the stall, an I/O's) stays the run's error.
+			 */
+			if (!r->error) {
+				r->error = ret;
+				r->error_offset = 0;
+				r->error_at_offset = false;
+			}
+			if (inflight)
+				w->abandoned = true;
+			ret = 0;  /* the run's error, in the result: not a failure to start */
 			break;
 		}
 		ret = 0;
 		for (unsigned c = 0; c < n; c++) {
 			uint64_t ud = io_uring_cqe_get_data64(cqes[c]);
 			unsigned idx = (unsigned)ud;
-			struct slot *s = &slots[idx];
+			struct slot *s;
 			int res = cqes[c]->res;
 
 			t = now_ns();
-			if (ud >= TAG_CANCEL) {
+			if (ud >= j->qd) {
 				if (ud == TAG_TICK) {
-					watchdog(w, ring, slots, t, progress_ns, &stalled_at, &stopping);
+					watchdog(w, ring, slots, inflight, t, progress_ns, &stalled_at, &stopping);
 					if (!w->abandoned)
 						arm_tick(ring, &tick);
+				} else if (ud == TAG_CANCEL) {
+					r->stall.cancel_answered = true;
+					r->stall.cancel_res = res;
 				}
 				continue;
 			}
+			s = &slots[idx];
 			inflight--;
 			s->busy = false;
 			progress_ns = t;
@@ -343,6 +458,7 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 				if (!r->error) {
 					r->error = res < 0 ? res : -EIO;
 					r->error_offset = s->offset;
+					r->error_at_offset = true;
 				}
 				stopping = true;
 				continue;
@@ -391,6 +507,11 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 	}
 	r->elapsed_ns = last > measure_from ? last - measure_from : 0;
 	r->end_offset = w->next_seq - j->span_offset;
+	if (w->abandoned) {
+		r->abandoned_ios = inflight;
+		if (r->error == -ENGINE_ESTALL)
+			r->stall.abandoned_ios = inflight;
+	}
 	free(cqes);
 	free(pending);
 	return ret;
@@ -476,9 +597,9 @@ static void *worker_main(void *arg)
 		iov[i].iov_base = slots[i].buf;
 		iov[i].iov_len = j->bs_bytes;
 	}
-	if (j->fixed_bufs && (ret = io_uring_register_buffers(&ring, iov, j->qd)) < 0)
+	if (j->fixed_bufs && (ret = uops->register_buffers(&ring, iov, j->qd)) < 0)
 		goto out;
-	if (j->fixed_files && (ret = io_uring_register_files(&ring, &j->fd, 1)) < 0)
+	if (j->fixed_files && (ret = uops->register_files(&ring, &j->fd, 1)) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -498,15 +619,16 @@ out:
 	 * run would find the device "held open exclusively".
 	 */
 	if (j->fixed_files && !w->abandoned)
-		io_uring_unregister_files(&ring);
+		uops->unregister_files(&ring);
 	/*
-	 * After a stall the kernel may still complete the abandoned I/Os into
-	 * their buffers (and unregistering the file would wait for them): leak
-	 * the buffers; the ring is torn down once they are done.
+	 * After a stall or a failed ring the kernel may still complete the
+	 * abandoned I/Os into their buffers (and unregistering the file would
+	 * wait for them): leak the buffers; the ring is torn down once they
+	 * are done.
 	 */
-	io_uring_queue_exit(&ring);
+	uops->queue_exit(&ring);
 	if (!w->abandoned)
-		free(mem);
+		uops->buffers_free(mem);
 	free(slots);
 	free(iov);
 	return NULL;
@@ -531,7 +653,10 @@ static void merge(struct engine_result *dst, struct engine_result *src, unsigned
 	if (!dst->error && src->error) {
 		dst->error = src->error;
 		dst->error_offset = src->error_offset;
+		dst->error_at_offset = src->error_at_offset;
+		dst->stall = src->stall;
 	}
+	dst->abandoned_ios += src->abandoned_ios;
 	dst->interrupted |= src->interrupted;
 	dst->cpu_user_s += src->cpu_user_s;
 	dst->cpu_sys_s += src->cpu_sys_s;
@@ -606,6 +731,8 @@ int engine_run(const struct engine_job *j, struct engine_result *ret)
 			err = w[i].setup_error;
 		merge(&r, &w[i].res, i);
 	}
+	if (r.error == -ENGINE_ESTALL)
+		last_stall_publish(&r.stall);
 out:
 	for (unsigned i = 0; w && i < j->threads; i++)
 		engine_result_free(&w[i].res);
@@ -616,5 +743,40 @@ out:
 		return err;
 	}
 	*ret = r;
+	return 0;
+}
+
+/* The block layer's in-flight count for a target (engine.h). */
+static const char *sysfs_root(void)
+{
+	/* The seam identify and the safety checks use: one variable for all of dutprobe. */
+	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
+
+	return r && *r ? r : "/sys";
+}
+
+int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_reads,
+			uint64_t *ret_writes)
+{
+	char path[512];
+	_cleanup_fclose_ FILE *f = NULL;
+	uint64_t rd, wr;
+	struct stat st;
+	dev_t dev;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* a block device counts its own I/O; a file's goes to its filesystem's device */
+	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/inflight", sysfs_root(), major(dev), minor(dev));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;  /* FUSE, tmpfs, a pipe: no block device */
+	if (fscanf(f, "%" SCNu64 " %" SCNu64, &rd, &wr) != 2)
+		return -EINVAL;
+	*ret_major = major(dev);
+	*ret_minor = minor(dev);
+	*ret_reads = rd;
+	*ret_writes = wr;
 	return 0;
 }

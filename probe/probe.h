@@ -84,8 +84,20 @@ int probe_json_target(const struct probe_ctx *ctx, struct dut_result *doc);
 /* "(cache, not device)" when bytes_per_s is above the interface ceiling. */
 bool probe_above_ceiling(const struct probe_ctx *ctx, double bytes_per_s);
 int probe_json_add(json_object *obj, const char *key, json_object *val);
-/* What an engine error means: strerror(), except for a stall (ENGINE_ESTALL). */
+/*
+ * What an engine error means: strerror(), except for a stall
+ * (ENGINE_ESTALL), which is described from the last stall's record
+ * (engine_last_stall(), probe_stall_describe()).  The string lives until
+ * the next call in the same thread.
+ */
 const char *probe_io_strerror(int err);
+struct engine_stall;
+/*
+ * A stall in one line: the row, what dutprobe had in flight (count, the
+ * oldest's age and offset, or none) beside the block layer's count for the
+ * device, what the cancel did, and whether dutprobe stopped waiting.  Pure.
+ */
+char *probe_stall_describe(const struct engine_stall *st, char *buf, size_t len);
 /*
  * Discard [off, off+len): NVMe deallocate on an NVMe namespace (the identify
  * part's helper), BLKDISCARD on other devices, a punched hole in a file.

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Option parsing and JSON helpers shared by dutprobe's tests. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -10,10 +13,80 @@
 #include "probe/identify/nvme.h"
 #include "probe/probe.h"
 
+static void bprintf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Append to buf[*used..len), truncating when full. */
+static void bprintf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used = *used + (size_t)n < len ? *used + (size_t)n : len - 1;
+}
+
+char *probe_stall_describe(const struct engine_stall *st, char *buf, size_t len)
+{
+	char row[48], a[DUT_FMT_LEN], b[DUT_FMT_LEN];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	bprintf(buf, len, &used, "the device stalled: no I/O completed within --stall-timeout (%s) in row %s; ",
+		dut_format_duration(st->stall_ns, a, sizeof(a)), bench_row_name(&st->row, row, sizeof(row)));
+	if (st->has_oldest)
+		bprintf(buf, len, &used, "dutprobe had %u I/O%s in flight, the oldest for %s at offset %" PRIu64,
+			st->inflight, st->inflight == 1 ? "" : "s",
+			dut_format_duration(st->oldest_age_ns, b, sizeof(b)), st->oldest_offset);
+	else
+		bprintf(buf, len, &used, "dutprobe had none in flight");
+	if (!st->dev_known)
+		bprintf(buf, len, &used, " (no block layer count: the target is not a block device or a file on one)");
+	else if (st->dev_reads + st->dev_writes)
+		bprintf(buf, len, &used, "; the block layer had %" PRIu64 " read%s and %" PRIu64
+			" write%s in flight on %u:%u (/sys/dev/block/%u:%u/inflight): waiting for the device",
+			st->dev_reads, st->dev_reads == 1 ? "" : "s", st->dev_writes, st->dev_writes == 1 ? "" : "s",
+			st->dev_major, st->dev_minor, st->dev_major, st->dev_minor);
+	else
+		bprintf(buf, len, &used, "; the block layer had none in flight on %u:%u (/sys/dev/block/%u:%u/inflight):"
+			" %s", st->dev_major, st->dev_minor, st->dev_major, st->dev_minor,
+			st->has_oldest ? "the I/Os wait above it (io_uring, the filesystem), not at the device"
+				       : "nothing waits for the device");
+	bprintf(buf, len, &used, "; dutprobe stopped issuing and asked the kernel to cancel what was in flight: ");
+	if (!st->cancel_answered)
+		bprintf(buf, len, &used, "no answer");
+	else if (st->cancel_res >= 0)
+		bprintf(buf, len, &used, "%d cancelled", st->cancel_res);
+	else if (st->cancel_res == -ENOENT)
+		bprintf(buf, len, &used, "nothing could be cancelled");
+	else if (st->cancel_res == -EINVAL)
+		bprintf(buf, len, &used, "this kernel cannot cancel them (before 5.19)");
+	else
+		bprintf(buf, len, &used, "%s", strerror(-st->cancel_res));
+	if (st->has_oldest)
+		bprintf(buf, len, &used, " (I/O already at the device cannot be cancelled)");
+	if (st->abandoned_ios)
+		bprintf(buf, len, &used, "; %u did not complete within another %s, so dutprobe stopped waiting "
+			"(their buffers stay allocated, and the process exits only once the kernel is done with them)",
+			st->abandoned_ios, a);
+	return buf;
+}
+
 const char *probe_io_strerror(int err)
 {
-	if (err == -ENGINE_ESTALL)
-		return "the device stalled: no I/O completed within --stall-timeout, so dutprobe stopped issuing and cancelled what was in flight";
+	static __thread char msg[1024];
+	struct engine_stall st;
+
+	if (err == -ENGINE_ESTALL) {
+		if (engine_last_stall(&st))
+			return probe_stall_describe(&st, msg, sizeof(msg));
+		return "the device stalled: no I/O completed within --stall-timeout, so dutprobe stopped issuing and asked the kernel to cancel what was in flight";
+	}
 	return strerror(-err);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,10 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/blkstack.h"
 #include "lib/cleanup.h"
+#include "probe/probe.h"
 #include "probe/safety.h"
 
 static const char *sysfs_root(void)
@@ -171,6 +174,113 @@ static void node_label(const struct dut_blkstack *stk, size_t i, const char *dev
 		dut_blkstack_label(stk, i, buf, len);
 }
 
+/*
+ * The signature read, given up after SIG_READ_TIMEOUT_NS: a plain pread on a
+ * device that does not answer sleeps uninterruptibly, and dutprobe sat there
+ * with no message (#19).  The read runs in a detached thread that owns the
+ * descriptor and the buffer; if the caller gives up, whichever side is last
+ * frees them (a late completion then lands in memory nobody else uses).
+ * A thread rather than io_uring: this file is linked alone into dutlab's
+ * stage runner, which has no liburing.
+ */
+#define SIG_READ_TIMEOUT_NS PROBE_STALL_DEFAULT_NS
+
+struct sig_read {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;              /* signalled when done */
+	int fd;
+	uint8_t *buf;                     /* SIG_SCAN_BYTES */
+	ssize_t n;                        /* protected by lock, with err */
+	int err;
+	bool done, abandoned;             /* protected by lock */
+};
+
+static void sig_read_free(struct sig_read *sr)
+{
+	close(sr->fd);
+	free(sr->buf);
+	pthread_cond_destroy(&sr->cond);
+	pthread_mutex_destroy(&sr->lock);
+	free(sr);
+}
+
+static void *sig_read_main(void *arg)
+{
+	struct sig_read *sr = arg;
+	ssize_t n = pread(sr->fd, sr->buf, SIG_SCAN_BYTES, 0);
+	int err = n < 0 ? errno : 0;
+	bool last;
+
+	pthread_mutex_lock(&sr->lock);
+	sr->n = n;
+	sr->err = err;
+	sr->done = true;
+	last = sr->abandoned;
+	pthread_cond_signal(&sr->cond);
+	pthread_mutex_unlock(&sr->lock);
+	if (last)
+		sig_read_free(sr);
+	return NULL;
+}
+
+/* Read the first SIG_SCAN_BYTES of dev_path into buf: 0 and *ret_n, -ETIME when it did not answer, or -errno. */
+static int sig_read(const char *dev_path, uint8_t *buf, size_t *ret_n)
+{
+	struct sig_read *sr = calloc(1, sizeof(*sr));
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	pthread_t tid;
+	struct timespec until;
+	int r = 0, e;
+
+	if (!sr)
+		return -ENOMEM;
+	sr->fd = open(dev_path, O_RDONLY | O_CLOEXEC);
+	if (sr->fd < 0) {
+		r = -errno;
+		free(sr);
+		return r;
+	}
+	sr->buf = malloc(SIG_SCAN_BYTES);
+	pthread_mutex_init(&sr->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sr->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (!sr->buf) {
+		sig_read_free(sr);
+		return -ENOMEM;
+	}
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	e = pthread_create(&tid, &ta, sig_read_main, sr);
+	pthread_attr_destroy(&ta);
+	if (e) {
+		sig_read_free(sr);
+		return -e;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(SIG_READ_TIMEOUT_NS / 1000000000ull);
+	pthread_mutex_lock(&sr->lock);
+	while (!sr->done && r == 0)
+		if (pthread_cond_timedwait(&sr->cond, &sr->lock, &until) == ETIMEDOUT && !sr->done)
+			r = -ETIME;
+	if (r < 0) {
+		sr->abandoned = true;  /* the thread frees sr when the read returns */
+		pthread_mutex_unlock(&sr->lock);
+		return r;
+	}
+	pthread_mutex_unlock(&sr->lock);
+	if (sr->n < 0)
+		r = -sr->err;
+	else {
+		memcpy(buf, sr->buf, (size_t)sr->n);
+		*ret_n = (size_t)sr->n;
+	}
+	sig_read_free(sr);
+	return r;
+}
+
 int safety_examine(const char *dev_path, struct safety_report *ret)
 {
 	struct safety_report r = { { 0 } };
@@ -246,17 +356,20 @@ int safety_examine(const char *dev_path, struct safety_report *ret)
 	if (!buf)
 		return -ENOMEM;
 	{
-		_cleanup_close_ int fd = open(dev_path, O_RDONLY | O_CLOEXEC);
 		struct sig_hit hits[SIG_MAX_HITS];
-		ssize_t n;
-		size_t nh;
+		size_t n = 0, nh;
+		int rr = sig_read(dev_path, buf, &n);
 
-		if (fd < 0)
-			return -errno;
-		n = pread(fd, buf, SIG_SCAN_BYTES, 0);
-		if (n < 0)
-			return -errno;
-		nh = sig_detect(buf, (size_t)n, hits, SIG_MAX_HITS);
+		if (rr == -ETIME) {
+			append(r.in_use, sizeof(r.in_use), "%s did not answer a read of its first %u KiB within %llu s "
+			       "(the signature check): the device is not answering (see the kernel log: dmesg)",
+			       dev_path, SIG_SCAN_BYTES / 1024, SIG_READ_TIMEOUT_NS / 1000000000ull);
+			*ret = r;
+			return 0;
+		}
+		if (rr < 0)
+			return rr;
+		nh = sig_detect(buf, n, hits, SIG_MAX_HITS);
 		for (size_t i = 0; i < nh; i++) {
 			char what[160];
 

@@ -15,6 +15,18 @@ fail() { echo "check failed: $*"; FAILS="${FAILS:+$FAILS; }$*"; }
 # expect FILE REGEX WHAT
 expect() { grep -Eq "$2" "$1" || fail "$3"; }
 
+# What the kernel's NVMe driver said (timeouts, aborts, resets), and what
+# the block layer holds in flight: tells "the device did not answer" from
+# "dutprobe lost it".
+nvme_report() {
+	echo "--- guest kernel messages about nvme:"
+	dmesg | grep -i nvme | tail -40
+	for d in /sys/block/nvme*; do
+		[ -f "$d/inflight" ] && echo "$d/inflight (reads writes): $(cat "$d/inflight")"
+	done
+	echo "---"
+}
+
 finish() {
 	if [ -z "$FAILS" ]; then
 		echo "DUTPROBE-QEMU: PASS ($RAN)"
@@ -87,34 +99,70 @@ fi
 # --- the probe-io subcommands, when this dutprobe has them ---
 dutprobe --help >/tmp/help.txt 2>&1
 has() { grep -Eq "^ +$1( |\$)" /tmp/help.txt; }
+# dutprobe's stall timeout is 20 s, and it stops waiting another 20 s after
+# declaring a stall; a process whose I/O never completes cannot exit, so
+# the guest waits at most this long for one step before it gives up.
+STEP_BUDGET=${STEP_BUDGET:-90}
+alive() { [ -d /proc/$1 ] && ! grep -q '^State:[[:space:]]*Z' /proc/$1/status 2>/dev/null; }
+# io_step NAME OUT CMD...: run CMD with output in OUT; on a failure or when
+# it does not finish, print the output and the NVMe report and power off.
+io_step() {
+	name=$1 out=$2
+	shift 2
+	echo "step: $name"
+	"$@" >"$out" 2>&1 &
+	pid=$!
+	t=0
+	while alive $pid; do
+		if [ $t -ge $STEP_BUDGET ]; then
+			tail -20 "$out"
+			echo "process state: $(grep '^State:' /proc/$pid/status 2>/dev/null)"
+			nvme_report
+			fail "$name did not finish within ${STEP_BUDGET}s"
+			finish
+		fi
+		sleep 1
+		t=$((t + 1))
+	done
+	wait $pid
+	rc=$?
+	if [ $rc != 0 ]; then
+		tail -20 "$out"
+		nvme_report
+		fail "$name exited $rc after ${t}s"
+		finish
+	fi
+	echo "$name: ${t}s"
+}
 if has trim; then
 	RAN="$RAN trim"
-	echo "step: trim"
 	# 1 MiB of 0xab, discard it, read it back: QEMU with discard=unmap
 	# deallocates and reads zeroes (DLFEAT = 1)
+	echo "step: trim (write the pattern)"
 	dd if=/dev/zero bs=65536 count=16 2>/dev/null | tr '\000' '\253' |
 		dd of=/dev/nvme0n2 bs=65536 conv=fsync 2>/dev/null
-	if dutprobe trim --destructive --offset 0 --length 1M /dev/nvme0n2 >/tmp/trim.txt 2>&1; then
-		echo 3 >/proc/sys/vm/drop_caches
-		nonzero=$(dd if=/dev/nvme0n2 bs=65536 count=16 2>/dev/null | tr -d '\000' | wc -c)
-		[ "$nonzero" = 0 ] || fail "trim: $nonzero bytes of the trimmed 1 MiB are not zero"
-	else
-		cat /tmp/trim.txt
-		fail "dutprobe trim exited non-zero"
-	fi
+	io_step "dutprobe trim" /tmp/trim.txt \
+		dutprobe trim --destructive --stall-timeout $STALL --offset 0 --length 1M /dev/nvme0n2
+	echo "step: trim (read back)"
+	echo 3 >/proc/sys/vm/drop_caches
+	nonzero=$(dd if=/dev/nvme0n2 bs=65536 count=16 2>/dev/null | tr -d '\000' | wc -c)
+	[ "$nonzero" = 0 ] || fail "trim: $nonzero bytes of the trimmed 1 MiB are not zero"
 else
 	echo "optional: trim not in 'dutprobe --help': skipped"
 fi
+REPEAT=${REPEAT:-1}
 for cmd in bench slc; do
 	if has $cmd; then
 		RAN="$RAN $cmd"
-		echo "step: $cmd --quick"
-		if ! dutprobe $cmd --quick --destructive /dev/nvme0n1 >/tmp/$cmd.txt 2>&1; then
-			tail -20 /tmp/$cmd.txt
-			fail "dutprobe $cmd --quick exited non-zero"
-		else
-			tail -5 /tmp/$cmd.txt
-		fi
+		rep=1
+		while [ $rep -le $REPEAT ]; do
+			suffix=
+			[ $REPEAT = 1 ] || suffix=" (run $rep of $REPEAT)"
+			io_step "dutprobe $cmd --quick$suffix" /tmp/$cmd.txt \
+				dutprobe $cmd --quick --destructive --stall-timeout $STALL /dev/nvme0n1
+			rep=$((rep + 1))
+		done
+		tail -5 /tmp/$cmd.txt
 	else
 		echo "optional: $cmd not in 'dutprobe --help': skipped"
 	fi
