@@ -39,6 +39,7 @@ struct bench_row_result {
 	bool above_ceiling;
 	int error;
 	uint64_t error_offset;
+	bool error_at_offset;     /* error_offset names an I/O (engine.h) */
 };
 
 struct bench_result {
@@ -278,6 +279,7 @@ static int run_row(const struct bench_cfg *cfg, struct probe_ctx *ctx, struct be
 		if (er.error && !rr->error) {
 			rr->error = er.error;
 			rr->error_offset = er.error_offset;
+			rr->error_at_offset = er.error_at_offset;
 		}
 		engine_result_free(&er);
 		if (rr->error || (ctx->stop && *ctx->stop))
@@ -394,9 +396,12 @@ static void bench_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 			dut_format_duration(rr->lat_s.max, e, sizeof(e)),
 			rr->above_ceiling ? "  <- cache, not device" : "");
 		any_flag |= rr->above_ceiling;
-		if (rr->error)
-			fprintf(out, "  %s: I/O error at offset %" PRIu64 ": %s\n", name, rr->error_offset,
-				probe_io_strerror(rr->error));
+		if (rr->error) {
+			char prefix[96];
+
+			snprintf(prefix, sizeof(prefix), "  %s: ", name);
+			probe_print_io_error(out, prefix, rr->error, rr->error_at_offset, rr->error_offset);
+		}
 	}
 	if (any_flag)
 		fprintf(out, "\n\"cache, not device\": faster than the link can carry (%s, %s)\n", ctx->ceiling_desc,

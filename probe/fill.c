@@ -70,6 +70,7 @@ struct fill_result {
 	bool interrupted;
 	int error;
 	uint64_t error_offset;
+	bool error_at_offset;     /* error_offset names an I/O (engine.h) */
 };
 
 enum { OPT_LEVELS = 256, OPT_QD, OPT_BS, OPT_ROUND, OPT_MAX_ROUNDS, OPT_SS, OPT_SPAN };
@@ -298,6 +299,7 @@ static int run_cell(const struct fill_cfg *cfg, struct probe_ctx *ctx, uint64_t 
 			cell->error = er.error;
 			res->error = er.error;
 			res->error_offset = er.error_offset;
+			res->error_at_offset = er.error_at_offset;
 		}
 		if (er.ios && er.elapsed_ns)
 			cell->round_iops[cell->nrounds++] = (double)er.ios * 1e9 / (double)er.elapsed_ns;
@@ -386,6 +388,7 @@ static int fill_run(const void *c, struct probe_ctx *ctx, void **ret, struct dut
 			if (er.error) {
 				res->error = er.error;
 				res->error_offset = er.error_offset;
+				res->error_at_offset = er.error_at_offset;
 			}
 			filled += er.total_bytes;
 			engine_result_free(&er);
@@ -454,7 +457,7 @@ static void fill_human(const void *p, const struct probe_ctx *ctx, FILE *out)
 	fprintf(out, "\nIOPS: mean of the last %u rounds; \"vs full\": relative to the fullest level at the same QD\n",
 		res->ss.window);
 	if (res->error)
-		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", res->error_offset, probe_io_strerror(res->error));
+		probe_print_io_error(out, "", res->error, res->error_at_offset, res->error_offset);
 	if (res->interrupted)
 		fprintf(out, "interrupted: figures above are partial\n");
 }

@@ -91,6 +91,12 @@ int probe_json_add(json_object *obj, const char *key, json_object *val);
  * the next call in the same thread.
  */
 const char *probe_io_strerror(int err);
+/*
+ * "PREFIXI/O error at offset N: ..." when the error names an I/O, else
+ * "PREFIXI/O error: ..." (a ring error, a stall with nothing in flight):
+ * offset 0 must not read like an I/O stuck at the start of the device.
+ */
+void probe_print_io_error(FILE *out, const char *prefix, int err, bool at_offset, uint64_t offset);
 struct engine_stall;
 /*
  * A stall in one line: the row, what dutprobe had in flight (count, the

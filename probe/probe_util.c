@@ -90,6 +90,14 @@ const char *probe_io_strerror(int err)
 	return strerror(-err);
 }
 
+void probe_print_io_error(FILE *out, const char *prefix, int err, bool at_offset, uint64_t offset)
+{
+	if (at_offset)
+		fprintf(out, "%sI/O error at offset %" PRIu64 ": %s\n", prefix, offset, probe_io_strerror(err));
+	else
+		fprintf(out, "%sI/O error: %s\n", prefix, probe_io_strerror(err));
+}
+
 int probe_parse_size_opt(const char *opt, const char *arg, uint64_t *ret, struct dut_error *err)
 {
 	struct dut_error e = { { 0 } };

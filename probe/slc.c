@@ -37,6 +37,7 @@ struct slc_pass {
 	struct dut_hist_summary lat;
 	int error;
 	uint64_t error_offset;
+	bool error_at_offset;     /* error_offset names an I/O (engine.h) */
 	bool interrupted, ran;
 };
 
@@ -223,6 +224,7 @@ static int write_pass(const struct slc_cfg *cfg, struct probe_ctx *ctx, uint64_t
 	p->elapsed_ns = er.elapsed_ns;
 	p->error = er.error;
 	p->error_offset = er.error_offset;
+	p->error_at_offset = er.error_at_offset;
 	p->interrupted = er.interrupted;
 	dut_hist_summarize(er.lat, &p->lat);
 	r = rates(er.windows, er.nwindows, cfg->window_bytes / 2, &p->win_bw, &p->win_t_s, &p->win_end, &p->nwin);
@@ -339,7 +341,7 @@ static void human_pass(const struct slc_pass *p, const struct probe_ctx *ctx, FI
 			dut_format_size(p->win_end[s->end - 1], b, sizeof(b)), s->median / 1e6);
 	}
 	if (p->error)
-		fprintf(out, "I/O error at offset %" PRIu64 ": %s\n", p->error_offset, probe_io_strerror(p->error));
+		probe_print_io_error(out, "", p->error, p->error_at_offset, p->error_offset);
 }
 
 /* The first knee where throughput falls: the end of the write cache. */
