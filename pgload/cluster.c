@@ -801,22 +801,48 @@ static int chown_dir(const char *path, mode_t mode, struct dut_error *err)
 	return r;
 }
 
+/* Is the setting name given in --set? */
+static const char *set_value(const struct pgl_cluster_init_opts *io, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (unsigned i = 0; i < io->nsets; i++)
+		if (strncasecmp(io->sets[i], name, n) == 0 && io->sets[i][n] == '=')
+			return io->sets[i] + n + 1;
+	return NULL;
+}
+
+/* Add "name=<mib>MB" to the options (text in buf, which must outlive them). */
+static int add_default(struct pgl_cluster_init_opts *io, const char *name, uint64_t bytes, char *buf,
+		       size_t len, struct dut_error *err)
+{
+	if (io->nsets >= PGL_MAX_SETS) {
+		dut_error_set(err, "too many --set options: with --memory, pgload adds %s (give at most %d)",
+			      name, PGL_MAX_SETS - 2);
+		return -EINVAL;
+	}
+	snprintf(buf, len, "%s=%lluMB", name, (unsigned long long)(bytes >> 20));
+	io->sets[io->nsets++] = buf;
+	return 0;
+}
+
 /*
  * The budget's size check, before anything is made: shared_buffers from
  * --set, or (with a budget and none set) min(128 MiB, budget/4) added as a
- * setting to *io (a copy of the caller's options; sb_text holds the text).
+ * setting to *io (a copy of the caller's options; the texts are in sb_text
+ * and mwm_text).  maintenance_work_mem, whose 64MB default alone would
+ * overrun a small budget when the primary key is built (the server is then
+ * killed by the cgroup's OOM killer), becomes min(64MB, budget/8).
  */
-static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, size_t sb_len,
+static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, char *mwm_text, size_t len,
 		       struct pgl_cluster *c, struct dut_error *err)
 {
-	const char *set = NULL;
+	const char *set = set_value(io, "shared_buffers");
 	struct dut_memcg cg;
+	uint64_t mwm;
 	char why[400];
 	int r;
 
-	for (unsigned i = 0; i < io->nsets; i++)
-		if (strncasecmp(io->sets[i], "shared_buffers=", 15) == 0)
-			set = io->sets[i] + 15;
 	c->shared_buffers_bytes = PG_DEFAULT_SHARED_BUFFERS;
 	if (set && pgl_pg_memory_parse(set, &c->shared_buffers_bytes) < 0) {
 		if (!io->memory_bytes) {
@@ -830,20 +856,19 @@ static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, size_t s
 	if (!io->memory_bytes)
 		return 0;
 	if (!set) {
-		if (io->nsets >= PGL_MAX_SETS) {
-			dut_error_set(err, "at most %d --set options (with --memory, pgload adds shared_buffers)",
-				      PGL_MAX_SETS - 1);
-			return -EINVAL;
-		}
 		c->shared_buffers_bytes = pgl_memory_default_shared_buffers(io->memory_bytes);
-		snprintf(sb_text, sb_len, "shared_buffers=%lluMB",
-			 (unsigned long long)(c->shared_buffers_bytes >> 20));
-		io->sets[io->nsets++] = sb_text;
+		if ((r = add_default(io, "shared_buffers", c->shared_buffers_bytes, sb_text, len, err)) < 0)
+			return r;
 	}
 	if ((r = pgl_memory_check(io->memory_bytes, c->shared_buffers_bytes, why, sizeof(why))) < 0) {
 		dut_error_set(err, "--memory: %s", why);
 		return r;
 	}
+	mwm = (io->memory_bytes / 8) & ~((1ull << 20) - 1);
+	if (!set_value(io, "maintenance_work_mem") &&
+	    (r = add_default(io, "maintenance_work_mem", mwm > (64ull << 20) ? 64ull << 20 : mwm,
+			     mwm_text, len, err)) < 0)
+		return r;
 	/* no memory controller here: say so now, not after initdb */
 	if ((r = dut_memcg_locate("pgload-check", io->memory_bytes, &cg, err)) < 0)
 		return r;
@@ -856,7 +881,7 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 {
 	struct pgl_cluster c;
 	struct pgl_cluster_init_opts opts = *oo, *o = &opts;
-	char initdb[PATH_MAX + 16], password[40] = "", sb_text[64];
+	char initdb[PATH_MAX + 16], password[40] = "", sb_text[64], mwm_text[64];
 	_cleanup_close_ int pgfd = -1;
 	uid_t uid;
 	gid_t gid;
@@ -864,7 +889,7 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 
 	memset(&c, 0, sizeof(c));
 	c.listen_tcp = o->listen_tcp;
-	if ((r = memory_plan(&opts, sb_text, sizeof(sb_text), &c, err)) < 0)
+	if ((r = memory_plan(&opts, sb_text, mwm_text, sizeof(sb_text), &c, err)) < 0)
 		return r;
 	if (pgl_sys_absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
 	    pgl_sys_absolute_path(o->bindir ? o->bindir : PGL_DEFAULT_BINDIR, c.bindir, sizeof(c.bindir)) < 0)

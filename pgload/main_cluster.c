@@ -34,7 +34,8 @@ static const char cluster_usage[] =
 	"processes, shared memory and the page cache they fault in stay within it, so a\n"
 	"database larger than SIZE reads from the device.  It must hold shared_buffers +\n"
 	"32 MiB; without --set shared_buffers, init sets min(128MB, SIZE/4).  The budget is\n"
-	"kept for later starts; status prints it with the current and peak usage.\n"
+	"kept for later starts (start --memory none drops it); status prints it with the\n"
+	"current and peak usage.\n"
 	"destroy stops the server and removes the data directory (only clusters made by\n"
 	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n"
 	"standby makes a hot standby of the running pgload cluster PRIMARY_PGDATA\n"
@@ -103,11 +104,15 @@ static void print_memory(const struct pgl_cluster *c)
 	       dut_format_size(now, cur, sizeof(cur)), top ? dut_format_size(top, peak, sizeof(peak)) : "unknown");
 }
 
-/* --memory SIZE: at least DUT_MEMCG_MIN_BYTES. */
+/* --memory SIZE: at least DUT_MEMCG_MIN_BYTES; "none": UINT64_MAX (start without a budget). */
 static int parse_memory(const char *s, uint64_t *ret)
 {
 	struct dut_error err = { "" };
 
+	if (strcmp(s, "none") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
 	if (dut_parse_size(s, ret, &err) < 0) {
 		dut_err("--memory: %s (give a size such as 96M or 1G)", err.msg);
 		return -EINVAL;
@@ -242,6 +247,8 @@ int pgl_main_cluster(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(sub, "init") == 0) {
+		if (io.memory_bytes == UINT64_MAX)
+			io.memory_bytes = 0;
 		catch_signals();
 		r = pgl_cluster_init(&io, &c, &err);
 		if (r < 0) {
@@ -284,7 +291,9 @@ int pgl_main_cluster(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(sub, "start") == 0) {
-		if (io.memory_bytes) {
+		if (io.memory_bytes == UINT64_MAX) {
+			c.memory_bytes = 0;
+		} else if (io.memory_bytes) {
 			uint64_t sb = c.shared_buffers_bytes ? c.shared_buffers_bytes : 128ull << 20;
 			char why[400];
 
