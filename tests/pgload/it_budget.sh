@@ -10,8 +10,8 @@
 #  - on a dutfs mount (device view) that run reads from the device: more
 #    than 0.5 read records per transaction in the trace, against ~0 for the
 #    same run without a budget (start --memory none, data in the page cache);
-#  - stop and destroy remove the cgroup, also after SIGINT or SIGKILL of
-#    pgload during start.
+#  - stop and destroy remove the cgroup, also after a start that failed and
+#    after SIGINT or SIGKILL of pgload during start.
 . "$(dirname "$0")/it_lib.sh"
 
 DUTFS=${DUTFS:-${DUT_BUILD_ROOT:-build}/fuse/dutfs}
@@ -37,6 +37,16 @@ grep -q "at least 80 MiB" "$T/small.out" || { cat "$T/small.out"; fail "no messa
 "$PGLOAD" cluster init --pgdata "$T/small" --memory 16M >"$T/small.out" 2>&1 && fail "a 16M budget was accepted"
 grep -q "smallest budget is 32 MiB" "$T/small.out" || { cat "$T/small.out"; fail "no message for 16M"; }
 ok "budgets below the minimum are refused with a message, nothing made"
+
+# a server that cannot start (max_connections=0 is refused by PostgreSQL) leaves no cgroup
+"$PGLOAD" cluster init --pgdata "$T/bad" --memory 64M --set max_connections=0 >"$T/bad.out" 2>&1 &&
+	fail "a server with max_connections=0 started"
+grep -q "the server did not start" "$T/bad.out" || { cat "$T/bad.out"; fail "no start failure reported"; }
+cg=$(memcg "$T/bad")
+[ -n "$cg" ] || fail "the failed start recorded no cgroup"
+[ -d "$cg" ] && { rmdir "$cg"; fail "the failed start left the cgroup $cg"; }
+"$PGLOAD" cluster destroy --pgdata "$T/bad" || fail "destroy after a failed start"
+ok "a failed start removes its cgroup"
 
 # --- on a dutfs mount ------------------------------------------------------------
 B=$T/backing M=$T/mnt
