@@ -545,6 +545,32 @@ static int make_postgres_dir(const char *dir)
 	return fchown(fd, pw->pw_uid, pw->pw_gid) < 0 ? -errno : 0;
 }
 
+/* The last non-empty line of a log the runner wrote (pgload's message), "" if none. */
+static void log_last_line(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char data[1024];
+	off_t size;
+	ssize_t n;
+	char *end, *start;
+
+	buf[0] = '\0';
+	if (fd < 0 || (size = lseek(fd, 0, SEEK_END)) < 0)
+		return;
+	n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
+	if (n <= 0)
+		return;
+	data[n] = '\0';
+	end = data + n;
+	while (end > data && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	start = strrchr(data, '\n');
+	start = start ? start + 1 : data;
+	/* not the command header the runner wrote itself */
+	if (start[0] != '$')
+		run_pathf(buf, len, "%s", start);
+}
+
 static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
 {
 	struct rep_ctx *x = R->rep;
@@ -610,7 +636,12 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	if (r == -EINTR)
 		return r;
 	if (r < 0 || status != 0) {
-		dut_error_set(err, "pgload cluster init failed (exit %d): see %s", status, log);
+		char last[400];
+
+		/* pgload's last word: a budget with no memory controller, a budget too small, ... */
+		log_last_line(log, last, sizeof(last));
+		dut_error_set(err, "pgload cluster init failed (exit %d)%s%.300s: see %s", status, last[0] ? ": " : "",
+			      last, log);
 		return r < 0 ? r : -EIO;
 	}
 	return read_conninfo(R, x, err);
