@@ -190,6 +190,7 @@ struct dut_experiment {
 	char *wal_target;       /* NULL: WAL with the data directory */
 	bool data_checksums;
 	uint64_t pg_memory_bytes;   /* [postgres] memory: the server's budget (pgload --memory); 0: none */
+	unsigned pg_memory_line;
 	char *replica_target;   /* NULL: no [replica] */
 	struct dut_setting *settings;
 	size_t nsettings;

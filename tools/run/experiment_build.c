@@ -424,6 +424,7 @@ static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_
 	if ((kv = get(s, "memory")) && strcmp(kv->value, "none") != 0) {
 		struct dut_error ue;
 
+		e->pg_memory_line = kv->line;
 		/* pgload cluster --memory: its smallest budget is 32 MiB (lib/memcg.h) */
 		if (dut_parse_size(kv->value, &e->pg_memory_bytes, &ue) < 0 || e->pg_memory_bytes < (32ull << 20)) {
 			exp_error(c, kv->line, s, "memory: expected the server's memory budget, a size of at least "

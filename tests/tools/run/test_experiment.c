@@ -446,6 +446,13 @@ static const struct bad_row {
 	  "t.ini:5: [matrix]: set.work_mem: expected comma-separated values" },
 	{ "pg_memory_too_small", TGT "[postgres]\nmemory = 16MiB\n" RUN,
 	  "t.ini:5: [postgres]: memory: expected the server's memory budget, a size of at least 32MiB" },
+	{ "pg_memory_below_default_shared_buffers", TGT "[postgres]\nmemory = 32MiB\n" RUN,
+	  "t.ini:5: configuration default: memory = 32 MiB is too small for shared_buffers = 8 MiB (budget/4, the default "
+	  "with a budget): expected at least 40 MiB" },
+	{ "pg_memory_below_matrix_shared_buffers", TGT "[postgres]\nmemory = 64MiB\n[matrix]\nset.shared_buffers = 16MB, 48MB\n" RUN,
+	  "t.ini:5: configuration shared_buffers=48MB: memory = 64 MiB is too small for shared_buffers = 48 MiB: expected at least 80 MiB" },
+	{ "pg_memory_shared_buffers_unreadable", TGT "[postgres]\nmemory = 64MiB\nset = shared_buffers = lots\n" RUN,
+	  "t.ini:5: configuration default: memory: shared_buffers = lots is not a size" },
 	{ "pg_memory_not_a_size", TGT "[postgres]\nmemory = lots\n" RUN, "t.ini:5: [postgres]: memory: expected" },
 	{ "pg_target_unknown", TGT "[postgres]\ntarget = main\n" RUN, "t.ini:5: [postgres]: target: expected the name of a [target NAME], found \"main\"" },
 	{ "nul_byte", TGT "x\0y\n" RUN, "t.ini:4: expected text, found a NUL byte" },
@@ -456,12 +463,20 @@ static const struct bad_row {
 static void test_postgres_memory(void)
 {
 	static const struct { const char *value; uint64_t bytes; } rows[] = {
-		{ "96MiB", 96ull << 20 }, { "1GiB", 1ull << 30 }, { "none", 0 }, { "32M", 32ull << 20 },
+		{ "96MiB", 96ull << 20 }, { "1GiB", 1ull << 30 }, { "none", 0 }, { "43M", 43ull << 20 },
 	};
 
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) + 1; i++) {
 		char text[256];
 		struct dut_experiment *e;
+
+		if (i == sizeof(rows) / sizeof(rows[0])) {
+			/* 40 MiB holds shared_buffers = 4MB + 32 MiB (the placement experiment) */
+			e = parse_ok(TGT "[postgres]\nmemory = 40MiB\nset = shared_buffers = 4MB\n" RUN, "40MiB+4MB");
+			if (e)
+				dut_experiment_free(e);
+			continue;
+		}
 
 		snprintf(text, sizeof(text), TGT "[postgres]\nmemory = %s\n" RUN, rows[i].value);
 		if (!(e = parse_ok(text, rows[i].value)))
