@@ -190,6 +190,45 @@ int dut_memcg_child_dir(enum dut_memcg_kind kind, const struct dut_memcg_mounts 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Absolute, no "", "." or ".." components, no trailing '/'. */
+static bool normal_path(const char *p)
+{
+	if (p[0] != '/' || strlen(p) >= PATH_MAX)
+		return false;
+	while (*p) {
+		size_t n;
+
+		p++;
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+bool dut_memcg_dir_is_ours(const struct dut_memcg_mounts *m, const char *dir, const char *prefix)
+{
+	const char *base = strrchr(dir, '/');
+	size_t ml;
+
+	if (!normal_path(dir) || !base || strncmp(base + 1, prefix, strlen(prefix)) != 0 ||
+	    !good_name(base + 1))
+		return false;
+	if (m->v1_mountpoint[0]) {
+		ml = strlen(m->v1_mountpoint);
+		if (strncmp(dir, m->v1_mountpoint, ml) == 0 && dir[ml] == '/')
+			return true;
+	}
+	if (m->v2_mountpoint[0]) {
+		ml = strlen(m->v2_mountpoint);
+		if (strncmp(dir, m->v2_mountpoint, ml) == 0 && strncmp(dir + ml, "/dutlab/", 8) == 0 &&
+		    base == dir + ml + 7)
+			return true;
+	}
+	return false;
+}
+
 const char *dut_memcg_limit_file(enum dut_memcg_kind kind)
 {
 	return kind == DUT_MEMCG_V2 ? "memory.max" : "memory.limit_in_bytes";

@@ -26,6 +26,7 @@
 #define DUT_MEMCG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -82,6 +83,15 @@ int dut_memcg_self_path(const char *proc_cgroup, enum dut_memcg_kind kind, char 
 int dut_memcg_child_dir(enum dut_memcg_kind kind, const struct dut_memcg_mounts *m,
 			const char *self, const char *name, char *out, size_t len);
 
+/*
+ * Is dir a budget cgroup made under a name starting with prefix?  An
+ * absolute path without ".", ".." or empty components, below the v1 memory
+ * mount or at <v2 mount>/dutlab/<name>, whose last component starts with
+ * prefix and is a good name (as dut_memcg_child_dir takes).  For callers
+ * that read a recorded directory back (a state file) before acting on it.
+ */
+bool dut_memcg_dir_is_ours(const struct dut_memcg_mounts *m, const char *dir, const char *prefix);
+
 /* The file that holds the limit: memory.max or memory.limit_in_bytes. */
 const char *dut_memcg_limit_file(enum dut_memcg_kind kind);
 /* The file that lists member processes: cgroup.procs (both). */
@@ -93,6 +103,20 @@ const char *dut_memcg_usage_file(enum dut_memcg_kind kind);
 const char *dut_memcg_kind_name(enum dut_memcg_kind kind);
 
 /* --- system --- */
+
+/* The cgroup mounts of this process (/proc/self/mountinfo). */
+int dut_memcg_read_mounts(struct dut_memcg_mounts *ret, struct dut_error *err);
+
+/*
+ * Where dut_memcg_create(name, limit_bytes) puts the cgroup, without making
+ * anything: a caller can record the directory before it exists, so that an
+ * interruption between the mkdir and the record leaves nothing unnamed.
+ * Same errors as dut_memcg_create.
+ */
+int dut_memcg_locate(const char *name, uint64_t limit_bytes, struct dut_memcg *ret,
+		     struct dut_error *err);
+/* Make the located cgroup and set its limit (as dut_memcg_create). */
+int dut_memcg_make(const struct dut_memcg *cg, struct dut_error *err);
 
 /*
  * Make the budget cgroup name with limit_bytes (>= DUT_MEMCG_MIN_BYTES).
@@ -111,6 +135,13 @@ int dut_memcg_enter(const struct dut_memcg *cg, pid_t pid);
 
 /* Current and peak usage in bytes (peak 0 where the kernel has no peak file). */
 int dut_memcg_usage(const struct dut_memcg *cg, uint64_t *ret_current, uint64_t *ret_peak);
+
+/*
+ * Send sig to every process in the cgroup (a half-started server after a
+ * failed start: the caller made the cgroup and put only that server in it).
+ * Returns the number of processes signalled, or -errno.
+ */
+int dut_memcg_kill(const struct dut_memcg *cg, int sig);
 
 /*
  * Remove the cgroup: processes still in it are moved to its parent first

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,15 +87,11 @@ static bool word_in(const char *text, const char *word)
 /* Which hierarchy to use and where its root is. */
 static int pick(struct dut_memcg_mounts *m, enum dut_memcg_kind *ret_kind, struct dut_error *err)
 {
-	static char text[1 << 16];
 	char path[PATH_MAX + 32], ctl[512];
 	int r;
 
-	if ((r = read_text("/proc/self/mountinfo", text, sizeof(text))) < 0 ||
-	    (r = dut_memcg_parse_mounts(text, m)) < 0) {
-		dut_error_set(err, "cannot read /proc/self/mountinfo: %s", strerror(-r));
+	if ((r = dut_memcg_read_mounts(m, err)) < 0)
 		return r;
-	}
 	if (m->v2_mountpoint[0]) {
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", m->v2_mountpoint);
 		if (read_text(path, ctl, sizeof(ctl)) == 0 && word_in(ctl, "memory")) {
@@ -153,13 +150,38 @@ static int procs_empty(const char *dir, bool *ret_empty)
 	return 0;
 }
 
-int dut_memcg_create(const char *name, uint64_t limit_bytes, struct dut_memcg *ret,
+int dut_memcg_read_mounts(struct dut_memcg_mounts *ret, struct dut_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 1 << 16;
+	int r;
+
+	/* a host with many mounts has a long mountinfo: grow until it fits (up to 64 MiB) */
+	for (;;) {
+		char *n = realloc(text, len);
+
+		if (!n) {
+			r = -ENOMEM;
+			break;
+		}
+		text = n;
+		if ((r = read_text("/proc/self/mountinfo", text, len)) != -EFBIG || len >= (64u << 20))
+			break;
+		len *= 4;
+	}
+	if (r < 0 || (r = dut_memcg_parse_mounts(text, ret)) < 0) {
+		dut_error_set(err, "cannot read /proc/self/mountinfo: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int dut_memcg_locate(const char *name, uint64_t limit_bytes, struct dut_memcg *ret,
 		     struct dut_error *err)
 {
 	struct dut_memcg_mounts m;
 	struct dut_memcg cg = { .limit_bytes = limit_bytes };
-	char self[PATH_MAX] = "", text[4096], num[32];
-	bool empty;
+	char self[PATH_MAX] = "", text[4096];
 	int r;
 
 	if (limit_bytes < DUT_MEMCG_MIN_BYTES) {
@@ -169,14 +191,11 @@ int dut_memcg_create(const char *name, uint64_t limit_bytes, struct dut_memcg *r
 	}
 	if ((r = pick(&m, &cg.kind, err)) < 0)
 		return r;
-	if (cg.kind == DUT_MEMCG_V1) {
-		if ((r = read_text("/proc/self/cgroup", text, sizeof(text))) < 0 ||
-		    (r = dut_memcg_self_path(text, DUT_MEMCG_V1, self, sizeof(self))) < 0) {
-			dut_error_set(err, "cannot find this process's memory cgroup in /proc/self/cgroup: %s",
-				      strerror(-r));
-			return r;
-		}
-	} else if ((r = v2_prepare(&m, err)) < 0) {
+	if (cg.kind == DUT_MEMCG_V1 &&
+	    ((r = read_text("/proc/self/cgroup", text, sizeof(text))) < 0 ||
+	     (r = dut_memcg_self_path(text, DUT_MEMCG_V1, self, sizeof(self))) < 0)) {
+		dut_error_set(err, "cannot find this process's memory cgroup in /proc/self/cgroup: %s",
+			      strerror(-r));
 		return r;
 	}
 	if ((r = dut_memcg_child_dir(cg.kind, &m, self, name, cg.dir, sizeof(cg.dir))) < 0) {
@@ -184,26 +203,51 @@ int dut_memcg_create(const char *name, uint64_t limit_bytes, struct dut_memcg *r
 			      cg.kind == DUT_MEMCG_V2 ? m.v2_mountpoint : m.v1_mountpoint, strerror(-r));
 		return r;
 	}
-	if (mkdir(cg.dir, 0755) < 0) {
+	*ret = cg;
+	return 0;
+}
+
+int dut_memcg_make(const struct dut_memcg *cg, struct dut_error *err)
+{
+	struct dut_memcg_mounts m;
+	enum dut_memcg_kind kind;
+	char num[32];
+	bool empty;
+	int r;
+
+	if (cg->kind == DUT_MEMCG_V2 && ((r = pick(&m, &kind, err)) < 0 || (r = v2_prepare(&m, err)) < 0))
+		return r;
+	if (mkdir(cg->dir, 0755) < 0) {
 		r = -errno;
 		if (r != -EEXIST) {
-			dut_error_set(err, "cannot create the cgroup %s: %s%s", cg.dir, strerror(-r),
+			dut_error_set(err, "cannot create the cgroup %s: %s%s", cg->dir, strerror(-r),
 				      r == -EACCES || r == -EPERM ? " (memory budgets need root)" : "");
 			return r;
 		}
-		if ((r = procs_empty(cg.dir, &empty)) < 0 || !empty) {
+		if ((r = procs_empty(cg->dir, &empty)) < 0 || !empty) {
 			dut_error_set(err, "the cgroup %s exists and has processes in it (another run "
-				      "uses that budget: stop it, or pick another name)", cg.dir);
+				      "uses that budget: stop it, or pick another name)", cg->dir);
 			return r < 0 ? r : -EBUSY;
 		}
 	}
-	snprintf(num, sizeof(num), "%" PRIu64, limit_bytes);
-	if ((r = write_text(cg.dir, dut_memcg_limit_file(cg.kind), num)) < 0) {
-		dut_error_set(err, "cannot set %s/%s to %s: %s", cg.dir, dut_memcg_limit_file(cg.kind),
+	snprintf(num, sizeof(num), "%" PRIu64, cg->limit_bytes);
+	if ((r = write_text(cg->dir, dut_memcg_limit_file(cg->kind), num)) < 0) {
+		dut_error_set(err, "cannot set %s/%s to %s: %s", cg->dir, dut_memcg_limit_file(cg->kind),
 			      num, strerror(-r));
-		rmdir(cg.dir);
+		rmdir(cg->dir);
 		return r;
 	}
+	return 0;
+}
+
+int dut_memcg_create(const char *name, uint64_t limit_bytes, struct dut_memcg *ret,
+		     struct dut_error *err)
+{
+	struct dut_memcg cg;
+	int r;
+
+	if ((r = dut_memcg_locate(name, limit_bytes, &cg, err)) < 0 || (r = dut_memcg_make(&cg, err)) < 0)
+		return r;
 	*ret = cg;
 	return 0;
 }
@@ -257,6 +301,7 @@ static void evict(const char *dir)
 	char *slash, *p, *save = NULL;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	buf[0] = '\0';         /* static: a failed read must not replay the last one */
 	if (read_text(path, buf, sizeof(buf)) < 0 && !buf[0])
 		return;
 	snprintf(parent, sizeof(parent), "%s", dir);
@@ -266,6 +311,26 @@ static void evict(const char *dir)
 	*slash = '\0';
 	for (p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
 		write_text(parent, "cgroup.procs", p);
+}
+
+int dut_memcg_kill(const struct dut_memcg *cg, int sig)
+{
+	char path[PATH_MAX + 32];
+	static char buf[1 << 14];
+	char *p, *save = NULL, *end;
+	int r, n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, dut_memcg_procs_file(cg->kind));
+	buf[0] = '\0';
+	if ((r = read_text(path, buf, sizeof(buf))) < 0 && r != -EFBIG)
+		return r == -ENOENT ? 0 : r;
+	for (p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		long pid = strtol(p, &end, 10);
+
+		if (pid > 1 && *end == '\0' && pid != (long)getpid() && kill((pid_t)pid, sig) == 0)
+			n++;
+	}
+	return n;
 }
 
 int dut_memcg_remove(const struct dut_memcg *cg)

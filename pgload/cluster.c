@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,12 +17,19 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs_safe.h"
+#include "lib/memcg.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
 #include "pgload/standby.h"
 
 #define STATE_MAX_BYTES (1u << 20)
+/* PostgreSQL's own default, assumed where init did not record shared_buffers. */
+#define PG_DEFAULT_SHARED_BUFFERS (128ull << 20)
+
+volatile int pgl_cluster_interrupted;
+
+static int random_hex(char *buf, size_t nhex);
 
 const char *pgl_cluster_secrets_dir(void)
 {
@@ -132,6 +140,13 @@ static json_object *state_json(const struct pgl_cluster *c)
 		json_object_array_add(ts, t);
 	}
 	json_object_object_add(o, "tablespaces", ts);
+	if (c->memory_bytes)
+		json_object_object_add(o, "memory_bytes", json_object_new_int64((int64_t)c->memory_bytes));
+	if (c->shared_buffers_bytes)
+		json_object_object_add(o, "shared_buffers_bytes",
+				       json_object_new_int64((int64_t)c->shared_buffers_bytes));
+	if (c->memcg_dir[0])
+		json_object_object_add(o, "memory_cgroup", json_object_new_string(c->memcg_dir));
 	if (c->sb.is_standby) {
 		json_object *sb = json_object_new_object();
 
@@ -187,6 +202,20 @@ static int copy_str(json_object *o, const char *key, char *dst, size_t len, bool
 	return snprintf(dst, len, "%s", json_object_get_string(v)) >= (int)len ? -EINVAL : 0;
 }
 
+/* 0 (absent: 0) or -EINVAL (not a non-negative integer). */
+static int get_u64(json_object *o, const char *key, uint64_t *ret)
+{
+	json_object *v;
+
+	*ret = 0;
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return -EINVAL;
+	*ret = (uint64_t)json_object_get_int64(v);
+	return 0;
+}
+
 static bool get_bool(json_object *o, const char *key)
 {
 	json_object *v;
@@ -204,6 +233,9 @@ static int parse_state(json_object *o, struct pgl_cluster *c)
 	    copy_str(o, "socket_dir", c->socket_dir, sizeof(c->socket_dir), true) < 0 ||
 	    copy_str(o, "wal_dir", c->wal_dir, sizeof(c->wal_dir), false) < 0 ||
 	    copy_str(o, "passfile", c->passfile, sizeof(c->passfile), false) < 0 ||
+	    copy_str(o, "memory_cgroup", c->memcg_dir, sizeof(c->memcg_dir), false) < 0 ||
+	    get_u64(o, "memory_bytes", &c->memory_bytes) < 0 ||
+	    get_u64(o, "shared_buffers_bytes", &c->shared_buffers_bytes) < 0 ||
 	    !json_object_object_get_ex(o, "port", &v) || !json_object_is_type(v, json_type_int))
 		return -EINVAL;
 	c->port = json_object_get_int(v);
@@ -282,6 +314,16 @@ int pgl_cluster_load(const char *pgdata, struct pgl_cluster *ret, struct dut_err
 	if ((r = pgl_state_check(&c, pgl_cluster_secrets_dir(), why, sizeof(why))) < 0) {
 		dut_error_set(err, "%s: refusing the state file: %s", path, why);
 		return r;
+	}
+	if (c.memcg_dir[0] || c.memory_bytes) {
+		struct dut_memcg_mounts m;
+
+		if ((r = dut_memcg_read_mounts(&m, err)) < 0)
+			return r;
+		if ((r = pgl_state_check_memcg(&c, &m, why, sizeof(why))) < 0) {
+			dut_error_set(err, "%s: refusing the state file: %s", path, why);
+			return r;
+		}
 	}
 	if ((r = pgl_cluster_check_bindir(c.bindir, err)) < 0)
 		return r;
@@ -366,10 +408,91 @@ int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid)
 	return 1;
 }
 
+/* --- memory budget ------------------------------------------------------ */
+
+/* The cgroup the state file names (its directory was checked on load). */
+static void memcg_of(const struct pgl_cluster *c, struct dut_memcg *cg)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->kind = DUT_MEMCG_V1;        /* both hierarchies list members in cgroup.procs */
+	snprintf(cg->dir, sizeof(cg->dir), "%s", c->memcg_dir);
+	cg->limit_bytes = c->memory_bytes;
+}
+
+/* Remove the budget's cgroup (none, or already gone: nothing to do). */
+static int memcg_release(const struct pgl_cluster *c, struct dut_error *err)
+{
+	struct dut_memcg cg;
+	int r;
+
+	if (!c->memcg_dir[0])
+		return 0;
+	memcg_of(c, &cg);
+	if ((r = dut_memcg_remove(&cg)) < 0)
+		dut_error_set(err, "cannot remove the memory cgroup %s: %s (remove it with rmdir once "
+			      "its processes are gone)", c->memcg_dir, strerror(-r));
+	return r;
+}
+
+int pgl_cluster_memory(const struct pgl_cluster *c, uint64_t *ret_current, uint64_t *ret_peak)
+{
+	struct dut_error err;
+	struct dut_memcg cg;
+
+	if (!c->memory_bytes || !c->memcg_dir[0] || dut_memcg_open(c->memcg_dir, &cg, &err) < 0)
+		return 0;
+	return dut_memcg_usage(&cg, ret_current, ret_peak) < 0 ? 0 : 1;
+}
+
+/*
+ * Pick a new cgroup for this start and record it (c->memcg_dir) before it
+ * is made; one left by an earlier start is removed first.
+ */
+static int memcg_prepare(struct pgl_cluster *c, struct dut_memcg *cg, struct dut_error *err)
+{
+	char name[8 + 16 + 1] = "pgload-";
+	int r;
+
+	if ((r = memcg_release(c, err)) < 0)
+		return r;
+	c->memcg_dir[0] = '\0';
+	if (!c->memory_bytes)
+		return 0;
+	if ((r = random_hex(name + 7, 16)) < 0) {
+		dut_error_set(err, "cannot name the memory cgroup: no random numbers");
+		return r;
+	}
+	if ((r = dut_memcg_locate(name, c->memory_bytes, cg, err)) < 0)
+		return r;
+	snprintf(c->memcg_dir, sizeof(c->memcg_dir), "%s", cg->dir);
+	return 0;
+}
+
+/*
+ * After a failed or interrupted start: stop what may have started and
+ * remove the cgroup.  Only the server was put in it, so a process still
+ * there is a postmaster that never got as far as postmaster.pid.
+ */
+static void start_undo(struct pgl_cluster *c)
+{
+	struct dut_error e2;
+	struct dut_memcg cg;
+
+	if (pgl_cluster_running(c, NULL))
+		pgl_cluster_stop(c, true, &e2);
+	if (c->memcg_dir[0]) {
+		memcg_of(c, &cg);
+		for (int i = 0; i < 50 && dut_memcg_kill(&cg, SIGKILL) > 0; i++)
+			usleep(20 * 1000);
+		memcg_release(c, &e2);
+	}
+}
+
 int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 {
 	char pg_ctl[PATH_MAX + 16], opts[PATH_MAX + 128], logf[PATH_MAX + 32];
 	char tail[4096];
+	struct dut_memcg cg;
 	int r;
 
 	if (pgl_cluster_running(c, NULL)) {
@@ -389,10 +512,15 @@ int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 		}
 		c->port = p;
 	}
+	if ((r = memcg_prepare(c, &cg, err)) < 0)
+		return r;
+	/* the cgroup is named here before it exists: destroy finds it after any interruption */
 	if ((r = state_write(c)) < 0) {
 		dut_error_set(err, "cannot write %s/%s: %s", c->pgdata, PGL_STATE_FILE, dut_fs_safe_strerror(r));
 		return r;
 	}
+	if (c->memcg_dir[0] && (r = dut_memcg_make(&cg, err)) < 0)
+		return r;
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", c->bindir);
 	/* pg_ctl hands -o to a shell: socket_dir is /tmp/pgload-XXXXXX (checked), '' is empty. */
 	snprintf(opts, sizeof(opts), "-p %d -k %s -c listen_addresses=%s", c->port, c->socket_dir,
@@ -402,15 +530,21 @@ int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 		char *argv[] = { pg_ctl, "-D", c->pgdata, "-l", logf, "-w", "-t", "120", "-o", opts,
 				 "start", NULL };
 
-		r = pgl_sys_run(argv, "pg_ctl start", err);
+		r = pgl_sys_run_in(argv, "pg_ctl start", c->memcg_dir[0] ? c->memcg_dir : NULL, err);
 	}
 	if (r < 0) {
 		char pgctl_msg[sizeof(err->msg)];
 
 		snprintf(pgctl_msg, sizeof(pgctl_msg), "%s", err->msg);
 		pgl_sys_file_tail(logf, 20, tail, sizeof(tail));
+		start_undo(c);
 		dut_error_set(err, "the server did not start.\n%s\nlast lines of %s:\n%s", pgctl_msg,
 			      logf, tail);
+	} else if (pgl_cluster_interrupted) {
+		start_undo(c);
+		dut_error_set(err, "interrupted: the server of %s was stopped again%s", c->pgdata,
+			      c->memcg_dir[0] ? " and its memory cgroup removed" : "");
+		r = -EINTR;
 	}
 	return r;
 }
@@ -420,11 +554,14 @@ int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_err
 	char pg_ctl[PATH_MAX + 16];
 	char *argv[] = { pg_ctl, "-D", (char *)c->pgdata, "-m", immediate ? "immediate" : "fast",
 			 "-w", "-t", "120", "stop", NULL };
+	int r;
 
 	if (!pgl_cluster_running(c, NULL))
-		return 0;
+		return memcg_release(c, err);
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", c->bindir);
-	return pgl_sys_run(argv, "pg_ctl stop", err);
+	if ((r = pgl_sys_run(argv, "pg_ctl stop", err)) < 0)
+		return r;
+	return memcg_release(c, err);
 }
 
 /* --- init ---------------------------------------------------------------- */
@@ -664,11 +801,87 @@ static int chown_dir(const char *path, mode_t mode, struct dut_error *err)
 	return r;
 }
 
-int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *ret,
+/* Is the setting name given in --set? */
+static const char *set_value(const struct pgl_cluster_init_opts *io, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (unsigned i = 0; i < io->nsets; i++)
+		if (strncasecmp(io->sets[i], name, n) == 0 && io->sets[i][n] == '=')
+			return io->sets[i] + n + 1;
+	return NULL;
+}
+
+/* Add "name=<mib>MB" to the options (text in buf, which must outlive them). */
+static int add_default(struct pgl_cluster_init_opts *io, const char *name, uint64_t bytes, char *buf,
+		       size_t len, struct dut_error *err)
+{
+	if (io->nsets >= PGL_MAX_SETS) {
+		dut_error_set(err, "too many --set options: with --memory, pgload adds %s (give at most %d)",
+			      name, PGL_MAX_SETS - 2);
+		return -EINVAL;
+	}
+	snprintf(buf, len, "%s=%lluMB", name, (unsigned long long)(bytes >> 20));
+	io->sets[io->nsets++] = buf;
+	return 0;
+}
+
+/*
+ * The budget's size check, before anything is made: shared_buffers from
+ * --set, or (with a budget and none set) min(128 MiB, budget/4) added as a
+ * setting to *io (a copy of the caller's options; the texts are in sb_text
+ * and mwm_text).  maintenance_work_mem, whose 64MB default alone would
+ * overrun a small budget when the primary key is built (the server is then
+ * killed by the cgroup's OOM killer), becomes min(64MB, budget/8).
+ */
+static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, char *mwm_text, size_t len,
+		       struct pgl_cluster *c, struct dut_error *err)
+{
+	const char *set = set_value(io, "shared_buffers");
+	struct dut_memcg cg;
+	uint64_t mwm;
+	char why[400];
+	int r;
+
+	c->shared_buffers_bytes = PG_DEFAULT_SHARED_BUFFERS;
+	if (set && pgl_pg_memory_parse(set, &c->shared_buffers_bytes) < 0) {
+		if (!io->memory_bytes) {
+			c->shared_buffers_bytes = 0;    /* unknown: start --memory assumes the default */
+			return 0;
+		}
+		dut_error_set(err, "--set shared_buffers=%.64s: cannot read the size for the check against "
+			      "--memory (give it as a number with kB, MB or GB, e.g. 32MB)", set);
+		return -EINVAL;
+	}
+	if (!io->memory_bytes)
+		return 0;
+	if (!set) {
+		c->shared_buffers_bytes = pgl_memory_default_shared_buffers(io->memory_bytes);
+		if ((r = add_default(io, "shared_buffers", c->shared_buffers_bytes, sb_text, len, err)) < 0)
+			return r;
+	}
+	if ((r = pgl_memory_check(io->memory_bytes, c->shared_buffers_bytes, why, sizeof(why))) < 0) {
+		dut_error_set(err, "--memory: %s", why);
+		return r;
+	}
+	mwm = (io->memory_bytes / 8) & ~((1ull << 20) - 1);
+	if (!set_value(io, "maintenance_work_mem") &&
+	    (r = add_default(io, "maintenance_work_mem", mwm > (64ull << 20) ? 64ull << 20 : mwm,
+			     mwm_text, len, err)) < 0)
+		return r;
+	/* no memory controller here: say so now, not after initdb */
+	if ((r = dut_memcg_locate("pgload-check", io->memory_bytes, &cg, err)) < 0)
+		return r;
+	c->memory_bytes = io->memory_bytes;
+	return 0;
+}
+
+int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster *ret,
 		     struct dut_error *err)
 {
 	struct pgl_cluster c;
-	char initdb[PATH_MAX + 16], password[40] = "";
+	struct pgl_cluster_init_opts opts = *oo, *o = &opts;
+	char initdb[PATH_MAX + 16], password[40] = "", sb_text[64], mwm_text[64];
 	_cleanup_close_ int pgfd = -1;
 	uid_t uid;
 	gid_t gid;
@@ -676,6 +889,8 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *
 
 	memset(&c, 0, sizeof(c));
 	c.listen_tcp = o->listen_tcp;
+	if ((r = memory_plan(&opts, sb_text, mwm_text, sizeof(sb_text), &c, err)) < 0)
+		return r;
 	if (pgl_sys_absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
 	    pgl_sys_absolute_path(o->bindir ? o->bindir : PGL_DEFAULT_BINDIR, c.bindir, sizeof(c.bindir)) < 0)
 		return -ENAMETOOLONG;
@@ -718,6 +933,11 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *
 
 		if ((r = pgl_sys_run(argv, "initdb", err)) < 0)
 			goto out_empty;
+		if (pgl_cluster_interrupted) {
+			dut_error_set(err, "interrupted (during initdb): %s is left empty", c.pgdata);
+			r = -EINTR;
+			goto out_empty;
+		}
 	}
 	if ((r = write_auth_files(&c, pgfd, err)) < 0 || (r = append_settings(o, pgfd, err)) < 0)
 		goto out_empty;
@@ -849,6 +1069,9 @@ int pgl_cluster_destroy(const char *pgdata, char *note, size_t note_len, struct 
 		if (pgl_cluster_stop(&c, false, &e2) < 0 && (r = pgl_cluster_stop(&c, true, err)) < 0)
 			return r;
 	}
+	/* not running (a start that was killed): the cgroup may still be there */
+	if ((r = memcg_release(&c, err)) < 0)
+		return r;
 	/* Before its files go: the primary must not keep waiting for it or its WAL. */
 	if (c.sb.is_standby && (r = pgl_standby_release(&c, err)) < 0)
 		return r;

@@ -16,6 +16,14 @@
  * run as user postgres (runuser -u postgres --) and the directories belong
  * to postgres.
  *
+ * With a memory budget (init/start --memory) the server runs in a memory
+ * cgroup (lib/memcg.h) named pgload-<16 hex digits>: pg_ctl is started from
+ * a child that has entered it, so the postmaster and every backend are
+ * charged for their private and shared memory and for the page cache they
+ * fault in, the dutfs mount's included.  Its directory is recorded in the
+ * state file before it is made; stop and destroy remove it, and a failed or
+ * interrupted start removes it at once.
+ *
  * The state file is root's (written by the running euid, 0644, replaced
  * atomically through the directory fd): postgres can delete it but not forge
  * it.  Loading refuses one owned by someone else or reached through a link,
@@ -73,6 +81,9 @@ struct pgl_cluster {
 	unsigned ntablespaces;
 	struct pgl_tablespace ts[PGL_MAX_TABLESPACES];
 	struct pgl_standby_info sb;      /* sb.is_standby: made by `cluster standby` */
+	uint64_t memory_bytes;           /* the memory budget; 0: none */
+	uint64_t shared_buffers_bytes;   /* as init wrote it (the size check of start --memory) */
+	char memcg_dir[PATH_MAX];        /* the budget's cgroup (made at start); "" without */
 };
 
 struct pgl_cluster_init_opts {
@@ -82,13 +93,21 @@ struct pgl_cluster_init_opts {
 	unsigned nsets;
 	const char *sets[PGL_MAX_SETS];   /* "name=value", checked by pgl_set_check */
 	bool listen_tcp;
+	uint64_t memory_bytes;           /* --memory; 0: no budget */
 };
+
+/* Set by the SIGINT/SIGTERM handler of `pgload cluster init|start`: a start
+ * that is interrupted stops what it started and removes the cgroup. */
+extern volatile int pgl_cluster_interrupted;
 
 /* Every function returns 0 or -errno and explains failures in err. */
 int pgl_cluster_init(const struct pgl_cluster_init_opts *o, struct pgl_cluster *ret,
 		     struct dut_error *err);
 int pgl_cluster_load(const char *pgdata, struct pgl_cluster *ret, struct dut_error *err);
+/* With c->memory_bytes set: in a new budget cgroup (recorded in the state file). */
 int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err);
+/* The budget's usage: 1 with the numbers, 0 without a budget or cgroup now, -errno. */
+int pgl_cluster_memory(const struct pgl_cluster *c, uint64_t *ret_current, uint64_t *ret_peak);
 int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_error *err);
 /* 1 running (pid set), 0 stopped. */
 int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid);
@@ -114,6 +133,8 @@ bool pgl_sys_as_root(void);
 /* postgres's ids when root; (uid_t)-1/(gid_t)-1 (keep) otherwise. */
 int pgl_sys_postgres_ids(uid_t *uid, gid_t *gid);
 int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err);
+/* pgl_sys_run with the child moved into the memory cgroup memcg_dir before it execs. */
+int pgl_sys_run_in(char *const argv[], const char *what, const char *memcg_dir, struct dut_error *err);
 void pgl_sys_file_tail(const char *path, unsigned lines, char *buf, size_t len);
 int pgl_sys_postgres_can_write(const char *dir);
 int pgl_sys_open_dir(const char *path);                  /* O_RDONLY|O_DIRECTORY, no links */

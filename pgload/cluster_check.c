@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Pure checks of state files and --set, and the authentication files: see cluster_check.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/memcg.h"
 #include "pgload/cluster_check.h"
 
 static bool is_ctl(unsigned char ch)
@@ -153,6 +155,90 @@ int pgl_state_check(const struct pgl_cluster *c, const char *secrets_dir, char *
 	}
 	return 0;
 #undef BAD
+}
+
+int pgl_state_check_memcg(const struct pgl_cluster *c, const struct dut_memcg_mounts *m, char *why,
+			  size_t len)
+{
+	const char *base = strrchr(c->memcg_dir, '/');
+
+	if (c->memory_bytes && c->memory_bytes < DUT_MEMCG_MIN_BYTES) {
+		snprintf(why, len, "memory_bytes %llu is below the smallest budget (%llu MiB)",
+			 (unsigned long long)c->memory_bytes, DUT_MEMCG_MIN_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (!c->memcg_dir[0])
+		return 0;
+	if (!base || strlen(base + 1) != 7 + 16 || strncmp(base + 1, "pgload-", 7) != 0 ||
+	    strspn(base + 8, "0123456789abcdef") != 16 || !dut_memcg_dir_is_ours(m, c->memcg_dir, "pgload-")) {
+		snprintf(why, len, "memory_cgroup \"%.200s\" is not a cgroup pgload makes (pgload-<16 hex "
+			 "digits> below a memory cgroup mount)", c->memcg_dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t pgl_memory_default_shared_buffers(uint64_t budget_bytes)
+{
+	uint64_t sb = (budget_bytes / 4) & ~((1ull << 20) - 1);
+
+	return sb > (128ull << 20) ? 128ull << 20 : sb;
+}
+
+int pgl_memory_check(uint64_t budget_bytes, uint64_t shared_buffers_bytes, char *why, size_t len)
+{
+	uint64_t need = shared_buffers_bytes + PGL_MEMORY_MARGIN_BYTES;
+
+	if (need < DUT_MEMCG_MIN_BYTES)
+		need = DUT_MEMCG_MIN_BYTES;
+	if (budget_bytes >= need)
+		return 0;
+	snprintf(why, len, "a memory budget of %llu MiB is too small for shared_buffers = %llu MiB: the "
+		 "server needs shared_buffers + %llu MiB (backends, caches, some page cache), so at least "
+		 "%llu MiB; give a larger --memory or a smaller --set shared_buffers=",
+		 (unsigned long long)(budget_bytes >> 20), (unsigned long long)(shared_buffers_bytes >> 20),
+		 PGL_MEMORY_MARGIN_BYTES >> 20, (unsigned long long)((need + (1ull << 20) - 1) >> 20));
+	return -EINVAL;
+}
+
+int pgl_pg_memory_parse(const char *value, uint64_t *ret_bytes)
+{
+	static const struct { const char *unit; uint64_t mult; } units[] = {
+		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
+		{ "TB", 1ull << 40 }, { "", 8192 },
+	};
+	char buf[64], *p = buf, *end;
+	size_t n = strlen(value);
+	unsigned long long v;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, value, n + 1);
+	if (n >= 2 && buf[0] == '\'' && buf[n - 1] == '\'') {
+		buf[n - 1] = '\0';
+		p++;
+	}
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (strncmp(end, units[i].unit, ul) != 0 || strspn(end + ul, " ") != strlen(end + ul))
+			continue;
+		if (v > UINT64_MAX / units[i].mult)
+			return -EINVAL;
+		*ret_bytes = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int pgl_set_check(const char *spec, char *why, size_t len)

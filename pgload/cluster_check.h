@@ -38,6 +38,34 @@ bool pgl_simple_name_is_valid(const char *name);
 int pgl_state_check(const struct pgl_cluster *c, const char *secrets_dir, char *why, size_t len);
 
 /*
+ * The memory cgroup a state file names: "" (no budget), or a directory
+ * dut_memcg_dir_is_ours accepts under the mounts m, named "pgload-" and 16
+ * lower-case hex digits, with a budget of at least DUT_MEMCG_MIN_BYTES.
+ */
+struct dut_memcg_mounts;
+int pgl_state_check_memcg(const struct pgl_cluster *c, const struct dut_memcg_mounts *m, char *why,
+			  size_t len);
+
+/*
+ * Memory budgets.  What the server needs besides shared_buffers (backends'
+ * private memory, the catalog caches, and room for the page cache) is at
+ * least PGL_MEMORY_MARGIN_BYTES; a smaller budget is refused.  32 MiB keeps
+ * a 64 MiB budget (shared_buffers 16 MB) possible.
+ */
+#define PGL_MEMORY_MARGIN_BYTES (32ull << 20)
+/* shared_buffers when a budget is given and none is set: min(128 MiB, budget/4), whole MiB. */
+uint64_t pgl_memory_default_shared_buffers(uint64_t budget_bytes);
+/* 0, or -EINVAL with why: budget < shared_buffers + margin (or below DUT_MEMCG_MIN_BYTES). */
+int pgl_memory_check(uint64_t budget_bytes, uint64_t shared_buffers_bytes, char *why, size_t len);
+/*
+ * A PostgreSQL memory setting's value (shared_buffers): a whole number with
+ * an optional unit B, kB, MB, GB or TB (PostgreSQL's spelling, powers of
+ * 1024), a bare number counting 8 kB blocks; quotes around it are allowed.
+ * 0 or -EINVAL.
+ */
+int pgl_pg_memory_parse(const char *value, uint64_t *ret_bytes);
+
+/*
  * --set NAME=VALUE: NAME a GUC identifier [A-Za-z_][A-Za-z0-9_.]*, VALUE
  * without control characters (a newline would start a new setting).
  * -EINVAL with the reason in why.

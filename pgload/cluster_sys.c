@@ -27,6 +27,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs_safe.h"
+#include "lib/memcg.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 
@@ -69,7 +70,7 @@ static uid_t server_uid(void)
  * Run argv (as postgres when we are root) with stdout and stderr going to
  * out_fd.  Returns the exit status (0..255), or -errno.
  */
-static int run_program(char *const argv[], int out_fd)
+static int run_program(char *const argv[], int out_fd, const char *memcg_dir)
 {
 	const char *full[32];
 	unsigned n = 0;
@@ -96,6 +97,17 @@ static int run_program(char *const argv[], int out_fd)
 		if (out_fd >= 0) {
 			dup2(out_fd, STDOUT_FILENO);
 			dup2(out_fd, STDERR_FILENO);
+		}
+		if (memcg_dir) {
+			/* before the exec: pg_ctl, the postmaster and every backend inherit it */
+			struct dut_memcg cg = { .kind = DUT_MEMCG_V1 };
+			int r;
+
+			snprintf(cg.dir, sizeof(cg.dir), "%s", memcg_dir);
+			if ((r = dut_memcg_enter(&cg, 0)) < 0) {
+				fprintf(stderr, "cannot enter the memory cgroup %s: %s\n", memcg_dir, strerror(-r));
+				_exit(126);
+			}
 		}
 		execvp(full[0], (char *const *)full);
 		fprintf(stderr, "cannot run %s: %s\n", full[0], strerror(errno));
@@ -156,6 +168,11 @@ void pgl_sys_file_tail(const char *path, unsigned lines, char *buf, size_t len)
 /* Run argv, capturing its output in a temp file; on failure put the tail in err. */
 int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err)
 {
+	return pgl_sys_run_in(argv, what, NULL, err);
+}
+
+int pgl_sys_run_in(char *const argv[], const char *what, const char *memcg_dir, struct dut_error *err)
+{
 	char path[] = "/tmp/pgload-out-XXXXXX";
 	_cleanup_close_ int fd = mkostemp(path, O_CLOEXEC);
 	char tail[400] = ""; /* the end of the output: err->msg holds 512 bytes */
@@ -164,7 +181,7 @@ int pgl_sys_run(char *const argv[], const char *what, struct dut_error *err)
 	if (fd < 0)
 		return -errno;
 	unlink(path);          /* ours alone from here; the child writes to the fd */
-	r = run_program(argv, fd);
+	r = run_program(argv, fd, memcg_dir);
 	if (r != 0) {
 		tail_fd(fd, 20, tail, sizeof(tail));
 		dut_error_set(err, "%s failed (%s %d):\n%s", what, r < 0 ? "error" : "exit status",

@@ -18,6 +18,7 @@
 #include "pgload/cluster.h"
 #include "pgload/dss/dss.h"
 #include "pgload/main.h"
+#include "pgload/pgconn.h"
 #include "pgload/redact.h"
 #include "pgload/report.h"
 #include "pgload/session.h"
@@ -54,6 +55,7 @@ struct common {
 	const char *pgdata, *conninfo, *json, *relmap, *dutfs, *workload;
 	bool quiet;
 	char conninfo_buf[PATH_MAX + 128];
+	struct pgl_cluster cluster;     /* with --pgdata */
 };
 
 static const struct pgl_workload_ops *const workloads[] = { &pgl_oltp_workload };
@@ -114,13 +116,13 @@ static int open_session(struct common *cm, struct pgl_session *s)
 		return -EINVAL;
 	}
 	if (cm->pgdata) {
-		struct pgl_cluster c;
+		struct pgl_cluster *c = &cm->cluster;
 
-		if (pgl_cluster_load(cm->pgdata, &c, &err) < 0) {
+		if (pgl_cluster_load(cm->pgdata, c, &err) < 0) {
 			dut_err("%s (or give -d CONNINFO for a server pgload did not make)", err.msg);
 			return -EINVAL;
 		}
-		pgl_cluster_conninfo(&c, cm->conninfo_buf, sizeof(cm->conninfo_buf));
+		pgl_cluster_conninfo(c, cm->conninfo_buf, sizeof(cm->conninfo_buf));
 		cm->conninfo = cm->conninfo_buf;
 	}
 	if (!cm->conninfo) {
@@ -137,6 +139,24 @@ static int open_session(struct common *cm, struct pgl_session *s)
 	else
 		pgl_redact_conninfo(cm->conninfo, s->target, sizeof(s->target));
 	return 0;
+}
+
+/* The budget of a pgload cluster (--pgdata) and the database's size, now. */
+static void memory_info(const struct common *cm, struct pgl_session *s, struct pgl_memory_info *m)
+{
+	char buf[32];
+	uint64_t cur;
+
+	memset(m, 0, sizeof(*m));
+	if (s->admin && PQstatus(s->admin) == CONNECTION_OK &&
+	    pgl_pq_value(s->admin, "SELECT pg_database_size(current_database())", buf, sizeof(buf), NULL) == 0)
+		m->database_bytes = strtoull(buf, NULL, 10);
+	if (!cm->pgdata || !cm->cluster.memory_bytes)
+		return;
+	m->budget_bytes = cm->cluster.memory_bytes;
+	m->shared_buffers_bytes = cm->cluster.shared_buffers_bytes;
+	if (pgl_cluster_memory(&cm->cluster, &cur, &m->peak_bytes) != 1)
+		m->peak_bytes = 0;
 }
 
 static int write_doc(const char *path, int argc, char **argv, bool run,
@@ -280,6 +300,7 @@ static int main_init(int argc, char **argv)
 		finish_session(&cm, &s);
 		return 1;
 	}
+	memory_info(&cm, &s, &res.mem);
 	if (!cm.quiet)
 		pgl_init_print(&res, stdout);
 	if (cm.json && write_doc(cm.json, argc, argv, false, NULL, &res) < 0)
@@ -441,6 +462,7 @@ static int main_run(int argc, char **argv)
 		finish_session(&cm, &s);
 		return 1;
 	}
+	memory_info(&cm, &s, &res.mem);
 	if (!cm.quiet)
 		pgl_run_print(&res, stdout);
 	fflush(stdout);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pgload cluster init|start|stop|status|destroy: argument parsing and messages. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/memcg.h"
+#include "lib/units.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 #include "pgload/main.h"
@@ -15,10 +18,11 @@
 static const char cluster_usage[] =
 	"usage: pgload cluster init --pgdata DIR [--bindir DIR] [--wal-dir DIR]\n"
 	"                           [--tablespace NAME=DIR]... [--set NAME=VALUE]...\n"
-	"                           [--listen-tcp]\n"
+	"                           [--listen-tcp] [--memory SIZE]\n"
 	"       pgload cluster standby --pgdata DIR --primary PRIMARY_PGDATA [--sync]\n"
 	"                              [--bindir DIR] [--set NAME=VALUE]...\n"
-	"       pgload cluster start|status|destroy --pgdata DIR\n"
+	"       pgload cluster start --pgdata DIR [--memory SIZE]\n"
+	"       pgload cluster status|destroy --pgdata DIR\n"
 	"       pgload cluster stop --pgdata DIR [--immediate]\n"
 	"init creates the cluster (initdb with data checksums, as user postgres when run\n"
 	"as root), starts it on a private socket directory (peer authentication: only OS\n"
@@ -26,6 +30,12 @@ static const char cluster_usage[] =
 	"tablespaces and leaves it running.  --listen-tcp also listens on 127.0.0.1\n"
 	"(scram-sha-256, a random password in a root-only passfile under " PGL_SECRETS_DIR ",\n"
 	"printed as passfile: and in the conninfo).  stop --immediate simulates a crash.\n"
+	"--memory SIZE (64M, 1G) runs the server in a memory cgroup of that limit: its\n"
+	"processes, shared memory and the page cache they fault in stay within it, so a\n"
+	"database larger than SIZE reads from the device.  It must hold shared_buffers +\n"
+	"32 MiB; without --set shared_buffers, init sets min(128MB, SIZE/4).  The budget is\n"
+	"kept for later starts (start --memory none drops it); status prints it with the\n"
+	"current and peak usage.\n"
 	"destroy stops the server and removes the data directory (only clusters made by\n"
 	"pgload), the WAL directory it made and what PostgreSQL put in the tablespaces.\n"
 	"standby makes a hot standby of the running pgload cluster PRIMARY_PGDATA\n"
@@ -57,6 +67,61 @@ static void print_standby(const struct pgl_cluster *c)
 		printf("replication: unknown (%s)\n", err.msg);
 	else
 		printf("replication: %s\n", line);
+}
+
+static void on_cluster_signal(int sig)
+{
+	(void)sig;
+	pgl_cluster_interrupted = 1;
+}
+
+/* init and start: an interrupted start stops the server again and removes its cgroup. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_cluster_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void print_memory(const struct pgl_cluster *c)
+{
+	char b[32], cur[32], peak[32];
+	uint64_t now, top;
+
+	if (!c->memory_bytes) {
+		printf("memory budget: none\n");
+		return;
+	}
+	dut_format_size(c->memory_bytes, b, sizeof(b));
+	if (pgl_cluster_memory(c, &now, &top) != 1) {
+		printf("memory budget: %s (no cgroup now: the server is not running in it)\n", b);
+		return;
+	}
+	printf("memory budget: %s (cgroup %s)\nmemory usage: %s (peak %s)\n", b, c->memcg_dir,
+	       dut_format_size(now, cur, sizeof(cur)), top ? dut_format_size(top, peak, sizeof(peak)) : "unknown");
+}
+
+/* --memory SIZE: at least DUT_MEMCG_MIN_BYTES; "none": UINT64_MAX (start without a budget). */
+static int parse_memory(const char *s, uint64_t *ret)
+{
+	struct dut_error err = { "" };
+
+	if (strcmp(s, "none") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	if (dut_parse_size(s, ret, &err) < 0) {
+		dut_err("--memory: %s (give a size such as 96M or 1G)", err.msg);
+		return -EINVAL;
+	}
+	if (*ret < DUT_MEMCG_MIN_BYTES) {
+		dut_err("--memory %s: the smallest budget is %llu MiB", s, DUT_MEMCG_MIN_BYTES >> 20);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void on_standby_signal(int sig)
@@ -113,6 +178,7 @@ int pgl_main_cluster(int argc, char **argv)
 		{ "primary", required_argument, NULL, 'P' },
 		{ "sync", no_argument, NULL, 's' },
 		{ "listen-tcp", no_argument, NULL, 'L' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ "debug", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -160,6 +226,10 @@ int pgl_main_cluster(int argc, char **argv)
 			break;
 		}
 		case 'L': io.listen_tcp = true; break;
+		case 'm':
+			if (parse_memory(optarg, &io.memory_bytes) < 0)
+				return 1;
+			break;
 		case 'i': immediate = true; break;
 		case 'P': primary = optarg; break;
 		case 's': sync = true; break;
@@ -177,13 +247,22 @@ int pgl_main_cluster(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(sub, "init") == 0) {
+		if (io.memory_bytes == UINT64_MAX)
+			io.memory_bytes = 0;
+		catch_signals();
 		r = pgl_cluster_init(&io, &c, &err);
 		if (r < 0) {
 			dut_err("cluster init: %s", err.msg);
-			return 1;
+			return r == -EINTR ? 130 : 1;
 		}
 		print_conninfo(&c);
+		if (c.memory_bytes)
+			print_memory(&c);
 		return 0;
+	}
+	if (io.memory_bytes && strcmp(sub, "start") != 0) {
+		dut_err("--memory belongs to cluster init and cluster start");
+		return 1;
 	}
 	if (io.listen_tcp && strcmp(sub, "standby") != 0) {
 		dut_err("--listen-tcp belongs to cluster init");
@@ -212,11 +291,28 @@ int pgl_main_cluster(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(sub, "start") == 0) {
-		if (pgl_cluster_start(&c, &err) < 0) {
+		if (io.memory_bytes == UINT64_MAX) {
+			c.memory_bytes = 0;
+		} else if (io.memory_bytes) {
+			uint64_t sb = c.shared_buffers_bytes ? c.shared_buffers_bytes : 128ull << 20;
+			char why[400];
+
+			if (pgl_memory_check(io.memory_bytes, sb, why, sizeof(why)) < 0) {
+				dut_err("cluster start --memory: %s%s", why, c.shared_buffers_bytes ? "" :
+					" (shared_buffers is not recorded for this cluster: PostgreSQL's default "
+					"128MB is assumed)");
+				return 1;
+			}
+			c.memory_bytes = io.memory_bytes;
+		}
+		catch_signals();
+		if ((r = pgl_cluster_start(&c, &err)) < 0) {
 			dut_err("cluster start: %s", err.msg);
-			return 1;
+			return r == -EINTR ? 130 : 1;
 		}
 		print_conninfo(&c);
+		if (c.memory_bytes)
+			print_memory(&c);
 		return 0;
 	}
 	if (strcmp(sub, "stop") == 0) {
@@ -235,6 +331,7 @@ int pgl_main_cluster(int argc, char **argv)
 		else
 			printf("stopped\n");
 		print_conninfo(&c);
+		print_memory(&c);
 		if (c.sb.is_standby)
 			print_standby(&c);
 		return running ? 0 : 3; /* as pg_ctl status */

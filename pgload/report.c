@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lib/units.h"
 #include "pgload/report.h"
 
 static double ms(double ns)
@@ -150,6 +151,7 @@ void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 	for (unsigned t = 0; t < r->nthreads; t++)
 		if (r->th[t].first_error[0])
 			fprintf(out, "thread %u: %s\n", t, r->th[t].first_error);
+	pgl_memory_print(&r->mem, out);
 	fprintf(out, "server settings:\n");
 	pgl_settings_print(&r->settings, out);
 }
@@ -177,6 +179,39 @@ static void add_target(struct dut_result *doc, const char *target, const struct 
 	if (pgl_settings_block_size(st, &bs) == 0)
 		json_object_object_add(t, "block_size", json_object_new_int64(bs));
 	json_object_object_add(t, "settings", pgl_settings_to_json(st));
+}
+
+/* config.memory and target.database_bytes (null where unknown). */
+static void add_memory(struct dut_result *doc, const struct pgl_memory_info *m)
+{
+	json_object *mem = json_object_new_object();
+
+	json_object_object_add(dut_result_target(doc), "database_bytes",
+			       m->database_bytes ? json_object_new_int64((int64_t)m->database_bytes) : NULL);
+	json_object_object_add(mem, "budget_bytes",
+			       m->budget_bytes ? json_object_new_int64((int64_t)m->budget_bytes) : NULL);
+	json_object_object_add(mem, "peak_bytes",
+			       m->peak_bytes ? json_object_new_int64((int64_t)m->peak_bytes) : NULL);
+	json_object_object_add(mem, "shared_buffers_bytes", m->shared_buffers_bytes ?
+			       json_object_new_int64((int64_t)m->shared_buffers_bytes) : NULL);
+	json_object_object_add(mem, "database_per_budget", m->budget_bytes && m->database_bytes ?
+			       json_object_new_double((double)m->database_bytes / (double)m->budget_bytes) : NULL);
+	json_object_object_add(dut_result_config(doc), "memory", mem);
+}
+
+void pgl_memory_print(const struct pgl_memory_info *m, FILE *out)
+{
+	char a[32], b[32], d[32];
+
+	if (m->database_bytes)
+		fprintf(out, "database size: %s\n", dut_format_size(m->database_bytes, d, sizeof(d)));
+	if (!m->budget_bytes)
+		return;
+	fprintf(out, "memory budget: %s (peak usage %s)", dut_format_size(m->budget_bytes, a, sizeof(a)),
+		m->peak_bytes ? dut_format_size(m->peak_bytes, b, sizeof(b)) : "unknown");
+	if (m->database_bytes)
+		fprintf(out, ", the database is %.1fx the budget", (double)m->database_bytes / (double)m->budget_bytes);
+	fputc('\n', out);
 }
 
 static json_object *retry_json(const struct pgl_retry_stats *s)
@@ -363,6 +398,7 @@ int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 	int ret;
 
 	add_target(doc, c->target, &r->settings);
+	add_memory(doc, &r->mem);
 	json_object_object_add(cfg, "workload", json_object_new_string("oltp"));
 	json_object_object_add(cfg, "scripts", mix_json(&c->mix));
 	json_object_object_add(cfg, "scale", json_object_new_int64(c->scale));
@@ -431,6 +467,7 @@ void pgl_init_print(const struct pgl_init_result *r, FILE *out)
 		fprintf(out, "%-14s %8.3f s\n", r->phases[i].name,
 			(double)r->phases[i].duration_ns / 1e9);
 	fprintf(out, "%-14s %8.3f s\n", "total", (double)r->total_ns / 1e9);
+	pgl_memory_print(&r->mem, out);
 	fprintf(out, "server settings:\n");
 	pgl_settings_print(&r->settings, out);
 }
@@ -441,6 +478,7 @@ int pgl_init_to_doc(const struct pgl_init_result *r, struct dut_result *doc)
 	int ret;
 
 	add_target(doc, r->target, &r->settings);
+	add_memory(doc, &r->mem);
 	json_object_object_add(cfg, "workload", json_object_new_string("oltp-init"));
 	json_object_object_add(cfg, "scale", json_object_new_int64(r->scale));
 	json_object_object_add(cfg, "jobs", json_object_new_int(r->jobs));

@@ -13,6 +13,8 @@
 #include "pgload/result.h"
 
 void pgl_run_print(const struct pgl_run_result *r, FILE *out);
+/* "database size: ..." and "memory budget: ... (peak usage ...)" lines (none where unknown). */
+void pgl_memory_print(const struct pgl_memory_info *m, FILE *out);
 int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc);
 
 void pgl_init_print(const struct pgl_init_result *r, FILE *out);

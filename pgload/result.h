@@ -19,6 +19,18 @@
 #include "pgload/settings.h"
 #include "pgload/spin.h"
 
+/*
+ * The server's memory budget (pgload cluster --memory) and the database's
+ * size, as seen when a run or an init ends: the report states how much of
+ * the data fits in memory.  0 where unknown (no budget, -d CONNINFO).
+ */
+struct pgl_memory_info {
+	uint64_t budget_bytes;          /* the cgroup's limit; 0: no budget */
+	uint64_t peak_bytes;            /* the cgroup's peak usage since the server started */
+	uint64_t shared_buffers_bytes;  /* as pgload cluster init wrote it */
+	uint64_t database_bytes;        /* pg_database_size(current_database()) */
+};
+
 enum pgl_protocol { PGL_PROTO_SIMPLE, PGL_PROTO_EXTENDED, PGL_PROTO_PREPARED };
 const char *pgl_protocol_name(enum pgl_protocol p);
 int pgl_protocol_parse(const char *s, enum pgl_protocol *ret);
@@ -75,6 +87,7 @@ struct pgl_run_result {
 	struct pgl_thread_result *th;
 	bool interrupted;               /* stopped by SIGINT/SIGTERM */
 	struct pgl_replica_lag replica; /* standbys' replay lag (lag.h), filled by the sampler */
+	struct pgl_memory_info mem;     /* filled by main after the run */
 	/* Filled by pgl_run_result_finish(): */
 	uint64_t committed, failed;
 	uint64_t conn_ns_total;
@@ -110,6 +123,7 @@ struct pgl_init_result {
 	struct { char name[32]; uint64_t duration_ns; } phases[PGL_INIT_MAX_PHASES];
 	uint64_t rows, bytes_sent;
 	uint64_t total_ns;
+	struct pgl_memory_info mem;     /* filled by main after the load */
 };
 
 #endif

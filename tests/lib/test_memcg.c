@@ -101,6 +101,37 @@ static void test_child_dirs(void)
 		 !strcmp(dut_memcg_limit_file(DUT_MEMCG_V1), "memory.limit_in_bytes"), "limit files");
 }
 
+static void test_dir_is_ours(void)
+{
+	static const struct {
+		const char *mountinfo, *dir;
+		bool ok;
+	} rows[] = {
+		{ v1_mountinfo, "/sys/fs/cgroup/memory/process_api/731b7e02/pgload-1", true },
+		{ v1_mountinfo, "/sys/fs/cgroup/memory/pgload-1", true },
+		{ v1_mountinfo, "/sys/fs/cgroup/memory", false },                /* the mount's root */
+		{ v1_mountinfo, "/sys/fs/cgroup/memory/process_api", false },    /* not named pgload- */
+		{ v1_mountinfo, "/sys/fs/cgroup/memory/../cpu/pgload-1", false },
+		{ v1_mountinfo, "/sys/fs/cgroup/memory//pgload-1", false },
+		{ v1_mountinfo, "/sys/fs/cgroup/memoryx/pgload-1", false },
+		{ v1_mountinfo, "/sys/fs/cgroup/cpu/pgload-1", false },          /* not the memory hierarchy */
+		{ v1_mountinfo, "/sys/fs/cgroup/unified/dutlab/pgload-1", true }, /* v2 below dutlab/ */
+		{ v2_mountinfo, "/sys/fs/cgroup/dutlab/pgload-1", true },
+		{ v2_mountinfo, "/sys/fs/cgroup/pgload-1", false },
+		{ v2_mountinfo, "/sys/fs/cgroup/dutlab/x/pgload-1", false },
+		{ v2_mountinfo, "/sys/fs/cgroup/dutlab/pgload-a b", false },
+		{ v2_mountinfo, "/tmp/pgload-1", false },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dut_memcg_mounts m;
+
+		CU_ASSERT_FATAL(dut_memcg_parse_mounts(rows[i].mountinfo, &m) == 0);
+		CU_CHECK(dut_memcg_dir_is_ours(&m, rows[i].dir, "pgload-") == rows[i].ok, "row %zu: %s", i,
+			 rows[i].dir);
+	}
+}
+
 /* Pages of fd resident in the page cache (mincore). */
 static size_t resident_bytes(int fd, size_t len)
 {
@@ -179,6 +210,7 @@ static const struct cu_test tests[] = {
 	{ "finds_the_v1_memory_mount_and_the_v2_mount", test_finds_the_v1_memory_mount_and_the_v2_mount },
 	{ "self_path_per_hierarchy", test_self_path_per_hierarchy },
 	{ "child_dirs", test_child_dirs },
+	{ "dir_is_ours", test_dir_is_ours },
 	{ "a_budget_bounds_the_page_cache_of_its_members",
 	  test_a_budget_bounds_the_page_cache_of_its_members },
 	{ NULL, NULL },

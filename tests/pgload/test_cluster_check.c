@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/memcg.h"
 #include "pgload/cluster_check.h"
 #include "pgload/redact.h"
 #include "tests/cu_main.h"
@@ -205,6 +206,78 @@ static void test_redact(void)
 	pgl_redact_argv_free(v);
 }
 
+static void test_state_memcg_dir(void)
+{
+	static const char v1[] = "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+				 "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
+	static const char v2[] = "26 22 0:23 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+	static const struct { const char *mountinfo, *dir; uint64_t bytes; bool ok; } rows[] = {
+		{ v1, "", 0, true },
+		{ v1, "", 64ull << 20, true },
+		{ v1, "", 1ull << 20, false },                              /* below the smallest budget */
+		{ v1, "/sys/fs/cgroup/memory/process_api/ab/pgload-0123456789abcdef", 64ull << 20, true },
+		{ v1, "/sys/fs/cgroup/memory/pgload-0123456789abcdef", 64ull << 20, true },
+		{ v2, "/sys/fs/cgroup/dutlab/pgload-0123456789abcdef", 64ull << 20, true },
+		{ v2, "/sys/fs/cgroup/x/pgload-0123456789abcdef", 64ull << 20, false },  /* not under dutlab/ */
+		{ v1, "/sys/fs/cgroup/memory", 64ull << 20, false },                    /* the root itself */
+		{ v1, "/sys/fs/cgroup/memory/process_api", 64ull << 20, false },        /* not pgload's */
+		{ v1, "/sys/fs/cgroup/memory/pgload-0123456789ABCDEF", 64ull << 20, false },
+		{ v1, "/sys/fs/cgroup/memory/pgload-0123456789abcde", 64ull << 20, false },
+		{ v1, "/sys/fs/cgroup/memory/../pgload-0123456789abcdef", 64ull << 20, false },
+		{ v1, "/sys/fs/cgroup/memory/a//pgload-0123456789abcdef", 64ull << 20, false },
+		{ v1, "/tmp/pgload-0123456789abcdef", 64ull << 20, false },              /* no cgroup mount */
+		{ v1, "/sys/fs/cgroup/memoryx/pgload-0123456789abcdef", 64ull << 20, false },
+		{ v1, "/sys/fs/cgroup/memory/pgload-0123456789abcdef", 0, true },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct dut_memcg_mounts m;
+		struct pgl_cluster c;
+		char why[400] = "";
+		int r;
+
+		memset(&c, 0, sizeof(c));
+		snprintf(c.memcg_dir, sizeof(c.memcg_dir), "%s", rows[i].dir);
+		c.memory_bytes = rows[i].bytes;
+		CU_ASSERT_FATAL(dut_memcg_parse_mounts(rows[i].mountinfo, &m) == 0);
+		r = pgl_state_check_memcg(&c, &m, why, sizeof(why));
+		CU_CHECK((r == 0) == rows[i].ok, "row %zu: \"%s\" %d (%s)", i, rows[i].dir, r, why);
+	}
+}
+
+static void test_memory_sizes(void)
+{
+	static const struct { const char *v; uint64_t bytes; int ret; } parse[] = {
+		{ "128MB", 128ull << 20, 0 }, { "'16MB'", 16ull << 20, 0 }, { "1GB", 1ull << 30, 0 },
+		{ "16384", 16384ull * 8192, 0 }, { "512kB", 512ull << 10, 0 }, { "64 MB", 64ull << 20, 0 },
+		{ "1TB", 1ull << 40, 0 }, { "100B", 100, 0 },
+		{ "16mb", 0, -EINVAL }, { "-1", 0, -EINVAL }, { "", 0, -EINVAL }, { "MB", 0, -EINVAL },
+		{ "1.5GB", 0, -EINVAL }, { "99999999999999999999", 0, -EINVAL }, { "'", 0, -EINVAL },
+	};
+	char why[400];
+
+	for (size_t i = 0; i < sizeof(parse) / sizeof(parse[0]); i++) {
+		uint64_t b = 0;
+		int r = pgl_pg_memory_parse(parse[i].v, &b);
+
+		CU_CHECK(r == parse[i].ret && (r < 0 || b == parse[i].bytes), "\"%s\": %d %llu", parse[i].v, r,
+			 (unsigned long long)b);
+	}
+	/* min(128 MiB, budget/4) in whole MiB */
+	CU_CHECK(pgl_memory_default_shared_buffers(64ull << 20) == 16ull << 20, "64M -> 16M");
+	CU_CHECK(pgl_memory_default_shared_buffers(96ull << 20) == 24ull << 20, "96M -> 24M");
+	CU_CHECK(pgl_memory_default_shared_buffers(1ull << 30) == 128ull << 20, "1G -> 128M");
+	CU_CHECK(pgl_memory_default_shared_buffers(50ull << 20) == 12ull << 20, "50M -> 12M (rounded down)");
+	/* the budget holds shared_buffers + 32 MiB */
+	CU_CHECK(pgl_memory_check(64ull << 20, 16ull << 20, why, sizeof(why)) == 0, "64M with 16M");
+	CU_CHECK(pgl_memory_check(48ull << 20, 16ull << 20, why, sizeof(why)) == 0, "48M with 16M");
+	CU_CHECK(pgl_memory_check(47ull << 20, 16ull << 20, why, sizeof(why)) == -EINVAL &&
+		 strstr(why, "at least 48 MiB"), "47M with 16M refused: %s", why);
+	CU_CHECK(pgl_memory_check(64ull << 20, 128ull << 20, why, sizeof(why)) == -EINVAL,
+		 "64M with the default 128MB refused");
+	CU_CHECK(pgl_memory_check(20ull << 20, 0, why, sizeof(why)) == -EINVAL, "below 32 MiB refused");
+}
+
 static const struct cu_test tests[] = {
 	{ "path_is_normal", test_path_is_normal },
 	{ "path_normalize", test_path_normalize },
@@ -215,6 +288,8 @@ static const struct cu_test tests[] = {
 	{ "settings_text", test_settings_text },
 	{ "auth_texts", test_auth_texts },
 	{ "redact", test_redact },
+	{ "state_memcg_dir", test_state_memcg_dir },
+	{ "memory_sizes", test_memory_sizes },
 	{ NULL, NULL },
 };
 const struct cu_suite cu_suite = { .name = "pgload_cluster_check", .tests = tests };

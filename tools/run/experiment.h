@@ -7,7 +7,7 @@
  *     [target T]    type = directory | image | device, path, size, destructive
  *     [filesystem F] type = ext4 | xfs | btrfs | none, data, block-size, mkfs/mount options
  *     [dutfs]       view = device | syscall | off, trace, shape
- *     [postgres]    target, wal-on, data-checksums, set = NAME=VALUE (repeatable)
+ *     [postgres]    target, wal-on, data-checksums, memory, set = NAME=VALUE (repeatable)
  *     [tablespace S] target
  *     [replica]     target, mode = none | async | sync
  *     [matrix]      filesystem, view, shape, replica, tables-on, indexes-on, set.NAME
@@ -189,6 +189,8 @@ struct dut_experiment {
 	char *pg_target;        /* holds the data directory */
 	char *wal_target;       /* NULL: WAL with the data directory */
 	bool data_checksums;
+	uint64_t pg_memory_bytes;   /* [postgres] memory: the server's budget (pgload --memory); 0: none */
+	unsigned pg_memory_line;
 	char *replica_target;   /* NULL: no [replica] */
 	struct dut_setting *settings;
 	size_t nsettings;

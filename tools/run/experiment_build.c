@@ -23,7 +23,7 @@ static const char *const *const section_keys[S_COUNT] = {
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
-	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "set"),
+	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "set"),
 	[S_TABLESPACE] = KEYS("target"),
 	[S_REPLICA] = KEYS("target", "mode"),
 	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "set.NAME"),
@@ -421,6 +421,17 @@ static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_
 		return false;
 	if ((kv = get(s, "data-checksums")) && !boolean(c, s, kv, &e->data_checksums))
 		return false;
+	if ((kv = get(s, "memory")) && strcmp(kv->value, "none") != 0) {
+		struct dut_error ue;
+
+		e->pg_memory_line = kv->line;
+		/* pgload cluster --memory: its smallest budget is 32 MiB (lib/memcg.h) */
+		if (dut_parse_size(kv->value, &e->pg_memory_bytes, &ue) < 0 || e->pg_memory_bytes < (32ull << 20)) {
+			exp_error(c, kv->line, s, "memory: expected the server's memory budget, a size of at least "
+				  "32MiB (such as 96MiB or 1GiB) or none, found \"%s\"", kv->value);
+			return false;
+		}
+	}
 	for (size_t i = 0; i < s->nkv; i++)
 		if (strcmp(s->kv[i].key, "set") == 0 && !add_setting(c, s, &s->kv[i], e))
 			return false;

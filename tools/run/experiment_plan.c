@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/units.h"
 #include "tools/run/experiment_priv.h"
@@ -243,6 +244,67 @@ static void check_steps(struct pb *b, struct dut_config *c)
 	}
 }
 
+/*
+ * A PostgreSQL memory value as pgload reads shared_buffers: a whole number
+ * with B, kB, MB, GB or TB, a bare number counting 8 kB blocks.  false if
+ * it is something else (then pgload refuses it with --memory).
+ */
+static bool pg_memory_value(const char *v, uint64_t *ret)
+{
+	static const struct { const char *unit; uint64_t mult; } units[] = {
+		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
+		{ "TB", 1ull << 40 }, { "", 8192 },
+	};
+	char *end;
+	unsigned long long n;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	n = strtoull(v, &end, 10);
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && n <= UINT64_MAX / units[i].mult) {
+			*ret = n * units[i].mult;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * [postgres] memory against the configuration's shared_buffers, as pgload
+ * cluster init checks it (pgload/cluster_check.h): the budget must hold
+ * shared_buffers + 32 MiB; without a shared_buffers setting pgload sets
+ * min(128 MiB, budget/4).  Refused here, a run does not fail at its setup.
+ */
+static void check_memory(struct pb *b, const struct dut_config *c)
+{
+	const struct dut_experiment *e = b->e;
+	uint64_t sb = (e->pg_memory_bytes / 4) & ~((1ull << 20) - 1), need;
+	const char *set = NULL;
+	char have[32], want[32];
+
+	if (!e->pg_memory_bytes)
+		return;
+	if (sb > (128ull << 20))
+		sb = 128ull << 20;
+	for (size_t i = 0; i < c->nsettings; i++)
+		if (strcasecmp(c->settings[i].name, "shared_buffers") == 0)
+			set = c->settings[i].value;
+	if (set && !pg_memory_value(set, &sb)) {
+		pb_error(b, e->pg_memory_line, "configuration %s: memory: shared_buffers = %.64s is not a size pgload "
+			 "can check against the budget; expected a number with kB, MB or GB (such as 16MB)", c->name, set);
+		return;
+	}
+	need = sb + (32ull << 20);
+	if (e->pg_memory_bytes < need)
+		pb_error(b, e->pg_memory_line, "configuration %s: memory = %s is too small for shared_buffers = %llu MiB%s: "
+			 "expected at least %s (shared_buffers + 32 MiB for the backends and the page cache)", c->name,
+			 dut_format_size(e->pg_memory_bytes, have, sizeof(have)), (unsigned long long)(sb >> 20),
+			 set ? "" : " (budget/4, the default with a budget)",
+			 dut_format_size((need + (1ull << 20) - 1) & ~((1ull << 20) - 1), want, sizeof(want)));
+}
+
 static void check_cluster(struct pb *b, struct dut_config *c)
 {
 	const struct dut_experiment *e = b->e;
@@ -260,6 +322,7 @@ static void check_cluster(struct pb *b, struct dut_config *c)
 	}
 	if (!c->needs_cluster)
 		return;
+	check_memory(b, c);
 	check_holds_fs(b, c, &c->targets[target_index(e, e->pg_target)], "the data directory", c->targets[target_index(e, e->pg_target)].target->line);
 	if (e->wal_target)
 		check_holds_fs(b, c, &c->targets[target_index(e, e->wal_target)], "the WAL",

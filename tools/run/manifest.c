@@ -67,6 +67,25 @@ static json_object *step_json(const struct dut_step *s, const struct run_step_st
 	return o;
 }
 
+static void add_bytes(json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, v ? json_object_new_int64((int64_t)v) : NULL);
+}
+
+/* How much of the database fits in the server's memory: null where unknown. */
+static json_object *rep_memory_json(const struct run_rep_memory *m)
+{
+	json_object *o = json_object_new_object();
+
+	add_bytes(o, "budget_bytes", m->budget_bytes);
+	add_bytes(o, "shared_buffers_bytes", m->shared_buffers_bytes);
+	add_bytes(o, "peak_bytes", m->peak_bytes);
+	add_bytes(o, "database_bytes", m->database_bytes);
+	json_object_object_add(o, "database_per_budget", m->budget_bytes && m->database_bytes ?
+			       json_object_new_double((double)m->database_bytes / (double)m->budget_bytes) : NULL);
+	return o;
+}
+
 static json_object *rep_json(const struct run_state *st, const struct run_cfg_state *cs,
 			     const struct run_rep_state *rs)
 {
@@ -86,6 +105,7 @@ static json_object *rep_json(const struct run_state *st, const struct run_cfg_st
 	for (size_t i = 0; i < rs->nartifacts; i++)
 		add_str(arts, rs->artifacts[i].key, rs->artifacts[i].file);
 	json_object_object_add(o, "artifacts", arts);
+	json_object_object_add(o, "memory", rep_memory_json(&rs->mem));
 	return o;
 }
 
@@ -115,6 +135,8 @@ static json_object *config_json(const struct run_state *st, size_t c)
 	for (size_t i = 0; i < cfg->nsettings; i++)
 		add_str(sets, cfg->settings[i].name, cfg->settings[i].value);
 	json_object_object_add(o, "settings", sets);
+	json_object_object_add(o, "memory_budget_bytes", st->exp->pg_memory_bytes && cfg->needs_cluster ?
+			       json_object_new_int64((int64_t)st->exp->pg_memory_bytes) : NULL);
 	add_int(o, "est_ns", (int64_t)cfg->est_ns);
 	add_str(o, "status", run_status_name(cs->status));
 	if (cs->reason)

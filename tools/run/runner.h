@@ -65,6 +65,11 @@ struct run_rep_state {
 	struct run_step_state *steps;    /* one per exp->steps */
 	struct run_artifact *artifacts;
 	size_t nartifacts;
+	/* The server's memory budget, read back from pgload's state file and
+	 * result documents (0: none / unknown); manifest "memory". */
+	struct run_rep_memory {
+		uint64_t budget_bytes, shared_buffers_bytes, peak_bytes, database_bytes;
+	} mem;
 };
 
 struct run_cfg_state {

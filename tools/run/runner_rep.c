@@ -24,6 +24,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs_safe.h"
+#include "lib/units.h"
 #include "tools/run/runner_priv.h"
 
 #define MOUNT_TIMEOUT_NS (60 * NS_PER_S)
@@ -191,6 +192,71 @@ struct cluster_arg {
 	char log_name[64];      /* postgres.log or standby-postgres.log */
 };
 
+static uint64_t json_u64(json_object *o, const char *a, const char *b)
+{
+	json_object *x, *y;
+
+	if (!json_object_object_get_ex(o, a, &x) || !json_object_object_get_ex(x, b, &y) ||
+	    !json_object_is_type(y, json_type_int) || json_object_get_int64(y) < 0)
+		return 0;
+	return (uint64_t)json_object_get_int64(y);
+}
+
+/*
+ * The database's size and the budget's peak usage, from the result
+ * documents of the repetition's pgload steps (target.database_bytes,
+ * config.memory.peak_bytes: the last document that has them), and a line
+ * saying how much of the database fitted in the budget.
+ */
+static void collect_memory(struct runner *R)
+{
+	struct run_rep_state *rs = rep_state(R);
+	struct run_rep_memory *m = &rs->mem;
+	char path[PATH_MAX + 256], b[32], p[32], d[32];
+
+	for (size_t i = 0; i < R->e->nsteps; i++) {
+		const struct run_argv_list *l = &rs->steps[i].results;
+
+		if (strcmp(R->e->steps[i].type->tool, "pgload") != 0)
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			json_object *doc;
+			uint64_t v;
+
+			run_pathf(path, sizeof(path), "%s/%s", R->rep->dir, l->v[j]);
+			if (!(doc = json_object_from_file(path)))
+				continue;
+			if ((v = json_u64(doc, "target", "database_bytes")))
+				m->database_bytes = v;
+			{
+				json_object *cfg;
+
+				if (json_object_object_get_ex(doc, "config", &cfg) &&
+				    (v = json_u64(cfg, "memory", "peak_bytes")) > m->peak_bytes)
+					m->peak_bytes = v;
+			}
+			json_object_put(doc);
+		}
+	}
+	if (!m->budget_bytes) {
+		if (m->database_bytes)
+			runner_say(R, "         database %s, no memory budget (it may be served from the page cache)",
+				   dut_format_size(m->database_bytes, d, sizeof(d)));
+		return;
+	}
+	dut_format_size(m->budget_bytes, b, sizeof(b));
+	if (m->peak_bytes)
+		dut_format_size(m->peak_bytes, p, sizeof(p));
+	else
+		snprintf(p, sizeof(p), "unknown");
+	if (m->database_bytes)
+		runner_say(R, "         memory budget %s (peak %s), database %s: %.1fx the budget", b, p,
+			   dut_format_size(m->database_bytes, d, sizeof(d)),
+			   (double)m->database_bytes / (double)m->budget_bytes);
+	else
+		runner_say(R, "         memory budget %s (peak %s)", b, p);
+}
+
 static int undo_cluster(void *arg, struct dut_error *err)
 {
 	struct cluster_arg *a = arg;
@@ -203,6 +269,8 @@ static int undo_cluster(void *arg, struct dut_error *err)
 	int status = 0, r;
 
 	run_pathf(state, sizeof(state), "%s/pgload_state.json", a->pgdata);
+	if (strcmp(a->log_name, "postgres.log") == 0)
+		collect_memory(R);
 	if (fstatat(AT_FDCWD, state, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;       /* init never got as far as a cluster */
 	run_pathf(log, sizeof(log), "%s/cluster.log", R->rep->dir);
@@ -395,7 +463,17 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 	return 0;
 }
 
-static int read_conninfo(struct rep_ctx *x, struct dut_error *err)
+static uint64_t json_u64_key(json_object *o, const char *k)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return 0;
+	return (uint64_t)json_object_get_int64(v);
+}
+
+static int read_conninfo(struct runner *R, struct rep_ctx *x, struct dut_error *err)
 {
 	char path[PATH_MAX + 32];
 	_cleanup_free_ char *text = NULL;
@@ -423,6 +501,13 @@ static int read_conninfo(struct rep_ctx *x, struct dut_error *err)
 	}
 	dir = json_object_get_string(sock);
 	p = json_object_get_int64(port);
+	{
+		struct run_rep_memory *m = &R->st->cfgs[x->cfg].reps[x->rep].mem;
+
+		/* the budget pgload recorded (it made and checked the cgroup) */
+		m->budget_bytes = json_u64_key(o, "memory_bytes");
+		m->shared_buffers_bytes = json_u64_key(o, "shared_buffers_bytes");
+	}
 	if (!run_socket_dir_ok(dir) || !run_port_ok(p)) {
 		dut_error_set(err, "refusing the cluster state file %s: socket_dir \"%.64s\" or port %" PRId64
 			      " is not what pgload makes (/tmp/pgload-XXXXXX, a port 1-65535)", path, dir, p);
@@ -460,6 +545,32 @@ static int make_postgres_dir(const char *dir)
 	return fchown(fd, pw->pw_uid, pw->pw_gid) < 0 ? -errno : 0;
 }
 
+/* The last non-empty line of a log the runner wrote (pgload's message), "" if none. */
+static void log_last_line(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char data[1024];
+	off_t size;
+	ssize_t n;
+	char *end, *start;
+
+	buf[0] = '\0';
+	if (fd < 0 || (size = lseek(fd, 0, SEEK_END)) < 0)
+		return;
+	n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
+	if (n <= 0)
+		return;
+	data[n] = '\0';
+	end = data + n;
+	while (end > data && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	start = strrchr(data, '\n');
+	start = start ? start + 1 : data;
+	/* not the command header the runner wrote itself */
+	if (start[0] != '$')
+		run_pathf(buf, len, "%s", start);
+}
+
 static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
 {
 	struct rep_ctx *x = R->rep;
@@ -486,6 +597,8 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	r = r ?: run_argv_add(&a, x->pgdata);
 	if (wal && wal != pg)
 		r = r ?: run_argv_addf(&a, "--wal-dir=%s/pg_wal", wal->mnt);
+	if (R->e->pg_memory_bytes)
+		r = r ?: run_argv_addf(&a, "--memory=%" PRIu64, R->e->pg_memory_bytes);
 	for (size_t i = 0; i < R->e->ntablespaces && r == 0; i++) {
 		struct rep_target *tt = target_named(R, R->e->tablespaces[i].target);
 		char dir[PATH_MAX];
@@ -523,10 +636,15 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	if (r == -EINTR)
 		return r;
 	if (r < 0 || status != 0) {
-		dut_error_set(err, "pgload cluster init failed (exit %d): see %s", status, log);
+		char last[400];
+
+		/* pgload's last word: a budget with no memory controller, a budget too small, ... */
+		log_last_line(log, last, sizeof(last));
+		dut_error_set(err, "pgload cluster init failed (exit %d)%s%.300s: see %s", status, last[0] ? ": " : "",
+			      last, log);
 		return r < 0 ? r : -EIO;
 	}
-	return read_conninfo(x, err);
+	return read_conninfo(R, x, err);
 }
 
 static int start_standby(struct runner *R, const struct dut_config *cfg, struct dut_error *err)

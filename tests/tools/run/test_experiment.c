@@ -44,7 +44,11 @@ static void test_default_experiment_is_the_main_job(void)
 	CU_ASSERT_STRING_EQUAL(e->pg_target, "work");
 	CU_ASSERT_EQUAL(e->nsteps, 3);
 	CU_ASSERT_STRING_EQUAL(e->steps[0].type->name, "oltp-init");
-	CU_ASSERT_EQUAL(dut_step_param(&e->steps[0], "scale")->u, 10);
+	/* out of cache (#17): a database of ~4.8x the server's memory budget */
+	CU_ASSERT_EQUAL(dut_step_param(&e->steps[0], "scale")->u, 25);
+	CU_ASSERT_EQUAL(e->pg_memory_bytes, 80ull << 20);
+	CU_ASSERT(25 * (DUT_PGBENCH_TABLE_BYTES_PER_SCALE + DUT_PGBENCH_INDEX_BYTES_PER_SCALE) >
+		  4 * e->pg_memory_bytes);
 	CU_ASSERT_STRING_EQUAL(dut_step_param(&e->steps[1], "script")->text, "tpcb-like");
 	CU_ASSERT_STRING_EQUAL(dut_step_param(&e->steps[2], "script")->text, "select-only");
 	for (int i = 1; i <= 2; i++) {
@@ -57,14 +61,14 @@ static void test_default_experiment_is_the_main_job(void)
 	CU_ASSERT_STRING_EQUAL(p->configs[0].name, "default");
 	CU_ASSERT_EQUAL(p->nitems, 4);
 	CU_ASSERT_EQUAL(p->items[0].kind, DUT_PLAN_SETUP);
-	/* setup (teardown 5 s + initdb 10 s), init 10 x 1 s, two runs of 30 s */
+	/* setup (teardown 5 s + initdb 10 s), init 25 x 1 s, two runs of 30 s */
 	CU_ASSERT_EQUAL(p->items[0].est_ns, 15 * S);
-	CU_ASSERT_EQUAL(p->items[1].est_ns, 10 * S);
+	CU_ASSERT_EQUAL(p->items[1].est_ns, 25 * S);
 	CU_ASSERT_EQUAL(p->items[2].est_ns, 30 * S);
-	CU_ASSERT_EQUAL(p->items[3].start_ns, 55 * S);
-	CU_ASSERT_EQUAL(p->est_ns, 85 * S);
-	/* cluster 64 MiB + WAL 1 GiB + 10 x (13 + 2) MiB */
-	CU_ASSERT_EQUAL(p->configs[0].space_bytes, (64ull << 20) + (1ull << 30) + 10 * (15ull << 20));
+	CU_ASSERT_EQUAL(p->items[3].start_ns, 70 * S);
+	CU_ASSERT_EQUAL(p->est_ns, 100 * S);
+	/* cluster 64 MiB + WAL 1 GiB + 25 x (13 + 2) MiB */
+	CU_ASSERT_EQUAL(p->configs[0].space_bytes, (64ull << 20) + (1ull << 30) + 25 * (15ull << 20));
 	dut_plan_free(p);
 	dut_experiment_free(e);
 }
@@ -440,11 +444,48 @@ static const struct bad_row {
 	  "t.ini:5: [postgres]: set: the value of work_mem has a control character" },
 	{ "matrix_setting_value_control_char", TGT "[matrix]\nset.work_mem = 1MB, 4MB\x7f\n" RUN,
 	  "t.ini:5: [matrix]: set.work_mem: expected comma-separated values" },
+	{ "pg_memory_too_small", TGT "[postgres]\nmemory = 16MiB\n" RUN,
+	  "t.ini:5: [postgres]: memory: expected the server's memory budget, a size of at least 32MiB" },
+	{ "pg_memory_below_default_shared_buffers", TGT "[postgres]\nmemory = 32MiB\n" RUN,
+	  "t.ini:5: configuration default: memory = 32 MiB is too small for shared_buffers = 8 MiB (budget/4, the default "
+	  "with a budget): expected at least 40 MiB" },
+	{ "pg_memory_below_matrix_shared_buffers", TGT "[postgres]\nmemory = 64MiB\n[matrix]\nset.shared_buffers = 16MB, 48MB\n" RUN,
+	  "t.ini:5: configuration shared_buffers=48MB: memory = 64 MiB is too small for shared_buffers = 48 MiB: expected at least 80 MiB" },
+	{ "pg_memory_shared_buffers_unreadable", TGT "[postgres]\nmemory = 64MiB\nset = shared_buffers = lots\n" RUN,
+	  "t.ini:5: configuration default: memory: shared_buffers = lots is not a size" },
+	{ "pg_memory_not_a_size", TGT "[postgres]\nmemory = lots\n" RUN, "t.ini:5: [postgres]: memory: expected" },
 	{ "pg_target_unknown", TGT "[postgres]\ntarget = main\n" RUN, "t.ini:5: [postgres]: target: expected the name of a [target NAME], found \"main\"" },
 	{ "nul_byte", TGT "x\0y\n" RUN, "t.ini:4: expected text, found a NUL byte" },
 	{ "too_many_runs", TGT "[experiment]\nrepetitions = 100\n[matrix]\nset.a = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\n[step r]\ntype = oltp-run\nduration = 1s\nrepeat = 100\n",
 	  "the plan has 202000 setups and step runs (20 configurations x 100 repetitions x (1 setup + 100 step runs)); expected at most 100000" },
 };
+
+static void test_postgres_memory(void)
+{
+	static const struct { const char *value; uint64_t bytes; } rows[] = {
+		{ "96MiB", 96ull << 20 }, { "1GiB", 1ull << 30 }, { "none", 0 }, { "43M", 43ull << 20 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) + 1; i++) {
+		char text[256];
+		struct dut_experiment *e;
+
+		if (i == sizeof(rows) / sizeof(rows[0])) {
+			/* 40 MiB holds shared_buffers = 4MB + 32 MiB (the placement experiment) */
+			e = parse_ok(TGT "[postgres]\nmemory = 40MiB\nset = shared_buffers = 4MB\n" RUN, "40MiB+4MB");
+			if (e)
+				dut_experiment_free(e);
+			continue;
+		}
+
+		snprintf(text, sizeof(text), TGT "[postgres]\nmemory = %s\n" RUN, rows[i].value);
+		if (!(e = parse_ok(text, rows[i].value)))
+			continue;
+		CU_CHECK(e->pg_memory_bytes == rows[i].bytes, "memory = %s: %llu", rows[i].value,
+			 (unsigned long long)e->pg_memory_bytes);
+		dut_experiment_free(e);
+	}
+}
 
 static void test_bad_input_cites_the_line(void)
 {
@@ -549,6 +590,7 @@ static const struct cu_test tests[] = {
 	{ "probe_steps_estimates", test_probe_steps_estimates },
 	{ "dss_and_restore", test_dss_and_restore },
 	{ "plan_renderer_names_everything", test_plan_renderer_names_everything },
+	{ "postgres_memory", test_postgres_memory },
 	{ "bad_input_cites_the_line", test_bad_input_cites_the_line },
 	{ "load_reports_missing_file", test_load_reports_missing_file },
 	{ "shipped_experiments_parse_and_fit_15_minutes", test_shipped_experiments_parse_and_fit_15_minutes },

@@ -353,6 +353,7 @@ static void test_manifest_document(void)
 	static const char text[] =
 		"[experiment]\nname = m\ndescription = two filesystems\nrepetitions = 2\n"
 		"[target t]\ntype = directory\npath = /tmp/x\n"
+		"[postgres]\nmemory = 64MiB\n"
 		"[matrix]\nset.work_mem = 4MB, 64MB\n"
 		"[step load]\ntype = oltp-init\nscale = 1\n"
 		"[step rw]\ntype = oltp-run\nduration = 5s\nrepeat = 2\n";
@@ -374,6 +375,11 @@ static void test_manifest_document(void)
 		{ "configs.1.view", "device" },
 		{ "configs.1.replica", "none" },
 		{ "configs.1.settings.work_mem", "64MB" },
+		{ "configs.1.memory_budget_bytes", "67108864" },
+		{ "configs.0.reps.0.memory.budget_bytes", "67108864" },
+		{ "configs.0.reps.0.memory.database_bytes", "268435456" },
+		{ "configs.0.reps.0.memory.peak_bytes", "67100000" },
+		{ "configs.0.reps.0.memory.database_per_budget", "4.0" },
 		{ "configs.0.status", "failed" },
 		{ "configs.0.reason", "mkfs.btrfs is not installed" },
 		{ "configs.0.reps.1.rep", "2" },
@@ -421,6 +427,9 @@ static void test_manifest_document(void)
 	run_list_add(&st->cfgs[0].reps[0].steps[1].results, "rw.2.json");
 	run_list_add(&st->cfgs[0].reps[0].steps[1].logs, "rw.1.log");
 	st->cfgs[0].reps[0].steps[1].status = RUN_SKIPPED;
+	st->cfgs[0].reps[0].mem.budget_bytes = 64ull << 20;
+	st->cfgs[0].reps[0].mem.database_bytes = 256ull << 20;
+	st->cfgs[0].reps[0].mem.peak_bytes = 67100000;
 	run_rep_add_artifact(&st->cfgs[0].reps[0], "trace", "trace.dtr");
 	run_rep_add_artifact(&st->cfgs[0].reps[0], "relmap", "x.json");
 	run_rep_add_artifact(&st->cfgs[0].reps[0], "relmap", "relmap.json");   /* replaces */
@@ -437,6 +446,9 @@ static void test_manifest_document(void)
 	/* no finished_at while running; null exit code before a step ran */
 	CU_ASSERT(!json_object_object_get_ex(m, "finished_at", NULL));
 	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.steps.0.exit_code"));
+	/* a repetition whose budget was not read back: nulls, not zeros */
+	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.memory.budget_bytes"));
+	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.memory.database_per_budget"));
 	{
 		json_object *arts = NULL;
 
