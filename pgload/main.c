@@ -19,7 +19,7 @@
 #include "pgload/dss/dss.h"
 #include "pgload/main.h"
 #include "pgload/pgconn.h"
-#include "pgload/redact.h"
+#include "lib/redact.h"
 #include "pgload/report.h"
 #include "pgload/session.h"
 
@@ -137,7 +137,7 @@ static int open_session(struct common *cm, struct pgl_session *s)
 	if (cm->pgdata)
 		snprintf(s->target, sizeof(s->target), "pgdata=%s", cm->pgdata);
 	else
-		pgl_redact_conninfo(cm->conninfo, s->target, sizeof(s->target));
+		dut_redact_conninfo(cm->conninfo, s->target, sizeof(s->target));
 	return 0;
 }
 
@@ -163,17 +163,17 @@ static int write_doc(const char *path, int argc, char **argv, bool run,
 		     const struct pgl_run_result *rr, const struct pgl_init_result *ir)
 {
 	struct dut_result *doc = dut_result_new("pgload", DUT_VERSION);
-	char **safe_argv = pgl_redact_argv(argc, argv);   /* the document is 0644 */
+	char **safe_argv = dut_redact_argv(argc, argv);   /* the document is 0644 */
 	struct dut_host host;
 	int r;
 
 	if (!doc || !safe_argv) {
 		dut_result_free(doc);
-		pgl_redact_argv_free(safe_argv);
+		dut_redact_argv_free(safe_argv);
 		return -ENOMEM;
 	}
 	dut_result_set_command(doc, argc, safe_argv);
-	pgl_redact_argv_free(safe_argv);
+	dut_redact_argv_free(safe_argv);
 	if (dut_host_probe(&host) == 0)
 		dut_result_set_host(doc, &host);
 	r = run ? pgl_run_to_doc(rr, doc) : pgl_init_to_doc(ir, doc);

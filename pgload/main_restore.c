@@ -13,7 +13,7 @@
 #include "lib/result.h"
 #include "pgload/cluster.h"
 #include "pgload/main.h"
-#include "pgload/redact.h"
+#include "lib/redact.h"
 #include "pgload/restore_sys.h"
 
 static const char restore_usage[] =
@@ -170,17 +170,17 @@ static int main_dump(struct restore_args *a)
 static int write_doc(const char *path, int argc, char **argv, const struct pgl_restore_result *r)
 {
 	struct dut_result *doc = dut_result_new("pgload", DUT_VERSION);
-	char **safe_argv = pgl_redact_argv(argc, argv);   /* the document is 0644 */
+	char **safe_argv = dut_redact_argv(argc, argv);   /* the document is 0644 */
 	struct dut_host host;
 	int ret;
 
 	if (!doc || !safe_argv) {
 		dut_result_free(doc);
-		pgl_redact_argv_free(safe_argv);
+		dut_redact_argv_free(safe_argv);
 		return -ENOMEM;
 	}
 	dut_result_set_command(doc, argc, safe_argv);
-	pgl_redact_argv_free(safe_argv);
+	dut_redact_argv_free(safe_argv);
 	if (dut_host_probe(&host) == 0)
 		dut_result_set_host(doc, &host);
 	ret = pgl_restore_to_doc(r, doc);

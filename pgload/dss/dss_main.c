@@ -13,7 +13,7 @@
 #include "lib/units.h"
 #include "pgload/dss/dss.h"
 #include "pgload/mark.h"
-#include "pgload/redact.h"
+#include "lib/redact.h"
 #include "pgload/dss/dss_priv.h"
 
 static void usage(FILE *out)
@@ -325,17 +325,17 @@ static int write_json(const struct dss_opts *o, const struct dss_report *r, int 
 		      char **argv)
 {
 	struct dut_result *res = dut_result_new("pgload", DUT_VERSION);
-	char **safe_argv = pgl_redact_argv(argc, argv);   /* the document is 0644 */
+	char **safe_argv = dut_redact_argv(argc, argv);   /* the document is 0644 */
 	struct dut_host host;
 	int ret;
 
 	if (!res || !safe_argv) {
 		dut_result_free(res);
-		pgl_redact_argv_free(safe_argv);
+		dut_redact_argv_free(safe_argv);
 		return -ENOMEM;
 	}
 	ret = dut_result_set_command(res, argc, safe_argv);
-	pgl_redact_argv_free(safe_argv);
+	dut_redact_argv_free(safe_argv);
 	if (ret == 0 && dut_host_probe(&host) == 0)
 		ret = dut_result_set_host(res, &host);
 	if (ret == 0)

@@ -10,7 +10,7 @@
 
 #include "lib/memcg.h"
 #include "pgload/cluster_check.h"
-#include "pgload/redact.h"
+#include "lib/redact.h"
 #include "tests/cu_main.h"
 
 static void test_path_is_normal(void)
@@ -189,21 +189,21 @@ static void test_redact(void)
 	char out[256];
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		pgl_redact_conninfo(rows[i].in, out, sizeof(out));
+		dut_redact_conninfo(rows[i].in, out, sizeof(out));
 		CU_CHECK(strcmp(out, rows[i].want) == 0, "\"%s\" -> \"%s\", want \"%s\"", rows[i].in, out,
 			 rows[i].want);
 	}
-	pgl_redact_conninfo("password=longsecret", out, 8);
+	dut_redact_conninfo("password=longsecret", out, 8);
 	CU_CHECK(strlen(out) == 7 && !strstr(out, "secret"), "cut: \"%s\"", out);
 
 	char *argv[] = { "pgload", "run", "-d", "host=/tmp password=pw1", "-dpassword=pw2", NULL };
-	char **v = pgl_redact_argv(5, argv);
+	char **v = dut_redact_argv(5, argv);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
 	CU_CHECK(strcmp(v[3], "host=/tmp password=***") == 0, "%s", v[3]);
 	CU_CHECK(strcmp(v[1], "run") == 0 && v[5] == NULL, "others kept");
 	CU_CHECK(strcmp(v[4], "-dpassword=***") == 0, "%s", v[4]);
-	pgl_redact_argv_free(v);
+	dut_redact_argv_free(v);
 }
 
 static void test_state_memcg_dir(void)

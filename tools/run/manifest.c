@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/redact.h"
 #include "tools/run/runner.h"
 
 static void add_str(json_object *o, const char *k, const char *v)
@@ -27,7 +28,7 @@ static json_object *strv_json(char *const *v)
 
 	/* the manifest is read by others: no password of a conninfo in it */
 	for (size_t i = 0; v && v[i]; i++) {
-		char *r = run_redact_arg(v[i]);
+		char *r = dut_redact_arg(v[i]);
 
 		json_object_array_add(a, json_object_new_string(r ? r : "***"));
 		free(r);

@@ -201,11 +201,8 @@ int run_conninfo_build(char *buf, size_t len, const char *host, int port, const 
  * mkdtemp's alphabet ([A-Za-z0-9]); nothing else is accepted. */
 bool run_socket_dir_ok(const char *dir);
 bool run_port_ok(long long port);
-/* A copy of arg (malloc'd; NULL: out of memory) with any password replaced
- * by ***: password=... of a keyword conninfo (quoted or not), the password
- * of postgresql://user:pass@ and of ?password=, PGPASSWORD=... */
-char *run_redact_arg(const char *arg);
-/* run_redact_arg of every element (NULL-terminated; NULL: out of memory). */
+/* dut_redact_arg (lib/redact.h) of every element (NULL-terminated; NULL: out of
+ * memory; free with run_strv_free). */
 char **run_strv_redacted(char *const *v);
 
 /* ---- progress and ETA (progress.c; pure) ---- */

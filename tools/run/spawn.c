@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/redact.h"
 #include "tools/run/runner_sys.h"
 
 extern char **environ;
@@ -146,7 +147,7 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 		if (f) {
 			fputs("$", f);
 			for (size_t i = 0; argv[i]; i++) {
-				char *red = run_redact_arg(argv[i]);
+				char *red = dut_redact_arg(argv[i]);
 
 				fprintf(f, " %s", red ? red : "***");
 				free(red);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/redact.h"
 #include "tests/cu_main.h"
 #include "tools/run/runner.h"
 
@@ -565,7 +566,7 @@ static void test_passwords_are_redacted(void)
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char *r = run_redact_arg(rows[i].in);
+		char *r = dut_redact_arg(rows[i].in);
 
 		CU_CHECK(r && strcmp(r, rows[i].want) == 0, "%s: expected %s, found %s", rows[i].in, rows[i].want,
 			 r ? r : "(null)");

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Passwords out of conninfo strings and argv: see redact.h. */
+/* Passwords out of conninfo strings, argv and environment entries: see redact.h. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgload/redact.h"
+#include "lib/redact.h"
 
 struct out {
 	char *buf;
@@ -53,11 +54,11 @@ static const char *uri_userinfo(struct out *o, const char *p)
 		return start;
 	}
 	put(o, p, (size_t)(colon + 1 - p));
-	put(o, PGL_REDACTED, strlen(PGL_REDACTED));
+	put(o, DUT_REDACTED, strlen(DUT_REDACTED));
 	return end;               /* the '@' is copied by the caller's loop */
 }
 
-void pgl_redact_conninfo(const char *in, char *out, size_t len)
+void dut_redact_conninfo(const char *in, char *out, size_t len)
 {
 	static const char key[] = "password";
 	struct out o = { out, len, 0 };
@@ -83,7 +84,7 @@ void pgl_redact_conninfo(const char *in, char *out, size_t len)
 				while (is_space(*q))
 					q++;
 				put(&o, p, (size_t)(q - p));
-				put(&o, PGL_REDACTED, strlen(PGL_REDACTED));
+				put(&o, DUT_REDACTED, strlen(DUT_REDACTED));
 				p = value_end(q);
 				continue;
 			}
@@ -93,32 +94,48 @@ void pgl_redact_conninfo(const char *in, char *out, size_t len)
 	}
 }
 
-char **pgl_redact_argv(int argc, char *const argv[])
+char *dut_redact_arg(const char *arg)
 {
-	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	static const char env[] = "PGPASSWORD=";
+	size_t n = strlen(arg) + 1, cap = n + 3 * n;   /* "***" per password at most */
+	char *v = malloc(cap);
 
 	if (!v)
 		return NULL;
-	for (int i = 0; i < argc; i++) {
-		size_t n = strlen(argv[i]) + 1;
-
-		/* Redaction never lengthens by more than "***" per password; 3 bytes per input byte is plenty. */
-		if (!(v[i] = malloc(n + 3 * n))) {
-			pgl_redact_argv_free(v);
-			return NULL;
-		}
+	if (!strncmp(arg, env, sizeof(env) - 1)) {
+		snprintf(v, cap, "%s%s", env, DUT_REDACTED);
+	} else if (arg[0] == '-' && arg[1] && arg[1] != '-' && arg[2]) {
 		/* -dCONNINFO: the short option glued to its value */
-		if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) {
-			memcpy(v[i], argv[i], 2);
-			pgl_redact_conninfo(argv[i] + 2, v[i] + 2, n + 3 * n - 2);
-		} else {
-			pgl_redact_conninfo(argv[i], v[i], n + 3 * n);
-		}
+		memcpy(v, arg, 2);
+		dut_redact_conninfo(arg + 2, v + 2, cap - 2);
+	} else {
+		dut_redact_conninfo(arg, v, cap);
 	}
 	return v;
 }
 
-void pgl_redact_argv_free(char **v)
+char **dut_redact_argv(int argc, char *const argv[])
+{
+	size_t n = 0;
+	char **v;
+
+	if (argc >= 0)
+		n = (size_t)argc;
+	else
+		while (argv && argv[n])
+			n++;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] = dut_redact_arg(argv[i]))) {
+			dut_redact_argv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+void dut_redact_argv_free(char **v)
 {
 	if (!v)
 		return;
