@@ -424,6 +424,41 @@ static void fill_table(struct rdoc *d, const struct run_model *m, const char *st
 
 static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step);
 
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+/* dutprobe identify: the target, the device beneath it, its link and ceiling, per configuration. */
+static void identify_table(struct rdoc *d, const struct run_model *m, const char *step)
+{
+	rdoc_table(d, "The target of each configuration as dutprobe identify saw it (the first "
+		   "repetition's document).", "configuration|target|kind|through|device|model|link|>ceiling (MB/s)");
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct dut_result *docs[1];
+		json_object *t, *bd, *link;
+		char a[32];
+		double ceil;
+
+		if (!run_config_docs(&m->configs[i], step, docs, 1))
+			continue;
+		t = jget(dut_result_json(docs[0]), "target");
+		bd = jget(t, "block_device");
+		link = jget(t, "link");
+		ceil = json_object_get_double(jget(link, "ceiling_bytes_per_s"));
+		rdoc_cell(d, "%s", m->configs[i].name);
+		rdoc_cell(d, "%s", jstr(t, "path"));
+		rdoc_cell(d, "%s", jstr(t, "kind"));
+		rdoc_cell(d, "%s", jstr(t, "through"));
+		rdoc_cell(d, "%s", jstr(bd, "name"));
+		rdoc_cell(d, "%s", *jstr(bd, "model") ? jstr(bd, "model") : jstr(bd, "vendor"));
+		rdoc_cell(d, "%s", jstr(link, "description"));
+		rdoc_cell(d, "%s", ceil > 0 ? num(ceil / 1e6, 0, a, sizeof(a)) : "unknown");
+	}
+}
+
 static void step_section(struct rdoc *d, const struct run_model *m, const struct charts *cs,
 			 const struct run_stepinfo *s)
 {
@@ -447,6 +482,12 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 		break;
 	case DOC_PROBE_FILL:
 		fill_table(d, m, s->name);
+		break;
+	case DOC_PROBE_IDENTIFY:
+		identify_table(d, m, s->name);
+		break;
+	case DOC_RESTORE:
+		phase_table(d, m, s->name);
 		break;
 	case DOC_OTHER:
 		rdoc_para(d, "No table for this step: its documents are of a kind the report does not "
