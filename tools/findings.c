@@ -546,7 +546,8 @@ static int no_flash_finding(const struct run_model *m, size_t ci, const struct t
 	if (*t->through)
 		snprintf(thr, sizeof(thr), ", through %s", t->through);
 	return add(fs, &f, t->link_kind,
-		   "%s: no flash behind this: the target %s (%s%s) sits on %s, so its figures are "
+		   "%s: no flash behind this: the target %s (%s%s) sits on a link dutprobe describes as "
+		   "\"%s\", so its figures are "
 		   "those of %s, not of a drive; this run did not measure a flash device. To measure "
 		   "one, give a disk or partition with a physical link (PCIe, SATA, USB) as the target",
 		   m->configs[ci].name, *t->path ? t->path : "(path not recorded)",
