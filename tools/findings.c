@@ -590,7 +590,11 @@ static int empty_drive_findings(const struct run_model *m, size_t ci, const stru
 		const struct run_step *st = &rp->steps[s];
 		const struct dut_result *d = st->ndocs ? st->docs[0].doc : NULL;
 		enum run_doc_kind k = d ? run_doc_kind_of(d) : DOC_OTHER;
-		bool fresh = have_t && (t->loop || strcmp(t->kind, "file") == 0);
+		/* the step's own target: a bench lays out its own file */
+		json_object *dt = d ? doc_member(d, "target") : NULL;
+		bool fresh = strcmp(jstr(dt, "kind"), "file") == 0 ||
+			     strncmp(jstr(dt, "link"), "loop", 4) == 0 ||
+			     (have_t && t->loop);
 		json_object *pre = d ? jget(doc_member(d, "config"), "preconditioned") : NULL;
 		struct finding f = { .kind = FIND_EMPTY_DRIVE, .config = ci, .other = ci, .trap = true };
 		const char *why = NULL;
@@ -833,7 +837,7 @@ static int dss_unstable_finding(const struct run_model *m, size_t ci, const char
 	size_t len = 0;
 	int r;
 
-	if (nd < 2)
+	if (!nd)
 		return 0;
 	r = cmp_build(in, 2, &o, &cmp, &err);
 	if (r == -EINVAL)
