@@ -862,6 +862,39 @@ static void answer_why_restore(struct rdoc *d, const struct run_config *c, const
 	}
 }
 
+/* The device under test, from dutprobe identify: at the top, since every figure depends on it. */
+static void answer_target(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
+			  size_t nsteps)
+{
+	bool any = false;
+
+	for (size_t s = 0; s < nsteps; s++) {
+		if (steps[s].kind != DOC_PROBE_IDENTIFY)
+			continue;
+		for (size_t i = 0; i < m->nconfigs; i++) {
+			const struct dut_result *docs[1];
+			json_object *t, *bd, *link;
+			double ceil;
+			char a[32];
+
+			if (!run_config_docs(&m->configs[i], steps[s].name, docs, 1))
+				continue;
+			if (!any)
+				rdoc_list(d);
+			any = true;
+			t = jget(dut_result_json(docs[0]), "target");
+			bd = jget(t, "block_device");
+			link = jget(t, "link");
+			ceil = json_object_get_double(jget(link, "ceiling_bytes_per_s"));
+			rdoc_item(d, "Device under test, %s: %s (%s%s%s), device %s%s%s, link %s, interface "
+				  "ceiling %s%s.", m->configs[i].name, jstr(t, "path"), jstr(t, "kind"),
+				  *jstr(t, "through") ? ", through " : "", jstr(t, "through"), jstr(bd, "name"),
+				  *jstr(bd, "model") ? " " : "", jstr(bd, "model"), jstr(link, "description"),
+				  ceil > 0 ? num(ceil / 1e6, 0, a, sizeof(a)) : "unknown", ceil > 0 ? " MB/s" : "");
+		}
+	}
+}
+
 static void answer_section(struct rdoc *d, const struct run_model *m, const struct findings *f,
 			   const struct run_stepinfo *steps, size_t nsteps)
 {
@@ -872,7 +905,15 @@ static void answer_section(struct rdoc *d, const struct run_model *m, const stru
 		rdoc_para(d, "Asked: %s (experiment %s).", m->description, m->name);
 	else
 		rdoc_para(d, "Asked: experiment %s (the manifest has no description).", m->name);
-	answer_numbers(d, m, steps, nsteps);
+	answer_target(d, m, steps, nsteps);
+	for (size_t s = 0; s < nsteps; s++)
+		if (steps[s].kind != DOC_OTHER && steps[s].kind != DOC_PROBE_IDENTIFY) {
+			answer_numbers(d, m, steps, nsteps);
+			break;
+		} else if (s + 1 == nsteps) {
+			rdoc_para(d, "No step of this run has a headline figure (no result document of a "
+				  "measuring step was read).");
+		}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->v[i].kind == FIND_TPS_RATIO && !f->v[i].shown) {
 			rdoc_para(d, "No TPS difference between configurations is shown by this run: see "
