@@ -839,7 +839,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		snprintf(limit, sizeof(limit), "not limited by the device reads or WAL flushes the trace "
 			 "saw (%.0f%% and %.0f%% of the transaction time): the rest is CPU, locks or the "
 			 "client, which this run did not measure", fmin(share_r, 100), fmin(share_w, 100));
-	rdoc_item(d, "%s, step %s (%s tx/s): %s. %s; %s%s%s; CPU: not in the result documents.",
+	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; CPU: not in the result documents.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
 		  wal, *wal ? "; " : "", conn);
 }

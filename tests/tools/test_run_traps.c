@@ -507,7 +507,7 @@ static void test_answer_section(void)
 		cu_fail("report_run_build");
 		return;
 	}
-	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes. device reads: 0.0400 per "
+	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes. Evidence: device reads: 0.0400 per "
 			"transaction") && strstr(md, "(a commit waits for one flush: 67% of it)"), "wal-bound:\n%s", md);
 }
 
