@@ -648,8 +648,6 @@ static uint64_t traced_transactions(const struct run_config *c, const char *step
 	return (uint64_t)tx;
 }
 
-/* Fewer device reads per transaction than this: the step was served by memory. */
-#define PAGE_CACHE_READS_PER_TX 0.01
 #define PAGE_CACHE_MIN_TX 100
 
 static int page_cache_finding(const struct run_model *m, size_t ci, const char *step,
@@ -674,7 +672,7 @@ static int page_cache_finding(const struct run_model *m, size_t ci, const char *
 	f.count[1] = tx;
 	f.count[2] = mix.ntraced;
 	f.value[0] = (double)f.count[0] / (double)tx;
-	if (f.value[0] >= PAGE_CACHE_READS_PER_TX)
+	if (f.value[0] >= FIND_MEMORY_READS_PER_TX)
 		return 0;
 	f.value[1] = (double)c->memory_budget_bytes;
 	if (run_config_docs(c, step, docs, 1)) {

@@ -25,6 +25,9 @@
 
 #include "tools/run_model.h"
 
+/* Fewer device reads per OLTP transaction than this: memory served the step (a trap). */
+#define FIND_MEMORY_READS_PER_TX 0.01
+
 enum finding_kind {
 	FIND_RANDOM_READS,     /* the class most random reads went to (at least 10 of them) */
 	FIND_WRITE_BYTES,      /* the class most written bytes went to */

@@ -759,7 +759,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	struct cmp_stat in = run_metric(c, step, "run", "tps_including_connections");
 	struct cmp_stat ex = run_metric(c, step, "run", "tps_excluding_connections");
 	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32];
-	double share_r = -1, share_w = -1, share_c = -1;
+	double share_r = -1, share_w = -1, share_c = -1, rpt = -1;
 	struct run_io_mix mix = { 0 };
 
 	if (!tps.n)
@@ -776,7 +776,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	} else {
 		struct dut_hist *rh = dut_hist_new(), *fh = dut_hist_new();
 		double txs = tx.median * mix.ntraced;   /* the traced repetitions' transactions */
-		double rpt = (double)mix.total.ops[REP_READ] / txs;
+		rpt = (double)mix.total.ops[REP_READ] / txs;
 		double fpc = (double)mix.cls[RC_WAL].fsyncs / txs;
 
 		if (!rh || !fh) {
@@ -839,6 +839,12 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		snprintf(limit, sizeof(limit), "not limited by the device reads or WAL flushes the trace "
 			 "saw (%.0f%% and %.0f%% of the transaction time): the rest is CPU, locks or the "
 			 "client, which this run did not measure", fmin(share_r, 100), fmin(share_w, 100));
+	if (rpt >= 0 && rpt < FIND_MEMORY_READS_PER_TX) {
+		size_t l = strlen(limit);
+
+		snprintf(limit + l, sizeof(limit) - l, "; memory served its reads, the device was "
+			 "barely read (see What this run did not measure)");
+	}
 	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; CPU: not in the result documents.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
 		  wal, *wal ? "; " : "", conn);
