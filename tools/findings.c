@@ -648,6 +648,7 @@ static uint64_t traced_transactions(const struct run_config *c, const char *step
 	return (uint64_t)tx;
 }
 
+/* Fewer transactions than this say nothing about reads per transaction. */
 #define PAGE_CACHE_MIN_TX 100
 
 static int page_cache_finding(const struct run_model *m, size_t ci, const char *step,
