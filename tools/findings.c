@@ -535,8 +535,10 @@ static int no_flash_finding(const struct run_model *m, size_t ci, const struct t
 			    struct findings *fs)
 {
 	bool image = t->loop || strcmp(t->kind, "file") == 0 || strcmp(t->kind, "directory") == 0;
-	bool nolink = strcmp(t->link_kind, "virtual") == 0 || strcmp(t->link_kind, "unknown") == 0 ||
-		      strcmp(t->link_kind, "none") == 0;
+	/* a virtual or absent link has no drive of its own behind it; an unknown one
+	 * says so only under a file system's file or directory (a disk may just hide its link) */
+	bool nolink = strcmp(t->link_kind, "virtual") == 0 || strcmp(t->link_kind, "none") == 0 ||
+		      (image && strcmp(t->link_kind, "unknown") == 0);
 	struct finding f = { .kind = FIND_NO_FLASH, .config = ci, .other = ci, .trap = true,
 			     .value = { t->ceiling } };
 	char thr[300] = "";
@@ -551,7 +553,7 @@ static int no_flash_finding(const struct run_model *m, size_t ci, const struct t
 		   "those of %s, not of a drive; this run did not measure a flash device. To measure "
 		   "one, give a disk or partition with a physical link (PCIe, SATA, USB) as the target",
 		   m->configs[ci].name, *t->path ? t->path : "(path not recorded)",
-		   t->loop ? "a loop image" : image ? t->kind : "a device", thr,
+		   t->loop ? "a loop image" : *t->kind ? t->kind : "kind unknown", thr,
 		   *t->link_desc ? t->link_desc : "an unknown link",
 		   strcmp(t->link_kind, "virtual") == 0 ? "the hypervisor and the host's storage and cache" :
 		   t->loop ? "the backing file's file system and page cache" : "whatever is behind it");

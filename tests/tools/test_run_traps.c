@@ -231,6 +231,8 @@ static void test_trap_no_flash(void)
 		{ "file", "loop0 (over /var/tmp/x.img) -> vda", "pcie", "PCIe 4.0 x4", true, "a loop image" },
 		{ "directory", "", "unknown", "unknown link", true, "sits on a link" },
 		{ "partition", "", "pcie", "PCIe 4.0 x4", false, NULL },
+		{ "disk", "", "unknown", "unknown link", false, NULL },
+		{ "disk", "", "virtual", "paravirtual (virtio/xen): no physical link", true, "(disk)" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
