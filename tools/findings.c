@@ -38,7 +38,10 @@ const char *finding_kind_name(enum finding_kind k)
 		[FIND_RANDOM_READS] = "random-reads", [FIND_WRITE_BYTES] = "write-bytes",
 		[FIND_CACHE_ROW] = "cache-row", [FIND_DSS_PLANS] = "dss-plans",
 		[FIND_TPS_RATIO] = "tps-ratio", [FIND_SLC_KNEE] = "slc-knee",
-		[FIND_FILL_DROP] = "fill-drop",
+		[FIND_FILL_DROP] = "fill-drop", [FIND_PAGE_CACHE] = "page-cache",
+		[FIND_NO_FLASH] = "no-flash", [FIND_EMPTY_DRIVE] = "empty-drive",
+		[FIND_CONNECT] = "connect", [FIND_CEILING] = "ceiling",
+		[FIND_DSS_UNSTABLE] = "dss-unstable",
 	};
 
 	return (unsigned)k < FIND_KIND_COUNT ? names[k] : "?";
@@ -154,10 +157,13 @@ static int io_findings(const struct run_model *m, size_t ci, const char *step, s
 		struct finding f = { .kind = FIND_WRITE_BYTES, .config = ci, .other = ci,
 				     .count = { best, all }, .value = { rep_pct(best, all) } };
 
+		const char *unit = all >= (1u << 20) ? "MiB" : all >= 1024 ? "KiB" : "bytes";
+		double div = all >= (1u << 20) ? MIB : all >= 1024 ? 1024.0 : 1.0;
+
 		r = add(fs, &f, rep_class_name(top),
-			"%s: %.0f%% of the bytes written went to %s (%s of %s MiB)%s", who,
-			f.value[0], class_phrase(top), run_fmt_num((double)best / MIB, 1, a, sizeof(a)),
-			run_fmt_num((double)all / MIB, 1, b, sizeof(b)), relmap_caveat(&mix));
+			"%s: %.0f%% of the bytes written went to %s (%s of %s %s)%s", who,
+			f.value[0], class_phrase(top), run_fmt_num((double)best / div, div > 1 ? 1 : 0, a, sizeof(a)),
+			run_fmt_num((double)all / div, div > 1 ? 1 : 0, b, sizeof(b)), unit, relmap_caveat(&mix));
 		if (r < 0)
 			return r;
 	}
@@ -356,7 +362,7 @@ static int tps_finding(const struct run_model *m, size_t ci, const char *step, s
 	const struct run_config *c = &m->configs[ci], *b = &m->configs[0];
 	struct cmp_stat v = run_metric(c, step, "run", "tps"), base = run_metric(b, step, "run", "tps");
 	struct finding f = { .kind = FIND_TPS_RATIO, .config = ci, .other = 0 };
-	char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], verdict[160];
+	char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], verdict[300];
 
 	if (!v.n || !base.n || base.median <= 0)
 		return 0;
@@ -370,12 +376,21 @@ static int tps_finding(const struct run_model *m, size_t ci, const char *step, s
 	f.count[0] = v.n;
 	f.count[1] = base.n;
 	f.exceeds = v.n > 1 && base.n > 1 && (v.min > base.max || v.max < base.min);
+	f.count[2] = run_configs_sequential(b, c);
+	f.shown = f.exceeds && !f.count[2];
 	if (v.n < 2 || base.n < 2)
-		snprintf(verdict, sizeof(verdict), "with one repetition the run-to-run spread is unknown");
+		snprintf(verdict, sizeof(verdict), "the difference is not shown: with one repetition the "
+			 "run-to-run spread is unknown (run at least 2 repetitions)");
+	else if (!f.exceeds)
+		snprintf(verdict, sizeof(verdict), "the difference is not shown: it does not exceed the "
+			 "run-to-run spread (the min-max ranges overlap)");
+	else if (f.count[2])
+		snprintf(verdict, sizeof(verdict), "the min-max ranges do not overlap, but the "
+			 "configurations ran one after another, not interleaved, so a drift over the run "
+			 "(caches warming, the drive's state) would look the same: the difference is not shown");
 	else
-		snprintf(verdict, sizeof(verdict), "the difference %s the run-to-run spread (the min-max "
-			 "ranges %s)", f.exceeds ? "exceeds" : "does not exceed",
-			 f.exceeds ? "do not overlap" : "overlap");
+		snprintf(verdict, sizeof(verdict), "the difference exceeds the run-to-run spread (the "
+			 "min-max ranges do not overlap)");
 	return add(fs, &f, step,
 		   "%s: %.2fx the TPS of %s in step %s (%s vs %s tx/s, medians of %u and %u repetitions; "
 		   "ranges %s-%s and %s-%s tx/s): %s", c->name, f.value[0], b->name, step,
@@ -448,6 +463,429 @@ static int dss_finding(const struct run_model *m, size_t ci, const char *step, s
 	return r;
 }
 
+/* ---- traps: what the run did not measure ---- */
+
+/* What the documents of a configuration say its target is. */
+struct target_facts {
+	const char *path, *kind, *through;
+	const char *link_kind;     /* identify's: none, virtual, pcie, sata, usb, unknown */
+	const char *link_desc;
+	double ceiling;            /* B/s; 0: unknown */
+	bool loop;                 /* a loop device, or through one (an image) */
+};
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+/* A probe document's link description as identify's link kind. */
+static const char *link_kind_of_desc(const char *d)
+{
+	if (strstr(d, "paravirtual"))
+		return "virtual";
+	if (strncmp(d, "loop", 4) == 0 || strstr(d, "no link"))
+		return "none";
+	if (!*d || strncmp(d, "unknown", 7) == 0)
+		return "unknown";
+	return "physical";
+}
+
+/* From the first identify document, else the first other dutprobe document; false: none. */
+static bool target_facts_of(const struct run_config *c, const struct run_stepinfo *steps,
+			    size_t nsteps, struct target_facts *ret)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t s = 0; s < nsteps; s++) {
+			const struct dut_result *docs[1];
+			enum run_doc_kind k = steps[s].kind;
+			json_object *t, *link;
+
+			if (pass == 0 ? k != DOC_PROBE_IDENTIFY :
+			    k != DOC_PROBE_BENCH && k != DOC_PROBE_FILL && k != DOC_PROBE_SLC)
+				continue;
+			if (!run_config_docs(c, steps[s].name, docs, 1))
+				continue;
+			t = doc_member(docs[0], "target");
+			link = jget(t, "link");
+			*ret = (struct target_facts){ .path = jstr(t, "path"), .kind = jstr(t, "kind"),
+						      .through = jstr(t, "through") };
+			if (pass == 0) {
+				json_object *bd = jget(t, "block_device");
+
+				ret->link_kind = jstr(link, "kind");
+				ret->link_desc = jstr(link, "description");
+				ret->ceiling = json_object_get_double(jget(link, "ceiling_bytes_per_s"));
+				ret->loop = jget(bd, "loop") || strstr(ret->through, "loop") ||
+					    strncmp(jstr(bd, "name"), "loop", 4) == 0;
+			} else {
+				ret->link_desc = json_object_get_string(link) ? json_object_get_string(link) : "";
+				ret->link_kind = link_kind_of_desc(ret->link_desc);
+				ret->ceiling = json_object_get_double(jget(t, "link_ceiling_bytes_per_s"));
+				ret->loop = strncmp(ret->link_desc, "loop", 4) == 0;
+			}
+			return true;
+		}
+	return false;
+}
+
+static int no_flash_finding(const struct run_model *m, size_t ci, const struct target_facts *t,
+			    struct findings *fs)
+{
+	bool image = t->loop || strcmp(t->kind, "file") == 0 || strcmp(t->kind, "directory") == 0;
+	/* a virtual or absent link has no drive of its own behind it; an unknown one
+	 * says so only under a file system's file or directory (a disk may just hide its link) */
+	bool nolink = strcmp(t->link_kind, "virtual") == 0 || strcmp(t->link_kind, "none") == 0 ||
+		      (image && strcmp(t->link_kind, "unknown") == 0);
+	struct finding f = { .kind = FIND_NO_FLASH, .config = ci, .other = ci, .trap = true,
+			     .value = { t->ceiling } };
+	char thr[300] = "";
+
+	if (!t->loop && !nolink)
+		return 0;
+	if (*t->through)
+		snprintf(thr, sizeof(thr), ", through %s", t->through);
+	return add(fs, &f, t->link_kind,
+		   "%s: no flash behind this: the target %s (%s%s) sits on a link dutprobe describes as "
+		   "\"%s\", so its figures are "
+		   "those of %s, not of a drive; this run did not measure a flash device. To measure "
+		   "one, give a disk or partition with a physical link (PCIe, SATA, USB) as the target",
+		   m->configs[ci].name, *t->path ? t->path : "(path not recorded)",
+		   t->loop ? "a loop image" : *t->kind ? t->kind : "kind unknown", thr,
+		   *t->link_desc ? t->link_desc : "an unknown link",
+		   strcmp(t->link_kind, "virtual") == 0 ? "the hypervisor and the host's storage and cache" :
+		   t->loop ? "the backing file's file system and page cache" : "whatever is behind it");
+}
+
+/* Write rows of a bench document ("SEQ1M Q8T1 W"), or any phase of a fill document. */
+static bool doc_writes(const struct dut_result *d, enum run_doc_kind k)
+{
+	if (k == DOC_PROBE_FILL || k == DOC_PROBE_SLC)
+		return true;
+	if (k != DOC_PROBE_BENCH)
+		return false;
+	for (size_t p = 0; p < dut_result_phase_count(d); p++) {
+		const char *n = dut_phase_name(dut_result_phase_at(d, p));
+		size_t len = strlen(n);
+
+		if (len > 2 && strcmp(n + len - 2, " W") == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A bench write step with no fill or sequential write before it in the
+ * repetition, or a fill that says it was not preconditioned, or either on a
+ * freshly created file or image (the runner makes them for the step).
+ */
+static int empty_drive_findings(const struct run_model *m, size_t ci, const struct target_facts *t,
+				bool have_t, struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	const struct run_rep *rp = c->nreps ? &c->reps[0] : NULL;
+	bool written = false;
+
+	for (size_t s = 0; rp && s < rp->nsteps; s++) {
+		const struct run_step *st = &rp->steps[s];
+		const struct dut_result *d = st->ndocs ? st->docs[0].doc : NULL;
+		enum run_doc_kind k = d ? run_doc_kind_of(d) : DOC_OTHER;
+		/* the step's own target: a bench lays out its own file */
+		json_object *dt = d ? doc_member(d, "target") : NULL;
+		bool fresh = strcmp(jstr(dt, "kind"), "file") == 0 ||
+			     strncmp(jstr(dt, "link"), "loop", 4) == 0 ||
+			     (have_t && t->loop);
+		json_object *pre = d ? jget(doc_member(d, "config"), "preconditioned") : NULL;
+		struct finding f = { .kind = FIND_EMPTY_DRIVE, .config = ci, .other = ci, .trap = true };
+		const char *why = NULL;
+		int r;
+
+		if (!d || !doc_writes(d, k))
+			continue;
+		if (k == DOC_PROBE_BENCH && !written)
+			why = "no fill or sequential write ran on the target before it in the repetition";
+		else if (k == DOC_PROBE_FILL && pre && !json_object_get_boolean(pre))
+			why = "dutprobe fill says the target was not preconditioned";
+		else if (k == DOC_PROBE_BENCH && fresh)
+			why = t->loop ? "the target is a loop image the run created, never written before"
+				      : "the target is a file the step created, never written before";
+		written = true;
+		if (!why)
+			continue;
+		r = add(fs, &f, st->name,
+			"%s, step %s: the drive was empty or not preconditioned for this write test (%s): "
+			"an SSD's figures on empty or fresh space are not its sustained ones. Precondition "
+			"the device (a fill step, or slc over the whole span, before the write test) on a "
+			"disk or partition", c->name, st->name, why);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Transactions of a step over the repetitions that have a trace with its marker. */
+static uint64_t traced_transactions(const struct run_config *c, const char *step, const char *mark)
+{
+	double tx = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_rep *rp = &c->reps[r];
+		const struct run_step *s = run_rep_step(rp, step);
+		bool has = false;
+
+		for (size_t p = 1; rp->io && p < rp->io->nphases && !has; p++)
+			has = strcmp(rp->io->phases[p].name, mark) == 0;
+		for (size_t d = 0; has && s && d < s->ndocs; d++) {
+			struct dut_result_phase *ph = s->docs[d].doc ?
+				dut_result_find_phase(s->docs[d].doc, "run") : NULL;
+			const char *unit;
+			double v;
+
+			if (ph && dut_phase_get_metric(ph, "committed", &v, &unit) == 0)
+				tx += v;
+		}
+	}
+	return (uint64_t)tx;
+}
+
+/* Fewer transactions than this say nothing about reads per transaction. */
+#define PAGE_CACHE_MIN_TX 100
+
+static int page_cache_finding(const struct run_model *m, size_t ci, const char *step,
+			      struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	const char *mark = run_step_mark(c, step);
+	const struct dut_result *docs[1];
+	struct run_io_mix mix;
+	struct finding f = { .kind = FIND_PAGE_CACHE, .config = ci, .other = ci, .trap = true };
+	char a[32], b[32], db[64] = "", budget[160];
+	json_object *cfg;
+	uint64_t tx;
+
+	if (!mark)
+		return 0;
+	run_io_mix_of(c, mark, &mix);
+	tx = traced_transactions(c, step, mark);
+	if (!mix.ntraced || tx < PAGE_CACHE_MIN_TX)
+		return 0;
+	f.count[0] = mix.total.ops[REP_READ];
+	f.count[1] = tx;
+	f.count[2] = mix.ntraced;
+	f.value[0] = (double)f.count[0] / (double)tx;
+	if (f.value[0] >= FIND_MEMORY_READS_PER_TX)
+		return 0;
+	f.value[1] = (double)c->memory_budget_bytes;
+	if (run_config_docs(c, step, docs, 1)) {
+		cfg = doc_member(docs[0], "config");
+		if (!f.value[1])
+			f.value[1] = json_object_get_double(jget(jget(cfg, "memory"), "budget_bytes"));
+		f.value[2] = json_object_get_double(jget(doc_member(docs[0], "target"), "database_bytes"));
+	}
+	if (f.value[2] > 0)
+		snprintf(db, sizeof(db), "a database of %s MiB", run_fmt_num(f.value[2] / MIB, 0, a, sizeof(a)));
+	if (f.value[1] > 0)
+		snprintf(budget, sizeof(budget), "the memory budget was %s MiB%s%s: lower it below the "
+			 "database or raise the scale until reads reach the device",
+			 run_fmt_num(f.value[1] / MIB, 0, b, sizeof(b)), *db ? " against " : "", db);
+	else
+		snprintf(budget, sizeof(budget), "use a memory budget ([postgres] memory = SIZE, below "
+			 "the database size%s%s) or a larger scale", *db ? ", here " : "", db);
+	return add(fs, &f, step,
+		   "%s, step %s: this measured the page cache, not the device: %s device reads for %s "
+		   "transactions (%.4f per transaction, %u traced repetition%s); %s", c->name, step,
+		   run_fmt_count(f.count[0], a, sizeof(a)), run_fmt_count(tx, b, sizeof(b)), f.value[0],
+		   mix.ntraced, mix.ntraced == 1 ? "" : "s", budget);
+}
+
+/* Connection set-up above this share of an OLTP step's time is a finding. */
+#define CONNECT_SHARE_PCT 10.0
+
+static int connect_finding(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	struct cmp_stat in = run_metric(c, step, "run", "tps_including_connections");
+	struct cmp_stat ex = run_metric(c, step, "run", "tps_excluding_connections");
+	struct cmp_stat avg = run_metric(c, step, "run", "connection_time_avg");
+	struct finding f = { .kind = FIND_CONNECT, .config = ci, .other = ci, .trap = true };
+	char a[32], b[32], t[64] = "";
+
+	if (!in.n || !ex.n || ex.median <= 0)
+		return 0;
+	/* same transactions: the share of the time that went to connecting */
+	f.value[0] = 100.0 * (1.0 - in.median / ex.median);
+	f.value[1] = in.median;
+	f.value[2] = ex.median;
+	f.value[3] = avg.n ? avg.median : NAN;
+	f.count[0] = in.n;
+	if (f.value[0] < CONNECT_SHARE_PCT)
+		return 0;
+	if (avg.n)
+		snprintf(t, sizeof(t), "; mean connection time %.1f ms", avg.median / 1e6);
+	return add(fs, &f, step,
+		   "%s, step %s: connection set-up dominated: it took %.0f%% of the step's time; TPS "
+		   "including connections %s vs excluding them %s tx/s (medians of %u run%s%s). The "
+		   "TPS measured connecting as much as the device: run longer (duration), or with "
+		   "persistent connections", c->name, step, f.value[0],
+		   run_fmt_num(in.median, 1, a, sizeof(a)), run_fmt_num(ex.median, 1, b, sizeof(b)),
+		   in.n, in.n == 1 ? "" : "s", t);
+}
+
+static int ceiling_add(const struct run_model *m, size_t ci, const char *step, const char *what,
+		       double bps, const struct target_facts *t, struct findings *fs)
+{
+	struct finding f = { .kind = FIND_CEILING, .config = ci, .other = ci, .trap = true,
+			     .value = { bps, t->ceiling } };
+	char a[32], b[32];
+
+	return add(fs, &f, step,
+		   "%s, step %s: %s of %s MB/s exceeds the interface ceiling of %s MB/s (%s): a cache "
+		   "served it (the page cache, or one in front of the link), not the device",
+		   m->configs[ci].name, step, what, run_fmt_num(bps / MB, 0, a, sizeof(a)),
+		   run_fmt_num(t->ceiling / MB, 0, b, sizeof(b)), t->link_desc);
+}
+
+/* Any step's figure above the link: probe throughput (not bench: cache_findings), or trace I/O. */
+static int ceiling_findings(const struct run_model *m, size_t ci, const struct run_stepinfo *st,
+			    const struct target_facts *t, struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd;
+	double best = 0;
+	char what[64] = "";
+
+	if (t->ceiling <= 0 || st->kind == DOC_PROBE_BENCH || st->kind == DOC_PROBE_IDENTIFY)
+		return 0;
+	nd = run_config_docs(c, st->name, docs, RUN_MAX_DOCS);
+	if (st->kind == DOC_PROBE_SLC) {
+		for (size_t d = 0; d < nd; d++) {
+			struct dut_result_phase *ph = dut_result_find_phase(docs[d], "write");
+			json_object *k = ph ? json_object_array_get_idx(jget(dut_phase_extra(ph), "knees"), 0) : NULL;
+			double lv[2] = { json_object_get_double(jget(k, "bw_before")),
+					 json_object_get_double(jget(k, "bw_after")) };
+			double bytes;
+			uint64_t ns;
+			const char *unit;
+
+			for (int i = 0; i < 2; i++)
+				if (lv[i] > best) {
+					best = lv[i];
+					snprintf(what, sizeof(what), "the sequential write level");
+				}
+			if (ph && dut_phase_get_metric(ph, "bytes_written", &bytes, &unit) == 0 &&
+			    dut_phase_get_duration(ph, &ns) == 0 && ns && bytes * 1e9 / (double)ns > best) {
+				best = bytes * 1e9 / (double)ns;
+				snprintf(what, sizeof(what), "the mean sequential write throughput");
+			}
+		}
+	} else if (st->kind == DOC_PROBE_FILL) {
+		for (size_t d = 0; d < nd; d++) {
+			double bs = json_object_get_double(jget(doc_member(docs[d], "config"), "block_bytes"));
+
+			for (size_t p = 0; bs > 0 && p < dut_result_phase_count(docs[d]); p++) {
+				struct dut_result_phase *ph = dut_result_phase_at(docs[d], p);
+
+				for (int q = 1; q <= 256; q *= 2) {
+					char name[32];
+					const char *unit;
+					double v;
+
+					snprintf(name, sizeof(name), "iops_qd%d", q);
+					if (dut_phase_get_metric(ph, name, &v, &unit) == 0 && v * bs > best) {
+						best = v * bs;
+						snprintf(what, sizeof(what), "random writes at QD %d", q);
+					}
+				}
+			}
+		}
+	} else {
+		/* the trace between the step's markers: the bytes dutfs passed per second */
+		const char *mark = run_step_mark(c, st->name);
+		struct run_io_mix mix;
+
+		if (!mark)
+			return 0;
+		run_io_mix_of(c, mark, &mix);
+		if (mix.span_ns)
+			best = (double)(mix.total.bytes[REP_READ] + mix.total.bytes[REP_WRITE]) * 1e9 /
+			       (double)mix.span_ns;
+		snprintf(what, sizeof(what), "the traced I/O (reads and writes)");
+	}
+	if (best <= t->ceiling)
+		return 0;
+	return ceiling_add(m, ci, st->name, what, best, t, fs);
+}
+
+/* The queries whose plan varied between the repetitions of configuration ci (step st). */
+static int dss_unstable_finding(const struct run_model *m, size_t ci, const char *step,
+				struct findings *fs)
+{
+	const struct dut_result *cd[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(&m->configs[ci], step, cd, RUN_MAX_DOCS);
+	/* the configuration against itself: cmp marks plans that varied inside an input */
+	struct cmp_input in[2] = {
+		{ .source = m->configs[ci].name, .docs = (struct dut_result *const *)cd, .ndocs = nd },
+		{ .source = m->configs[ci].name, .docs = (struct dut_result *const *)cd, .ndocs = nd },
+	};
+	struct cmp_opts o = { .baseline = 0 };
+	struct finding f = { .kind = FIND_DSS_UNSTABLE, .config = ci, .other = ci, .trap = true };
+	struct dut_error err = { { 0 } };
+	struct cmp *cmp = NULL;
+	char qs[512];
+	size_t len = 0;
+	int r;
+
+	if (!nd)
+		return 0;
+	r = cmp_build(in, 2, &o, &cmp, &err);
+	if (r == -EINVAL)
+		return 0;
+	if (r < 0)
+		return r;
+	qs[0] = 0;
+	for (size_t q = 0; q < cmp->nqueries; q++)
+		if (cmp->queries[q].cell[0].plan_unstable) {
+			f.count[0]++;
+			len += (size_t)snprintf(qs + len, len < sizeof(qs) ? sizeof(qs) - len : 0, "%sQ%u",
+						len ? ", " : "", cmp->queries[q].q);
+		}
+	cmp_free(cmp);
+	if (!f.count[0])
+		return 0;
+	return add(fs, &f, qs,
+		   "%s, step %s: the plan of %s changed between repetitions (plan fingerprints differ), "
+		   "so %s out of m-time: its times compare different plans, not the storage",
+		   m->configs[ci].name, step, qs, f.count[0] == 1 ? "it is" : "they are");
+}
+
+static int trap_findings(const struct run_model *m, size_t ci, const struct run_stepinfo *steps,
+			 size_t nsteps, struct findings *fs)
+{
+	struct target_facts t;
+	bool have_t = target_facts_of(&m->configs[ci], steps, nsteps, &t);
+	int r = 0;
+
+	if (have_t)
+		r = no_flash_finding(m, ci, &t, fs);
+	if (r == 0)
+		r = empty_drive_findings(m, ci, &t, have_t, fs);
+	for (size_t s = 0; r == 0 && s < nsteps; s++) {
+		if (steps[s].kind == DOC_OLTP) {
+			r = page_cache_finding(m, ci, steps[s].name, fs);
+			if (r == 0)
+				r = connect_finding(m, ci, steps[s].name, fs);
+		}
+		if (r == 0 && steps[s].kind == DOC_DSS)
+			r = dss_unstable_finding(m, ci, steps[s].name, fs);
+		if (r == 0 && have_t)
+			r = ceiling_findings(m, ci, &steps[s], &t, fs);
+	}
+	return r;
+}
+
 int findings_build(const struct run_model *m, struct findings **ret)
 {
 	struct findings *fs = calloc(1, sizeof(*fs));
@@ -459,6 +897,7 @@ int findings_build(const struct run_model *m, struct findings **ret)
 		return -ENOMEM;
 	r = run_steps(m, &steps, &nsteps);
 	for (size_t ci = 0; r == 0 && ci < m->nconfigs; ci++) {
+		r = trap_findings(m, ci, steps, nsteps, fs);
 		for (size_t s = 0; r == 0 && s < nsteps; s++) {
 			const char *name = steps[s].name;
 
@@ -479,6 +918,8 @@ int findings_build(const struct run_model *m, struct findings **ret)
 				r = fill_findings(m, ci, name, fs);
 				break;
 			case DOC_OLTP_INIT:
+			case DOC_PROBE_IDENTIFY:
+			case DOC_RESTORE:
 			case DOC_OTHER:
 				break;
 			}

@@ -25,6 +25,9 @@
 
 #include "tools/run_model.h"
 
+/* Fewer device reads per OLTP transaction than this: memory served the step (a trap). */
+#define FIND_MEMORY_READS_PER_TX 0.01
+
 enum finding_kind {
 	FIND_RANDOM_READS,     /* the class most random reads went to (at least 10 of them) */
 	FIND_WRITE_BYTES,      /* the class most written bytes went to */
@@ -33,6 +36,13 @@ enum finding_kind {
 	FIND_TPS_RATIO,        /* TPS of a config against the first */
 	FIND_SLC_KNEE,         /* sequential write throughput level change */
 	FIND_FILL_DROP,        /* random-write IOPS at the fullest vs the emptiest level */
+	/* traps: what the run did not measure, and how to measure it */
+	FIND_PAGE_CACHE,       /* an OLTP step made about no device reads per transaction */
+	FIND_NO_FLASH,         /* the target is an image, file or directory on a virtual/unknown link */
+	FIND_EMPTY_DRIVE,      /* a write test on an empty or freshly created target */
+	FIND_CONNECT,          /* connection set-up took a large share of an OLTP step */
+	FIND_CEILING,          /* a figure above the interface ceiling (any step kind) */
+	FIND_DSS_UNSTABLE,     /* queries whose plan varied between repetitions of a config */
 	FIND_KIND_COUNT
 };
 
@@ -53,10 +63,21 @@ struct finding {
 	 *                 exceeds = the ranges do not overlap
 	 *   SLC_KNEE      value = {bytes before the knee, B/s before, B/s after, relative change}
 	 *   FILL_DROP     value = {IOPS at fullest, IOPS at emptiest, ratio, fullest %, emptiest %}
+	 *   PAGE_CACHE    count = {device reads, transactions, traced repetitions},
+	 *                 value = {reads per transaction, memory budget B (0: none), database B}
+	 *   NO_FLASH      value = {link ceiling B/s (0: unknown)}; subject = the link kind
+	 *   EMPTY_DRIVE   subject = the step
+	 *   CONNECT       value = {connection share %, TPS including, TPS excluding connections,
+	 *                 mean connection time ns}, count = {runs}
+	 *   CEILING       value = {B/s measured, link ceiling B/s}; subject = the step
+	 *   DSS_UNSTABLE  count = {queries whose plan varied}; subject = the query list
 	 */
 	uint64_t count[3];
 	double value[8];
 	bool exceeds;
+	bool shown;            /* TPS_RATIO: the difference is shown (exceeds, and not confounded by
+	                        * the configurations running one after another) */
+	bool trap;             /* says what the run did not measure (the kinds after FILL_DROP) */
 	char *text;            /* the sentence */
 };
 

@@ -165,6 +165,7 @@ static int parse_step(const struct mctx *x, json_object *o, const char *path, st
 	    (r = get_str(x, o, path, "tool", false, &s->tool)) < 0 ||
 	    (r = get_str(x, o, path, "status", true, &s->status)) < 0 ||
 	    (r = get_str(x, o, path, "mark", false, &s->mark)) < 0 ||
+	    (r = get_str(x, o, path, "started_at", false, &s->started_at)) < 0 ||
 	    (r = get_uint(x, o, path, "wall_ns", false, UINT64_MAX, &wall)) < 0 ||
 	    (r = member(x, o, path, "exit_code", json_type_int, false, &ec)) < 0 ||
 	    (r = member(x, o, path, "results", json_type_array, false, &res)) < 0)
@@ -276,6 +277,8 @@ static int parse_config(const struct mctx *x, json_object *o, const char *path, 
 	    (r = get_str(x, o, path, "view", false, &c->view)) < 0 ||
 	    (r = get_str(x, o, path, "filesystem", false, &c->filesystem)) < 0 ||
 	    (r = get_str(x, o, path, "replica", false, &c->replica)) < 0 ||
+	    (r = get_uint(x, o, path, "memory_budget_bytes", false, UINT64_MAX,
+			  &c->memory_budget_bytes)) < 0 ||
 	    (r = member(x, o, path, "reps", json_type_array, false, &reps)) < 0)
 		return r;
 	c->index = (unsigned)idx;
@@ -416,6 +419,7 @@ static void free_rep(struct run_rep *rp)
 		free(st->tool);
 		free(st->status);
 		free(st->mark);
+		free(st->started_at);
 	}
 	free(rp->steps);
 	free(rp->dir);

@@ -36,6 +36,7 @@ struct run_doc {
 struct run_step {
 	char *name, *type, *tool, *status;   /* never NULL ("" when absent) */
 	char *mark;                /* the dutfs phase marker around the step (default: name) */
+	char *started_at;          /* ISO 8601 UTC as the manifest has it; "" when absent */
 	int exit_code;
 	uint64_t wall_ns;
 	struct run_doc *docs;
@@ -63,6 +64,7 @@ struct run_config {
 	char *name, *dir, *status; /* never NULL */
 	char *reason;              /* why failed/skipped; "" when none */
 	char *view, *filesystem, *replica;   /* "" when absent */
+	uint64_t memory_budget_bytes;        /* [postgres] memory; 0: none or not recorded */
 	struct run_rep *reps;
 	size_t nreps;
 };

@@ -29,14 +29,18 @@ enum run_doc_kind run_doc_kind_of(const struct dut_result *r)
 		{ "dutprobe", "test", "slc", DOC_PROBE_SLC },
 		{ "dutprobe", "test", "fill", DOC_PROBE_FILL },
 		{ "dutprobe", "test", "bench", DOC_PROBE_BENCH },
+		{ "pgload", "workload", "restore", DOC_RESTORE },
 	};
 	const char *tool = dut_result_tool_name(r);
-	json_object *v;
+	json_object *v, *t;
 
 	if (strcmp(tool, "pgload") == 0 &&
 	    json_object_object_get_ex(dut_result_json(r), "config", &v) &&
 	    json_object_object_get_ex(v, "scale_factor", NULL))
 		return DOC_DSS;
+	if (strcmp(tool, "dutprobe") == 0 && json_object_object_get_ex(dut_result_json(r), "target", &t) &&
+	    json_object_object_get_ex(t, "link", &v) && json_object_is_type(v, json_type_object))
+		return DOC_PROBE_IDENTIFY;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		const char *s = config_str(r, kinds[i].key);
 
@@ -52,6 +56,7 @@ const char *run_doc_kind_name(enum run_doc_kind k)
 		[DOC_OTHER] = "other", [DOC_OLTP] = "pgload oltp", [DOC_OLTP_INIT] = "pgload init",
 		[DOC_DSS] = "pgload dss", [DOC_PROBE_SLC] = "dutprobe slc",
 		[DOC_PROBE_FILL] = "dutprobe fill", [DOC_PROBE_BENCH] = "dutprobe bench",
+		[DOC_PROBE_IDENTIFY] = "dutprobe identify", [DOC_RESTORE] = "pgload restore",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
@@ -202,6 +207,7 @@ static void add_class(struct run_io_class *dst, const struct rep_stats *st)
 		dst->seq_ops[d] += st->dir[d].seq_ops;
 		dst->bytes[d] += st->dir[d].bytes;
 	}
+	dst->fsyncs += st->fsyncs;
 }
 
 void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_mix *ret)
@@ -228,12 +234,74 @@ void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_
 				for (int k = 0; k < RC_COUNT; k++)
 					add_class(&mix.cls[k], &ph->cls[k]);
 				add_class(&mix.total, &ph->total);
+				/* the span once per repetition: the other mounts ran in the same time */
+				if (t == 0 && ph->end_ns > ph->start_ns)
+					mix.span_ns += ph->end_ns - ph->start_ns;
 			}
 		}
 		mix.ntraced += found;
 		mix.nrelmap += found && rp->io_has_relmap;
 	}
 	*ret = mix;
+}
+
+static void merge_lat(struct dut_hist *h, const struct rep_stats *st, int what)
+{
+	const struct dut_hist *src = what == 2 ? st->fsync_lat : st->dir[what].lat;
+
+	if (src)
+		dut_hist_merge(h, src);
+}
+
+void run_io_lat_of(const struct run_config *c, const char *phase, int cls, int what,
+		   struct dut_hist *h)
+{
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_rep *rp = &c->reps[r];
+
+		for (size_t t = 0; t <= rp->nmore; t++) {
+			const struct report *io = t == 0 ? rp->io : rp->more_io[t - 1];
+
+			if (!io || !io->nphases)
+				continue;
+			for (size_t p = phase ? 1 : 0; p < (phase ? io->nphases : 1); p++) {
+				const struct rep_phase *ph = &io->phases[p];
+
+				if (phase && strcmp(ph->name, phase) != 0)
+					continue;
+				merge_lat(h, cls < RC_COUNT ? &ph->cls[cls] : &ph->total, what);
+			}
+		}
+	}
+}
+
+/* The first and last step start of a configuration ("" when none is known). */
+static void config_span(const struct run_config *c, const char **first, const char **last)
+{
+	*first = *last = "";
+	for (size_t r = 0; r < c->nreps; r++)
+		for (size_t s = 0; s < c->reps[r].nsteps; s++) {
+			const char *t = c->reps[r].steps[s].started_at;
+
+			if (!t || !*t)
+				continue;
+			if (!**first || strcmp(t, *first) < 0)
+				*first = t;
+			if (strcmp(t, *last) > 0)
+				*last = t;
+		}
+}
+
+bool run_configs_sequential(const struct run_config *a, const struct run_config *b)
+{
+	const char *af, *al, *bf, *bl;
+
+	config_span(a, &af, &al);
+	config_span(b, &bf, &bl);
+	if (!*af || !*bf)
+		return false;
+	/* ISO 8601 UTC times of one format order as strings */
+	return strcmp(al, bf) < 0 || strcmp(bl, af) < 0;
 }
 
 struct json_object *run_knee_bytes(struct json_object *knee)

@@ -8,6 +8,7 @@
 #ifndef DUTLAB_RUN_STATS_H
 #define DUTLAB_RUN_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,8 @@ enum run_doc_kind {
 	DOC_PROBE_SLC,     /* dutprobe: config.test "slc" */
 	DOC_PROBE_FILL,    /* "fill" */
 	DOC_PROBE_BENCH,   /* "bench" */
+	DOC_PROBE_IDENTIFY, /* dutprobe identify: target.link is an object */
+	DOC_RESTORE,       /* pgload restore: config.workload "restore" */
 };
 
 enum run_doc_kind run_doc_kind_of(const struct dut_result *r);
@@ -67,6 +70,7 @@ unsigned run_config_nreps_with(const struct run_config *c, const char *step);
 /* I/O of one class: ops, sequential ops and bytes per direction (enum rep_dir). */
 struct run_io_class {
 	uint64_t ops[2], seq_ops[2], bytes[2];
+	uint64_t fsyncs;           /* fsync and fdatasync */
 };
 
 /* The I/O mix of a configuration: its traces summed (whole traces, or one phase of them). */
@@ -75,6 +79,7 @@ struct run_io_mix {
 	unsigned nrelmap;          /* of them, with a relation map */
 	struct run_io_class cls[RC_COUNT];
 	struct run_io_class total;
+	uint64_t span_ns;          /* the phases' lengths summed (whole traces: first..last record) */
 };
 
 /*
@@ -82,6 +87,21 @@ struct run_io_mix {
  * marker of a step, run_step_mark()); ntraced counts the traces that have it.
  */
 void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_mix *ret);
+/*
+ * The latencies of one class (cls RC_COUNT: every class) in the same
+ * traces and phases as run_io_mix_of, merged into h (dut_hist_init'ed by
+ * the caller): what = REP_READ, REP_WRITE, or 2 for fsyncs.
+ */
+void run_io_lat_of(const struct run_config *c, const char *phase, int cls, int what,
+		   struct dut_hist *h);
+
+/*
+ * Did configuration a run entirely before b (every step of a's repetitions
+ * started before the first of b's)?  false when the manifest has no start
+ * times, or the repetitions were interleaved.
+ */
+bool run_configs_sequential(const struct run_config *a, const struct run_config *b);
+
 /* The marker of a step in a configuration (its manifest "mark"), or NULL when it never ran there. */
 const char *run_step_mark(const struct run_config *c, const char *step);
 

@@ -4,9 +4,12 @@
 # report.md and report.html written, every chart a real PNG (signature, > 1 KB)
 # drawn by gnuplot and linked relatively; without gnuplot (DUTLAB_GNUPLOT names
 # a missing program) the report is still written and says which package to install.
-# usage: report-rundir.sh DUTLAB   (DUT_SOURCE_ROOT: the source tree)
+# rundir-traps springs every trap detector (with a trace written by mktrace); rundir-oltp
+# springs none; every report opens with its answer and never quotes a share of 0 bytes.
+# usage: report-rundir.sh DUTLAB MKTRACE   (DUT_SOURCE_ROOT: the source tree)
 set -u
 DUTLAB=$1
+MKTRACE=$2
 FIX=${DUT_SOURCE_ROOT:-.}/tests/tools/fixtures
 command -v gnuplot >/dev/null 2>&1 || { echo "SKIP: gnuplot is not installed (apt-get install gnuplot-nox)"; exit 77; }
 TMP=$(mktemp -d /tmp/report-rundir.XXXXXX) || exit 99
@@ -34,9 +37,10 @@ check_pngs() {
 }
 
 # rundir-dss holds symlinks into the compare fixtures: copy what they point to
-cp -rL "$FIX/rundir-oltp" "$FIX/rundir-probe" "$FIX/rundir-dss" "$TMP/" || exit 99
+cp -rL "$FIX/rundir-oltp" "$FIX/rundir-probe" "$FIX/rundir-dss" "$FIX/rundir-traps" "$TMP/" || exit 99
+"$MKTRACE" "$TMP/rundir-traps/c00-vm-dir/rep1/trace.dtr" || exit 99
 
-for d in oltp probe dss; do
+for d in oltp probe dss traps; do
 	"$DUTLAB" report "$TMP/rundir-$d" >"$TMP/$d.out" 2>"$TMP/$d.err" || { fail "report rundir-$d: exit $?"; cat "$TMP/$d.err"; }
 	[ -s "$TMP/rundir-$d/report.md" ] && [ -s "$TMP/rundir-$d/report.html" ] || fail "rundir-$d: no report files"
 	grep -q "<script" "$TMP/rundir-$d/report.html" && fail "rundir-$d: report.html has JavaScript"
@@ -53,6 +57,31 @@ expect_line probe "$TMP/rundir-probe/report.md" "| btrfs | skipped | 0 of 0 comp
 # dss: phases and queries
 check_pngs dss "$TMP/rundir-dss" 2
 expect_line dss "$TMP/rundir-dss/report.md" "changed the plans of Q6, Q14 and Q15 (against default)"
+
+# every report: the answer first, with numbers; no share of nothing
+for d in oltp probe dss traps; do
+	md="$TMP/rundir-$d/report.md"
+	a=$(grep -n '^## Answer$' "$md" | cut -d: -f1)
+	f=$(grep -n '^## Findings$' "$md" | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$f" ] && [ "$a" -lt "$f" ] || fail "rundir-$d: no answer section before the findings"
+	grep -q '^| .* | [0-9][0-9,.]* | .* | [0-9]* | .* |$' "$md" || fail "rundir-$d: the answer has no numbers"
+	grep -q '0\.0 of 0\.0' "$md" && fail "rundir-$d: a share of 0 bytes: $(grep '0\.0 of 0\.0' "$md")"
+	grep -q '<h2>Answer</h2>' "$TMP/rundir-$d/report.html" || fail "rundir-$d: report.html has no answer"
+done
+expect_line oltp "$TMP/rundir-oltp/report.md" "| sync-off | oltp | TPS (tx/s) | 305.8 | 180.0-431.5 | 2 | 1.29x |"
+expect_line oltp "$TMP/rundir-oltp/report.md" "the difference is not shown: it does not exceed the run-to-run spread"
+grep -q "What this run did not measure" "$TMP/rundir-oltp/report.md" && fail "oltp: a trap finding on a run without traps"
+# traps: each detector
+t="$TMP/rundir-traps/report.md"
+expect_line traps "$t" "- Device under test, usb: /dev/sdb (disk), device sdb Extreme SSD, link USB 3.0"
+expect_line traps "$t" "- vm-dir: no flash behind this: the target /var/tmp/dutlab/default (directory) sits on a link dutprobe describes as \"paravirtual (virtio/xen): no physical link\""
+expect_line traps "$t" "- vm-dir, step run: this measured the page cache, not the device: 0 device reads for 5,000 transactions"
+expect_line traps "$t" "- vm-dir, step run: connection set-up dominated: it took 50% of the step's time; TPS including connections 300.0 vs excluding them 600.0 tx/s"
+expect_line traps "$t" "- vm-dir, step bench: the drive was empty or not preconditioned for this write test"
+expect_line traps "$t" "- vm-dir, step dss: the plan of Q2 changed between repetitions"
+expect_line traps "$t" "- usb, step slc: the sequential write level of 3,389 MB/s exceeds the interface ceiling of 450 MB/s"
+expect_line traps "$t" "- vm-dir, step run (600.0 tx/s): limited by connection set-up; memory served its reads"
+expect_line traps "$t" "100% of the bytes written went to WAL (96.0 of 96.0 KiB)"
 
 # the data and scripts stay next to the images, so a user can redraw them
 [ -s "$TMP/rundir-probe/charts/slc-slc-c00-file-ext4-1.gp" ] && [ -s "$TMP/rundir-probe/charts/slc-slc-c00-file-ext4-1.dat" ] ||

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trap findings of `dutlab report RUNDIR` (what a run did not measure)
+ * and its answer section, on synthetic run models: a manifest text, result
+ * documents as JSON text, and traces built in memory.  Each detector has a
+ * model that triggers it and one that does not; a clean model triggers none.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/result.h"
+#include "lib/trace.h"
+#include "tests/cu_main.h"
+#include "tools/chart.h"
+#include "tools/findings.h"
+#include "tools/report.h"
+#include "tools/report_doc.h"
+#include "tools/run_model.h"
+#include "tools/run_stats.h"
+
+DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct findings *, findings_free)
+DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
+
+#define HEAD "\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":\"x\"," \
+	"\"description\":\"does the trap fire\"},\"status\":\"complete\""
+#define DOC_HEAD "{\"schema\":\"dutlab-result\",\"schema_version\":1,\"tool\":{\"name\":"
+
+/* A run of one configuration "a" with one repetition and the given steps (JSON objects). */
+static struct run_model *model(const char *cfg_extra, const char *steps)
+{
+	char text[4096];
+	struct dut_error err = { { 0 } };
+	struct run_model *m = NULL;
+
+	snprintf(text, sizeof(text), "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c00-a\","
+		 "\"status\":\"complete\"%s,\"reps\":[{\"rep\":1,\"dir\":\"c00-a/rep1\",\"status\":\"complete\","
+		 "\"steps\":[%s]}]}]}", cfg_extra, steps);
+	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
+		cu_fail("manifest: %s", err.msg);
+	return m;
+}
+
+static struct dut_result *doc(const char *text)
+{
+	struct dut_result *r = NULL;
+	struct dut_error err = { { 0 } };
+
+	if (dut_result_parse(text, strlen(text), &r, &err) < 0)
+		cu_fail("document: %s\n%s", err.msg, text);
+	return r;
+}
+
+static void set_doc(struct run_model *m, size_t step, const char *text)
+{
+	if (m)
+		m->configs[0].reps[0].steps[step].docs[0].doc = doc(text);
+}
+
+static const struct finding *find(const struct findings *f, enum finding_kind k)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (f->v[i].kind == k)
+			return &f->v[i];
+	return NULL;
+}
+
+static struct findings *build(const struct run_model *m)
+{
+	struct findings *f = NULL;
+
+	if (!m || findings_build(m, &f) < 0)
+		cu_fail("findings_build");
+	return f;
+}
+
+/* pgload run document: committed, TPS including/excluding connections, latency. */
+static void oltp_doc(char *buf, size_t n, double committed, double tps_in, double tps_ex)
+{
+	snprintf(buf, n, DOC_HEAD "\"pgload\",\"version\":\"0\"},\"target\":{\"database_bytes\":402759015},"
+		 "\"config\":{\"workload\":\"oltp\",\"memory\":{\"budget_bytes\":83886080}},"
+		 "\"phases\":[{\"name\":\"run\",\"duration_ns\":10000000000,\"metrics\":{"
+		 "\"tps\":{\"value\":%g,\"unit\":\"tx/s\"},\"committed\":{\"value\":%g,\"unit\":\"tx\"},"
+		 "\"tps_including_connections\":{\"value\":%g,\"unit\":\"tx/s\"},"
+		 "\"tps_excluding_connections\":{\"value\":%g,\"unit\":\"tx/s\"},"
+		 "\"connection_time_avg\":{\"value\":12000000,\"unit\":\"ns\"}},"
+		 "\"latency\":{\"txn\":{\"unit\":\"ns\",\"count\":100,\"min\":1000,\"max\":9000000,"
+		 "\"mean\":2000000,\"stddev\":1000,\"p50\":1500000,\"p90\":3000000,\"p99\":8000000,\"p99.9\":9000000,\"p99.99\":9000000}}}]}",
+		 tps_ex, committed, tps_in, tps_ex);
+}
+
+/* ---- a trace with marker "oltp": nreads random 8 KiB heap reads, WAL writes and fdatasyncs ---- */
+
+static struct dut_trace_file tr_files[] = {
+	{ 1, "base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5,
+			       .tablespace_oid = 1663, .relfilenode = 16384 } },
+	{ 2, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
+};
+static struct dut_trace_marker tr_markers[] = { { 1000, "oltp" } };
+static struct dut_trace_rec tr_recs[4200];
+
+/* span: from the marker to the last record, ns; wal_bytes per write */
+static size_t trace_recs(unsigned nreads, unsigned nwal, uint32_t wal_bytes, uint64_t span_ns)
+{
+	size_t n = 0;
+	uint64_t ts = 1001, step = span_ns / (nreads + 2 * nwal + 1);
+
+	for (unsigned i = 0; i < nreads; i++, ts += step)
+		tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts, .offset = (4000 - i) * 8192ull,
+			.len = 8192, .result = 8192, .lat_ns = 200000, .file_id = 1, .op = DUT_OP_READ };
+	for (unsigned i = 0; i < nwal; i++, ts += step) {
+		tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts, .offset = i * (uint64_t)wal_bytes,
+			.len = wal_bytes, .result = (int64_t)wal_bytes, .lat_ns = 10000, .file_id = 2,
+			.op = DUT_OP_WRITE };
+		tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts + 1, .lat_ns = 1000000, .file_id = 2,
+			.op = DUT_OP_FDATASYNC };
+	}
+	tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = 1000 + span_ns, .file_id = 1, .op = DUT_OP_RELEASE };
+	return n;
+}
+
+static void attach_trace(struct run_model *m, unsigned nreads, unsigned nwal, uint32_t wal_bytes,
+			 uint64_t span_ns)
+{
+	struct dut_trace t = { .files = tr_files, .nfiles = 2, .recs = tr_recs,
+			       .nrecs = trace_recs(nreads, nwal, wal_bytes, span_ns),
+			       .markers = tr_markers, .nmarkers = 1, .has_footer = true };
+
+	if (m && report_build(&t, NULL, &m->configs[0].reps[0].io) < 0)
+		cu_fail("report_build");
+}
+
+#define OLTP_STEP "{\"name\":\"oltp\",\"status\":\"ok\",\"results\":[\"oltp.json\"]}"
+
+/* Served by memory: 2 reads for 10,000 transactions; with 4,000 reads it is not. */
+static void test_trap_page_cache(void)
+{
+	static const struct { unsigned reads; bool fires; const char *budget; } cases[] = {
+		{ 2, true, "the memory budget was 80 MiB against a database of 384 MiB" },
+		{ 4000, false, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_(run_model_freep) struct run_model *m =
+			model(",\"memory_budget_bytes\":83886080", OLTP_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+
+		oltp_doc(d, sizeof(d), 10000, 1000, 1000);
+		set_doc(m, 0, d);
+		attach_trace(m, cases[i].reads, 10, 8192, 10000000000ull);
+		f = build(m);
+		x = find(f, FIND_PAGE_CACHE);
+		CU_CHECK(!!x == cases[i].fires, "%u reads: fires %d", cases[i].reads, !!x);
+		if (!x || !cases[i].fires)
+			continue;
+		CU_CHECK(x->count[0] == 2 && x->count[1] == 10000 && x->trap, "counts");
+		CU_CHECK(strstr(x->text, "a, step oltp: this measured the page cache, not the device: 2 "
+				"device reads for 10,000 transactions (0.0002 per transaction") != NULL, "%s", x->text);
+		CU_CHECK(strstr(x->text, cases[i].budget) != NULL, "budget: %s", x->text);
+	}
+	/* without a budget it says how to get one */
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+
+		oltp_doc(d, sizeof(d), 10000, 1000, 1000);
+		/* a document without the memory member */
+		*strstr(d, ",\"memory\"") = 0;
+		strcat(d, "},\"phases\":[{\"name\":\"run\",\"metrics\":{\"tps\":{\"value\":1000,\"unit\":\"tx/s\"},"
+		       "\"committed\":{\"value\":10000,\"unit\":\"tx\"}}}]}");
+		set_doc(m, 0, d);
+		attach_trace(m, 0, 10, 8192, 1000000000ull);
+		f = build(m);
+		x = find(f, FIND_PAGE_CACHE);
+		CU_CHECK(x && strstr(x->text, "use a memory budget ([postgres] memory = SIZE"), "%s",
+			 x ? x->text : "(none)");
+	}
+}
+
+/* pgload's connection times: 50% of the step connecting fires; 1% does not. */
+static void test_trap_connect(void)
+{
+	static const struct { double in, ex; bool fires; } cases[] = {
+		{ 500, 1000, true }, { 990, 1000, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+
+		oltp_doc(d, sizeof(d), 10000, cases[i].in, cases[i].ex);
+		set_doc(m, 0, d);
+		f = build(m);
+		x = find(f, FIND_CONNECT);
+		CU_CHECK(!!x == cases[i].fires, "%g/%g: fires %d", cases[i].in, cases[i].ex, !!x);
+		if (x && cases[i].fires)
+			CU_CHECK(fabs(x->value[0] - 50) < 1e-9 && strstr(x->text, "connection set-up dominated: it "
+				 "took 50% of the step's time; TPS including connections 500.0 vs excluding them "
+				 "1,000.0 tx/s") && strstr(x->text, "mean connection time 12.0 ms"), "%s", x->text);
+	}
+}
+
+#define IDENT_STEP "{\"name\":\"identify\",\"status\":\"ok\",\"results\":[\"identify.json\"]}"
+
+static void ident_doc(char *buf, size_t n, const char *kind, const char *through, const char *lkind,
+		      const char *ldesc, double ceiling)
+{
+	snprintf(buf, n, DOC_HEAD "\"dutprobe\",\"version\":\"0\"},\"target\":{\"path\":\"/var/tmp/t\","
+		 "\"kind\":\"%s\"%s%s%s,\"block_device\":{\"name\":\"vda\",\"model\":\"\"},\"link\":{\"kind\":"
+		 "\"%s\",\"description\":\"%s\",\"ceiling_bytes_per_s\":%g}},\"config\":{},\"phases\":[]}",
+		 kind, *through ? ",\"through\":\"" : "", through, *through ? "\"" : "", lkind, ldesc, ceiling);
+}
+
+/* A directory or loop image on a virtual or unknown link has no flash behind it. */
+static void test_trap_no_flash(void)
+{
+	static const struct { const char *kind, *through, *lkind, *ldesc; bool fires; const char *text; } cases[] = {
+		{ "directory", "", "virtual", "paravirtual (virtio/xen): no physical link", true,
+		  "a: no flash behind this: the target /var/tmp/t (directory) sits on a link dutprobe describes "
+		  "as \"paravirtual (virtio/xen): no physical link\"" },
+		{ "file", "loop0 (over /var/tmp/x.img) -> vda", "pcie", "PCIe 4.0 x4", true, "a loop image" },
+		{ "directory", "", "unknown", "unknown link", true, "sits on a link" },
+		{ "partition", "", "pcie", "PCIe 4.0 x4", false, NULL },
+		{ "disk", "", "unknown", "unknown link", false, NULL },
+		{ "disk", "", "virtual", "paravirtual (virtio/xen): no physical link", true, "(disk)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+
+		ident_doc(d, sizeof(d), cases[i].kind, cases[i].through, cases[i].lkind, cases[i].ldesc, 7.8e9);
+		set_doc(m, 0, d);
+		CU_CHECK(m && run_doc_kind_of(m->configs[0].reps[0].steps[0].docs[0].doc) == DOC_PROBE_IDENTIFY,
+			 "identify document recognised");
+		f = build(m);
+		x = find(f, FIND_NO_FLASH);
+		CU_CHECK(!!x == cases[i].fires, "case %zu: fires %d", i, !!x);
+		if (x && cases[i].text)
+			CU_CHECK(strstr(x->text, cases[i].text) != NULL, "case %zu: %s", i, x->text);
+	}
+}
+
+#define BENCH_DOC(kind) DOC_HEAD "\"dutprobe\",\"version\":\"0\"},\"target\":{\"path\":\"/dev/nvme0n1\"," \
+	"\"kind\":\"" kind "\",\"link\":\"PCIe 4.0 x4\",\"link_ceiling_bytes_per_s\":7.8e9},\"config\":{\"test\":" \
+	"\"bench\"},\"phases\":[{\"name\":\"RND4K Q32T1 W\",\"metrics\":{\"iops\":{\"value\":90000,\"unit\":" \
+	"\"IO/s\"},\"bw\":{\"value\":3.6e8,\"unit\":\"B/s\"}}}]}"
+#define FILL_DOC DOC_HEAD "\"dutprobe\",\"version\":\"0\"},\"target\":{\"path\":\"/dev/nvme0n1\"," \
+	"\"kind\":\"block device\",\"link\":\"PCIe 4.0 x4\",\"link_ceiling_bytes_per_s\":7.8e9},\"config\":{\"test\":" \
+	"\"fill\",\"block_bytes\":4096,\"preconditioned\":true},\"phases\":[{\"name\":\"level_50%\",\"metrics\":" \
+	"{\"iops_qd8\":{\"value\":50000,\"unit\":\"IO/s\"}}}]}"
+#define BENCH_STEP "{\"name\":\"bench\",\"status\":\"ok\",\"results\":[\"bench.json\"]}"
+#define FILL_STEP "{\"name\":\"fill\",\"status\":\"ok\",\"results\":[\"fill.json\"]}"
+
+/* A bench write test with nothing written before it, or on a file the step made, is on an empty drive. */
+static void test_trap_empty_drive(void)
+{
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", BENCH_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+
+		set_doc(m, 0, BENCH_DOC("block device"));
+		f = build(m);
+		x = find(f, FIND_EMPTY_DRIVE);
+		CU_CHECK(x && strstr(x->text, "a, step bench: the drive was empty or not preconditioned for this "
+				     "write test (no fill or sequential write ran"), "bench alone: %s",
+			 x ? x->text : "(none)");
+		CU_CHECK(find(f, FIND_NO_FLASH) == NULL, "a PCIe device has flash behind it");
+	}
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", FILL_STEP "," BENCH_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+
+		set_doc(m, 0, FILL_DOC);
+		set_doc(m, 1, BENCH_DOC("block device"));
+		f = build(m);
+		CU_CHECK(find(f, FIND_EMPTY_DRIVE) == NULL, "fill before bench: no finding");
+	}
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", FILL_STEP "," BENCH_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+
+		set_doc(m, 0, FILL_DOC);
+		set_doc(m, 1, BENCH_DOC("file"));
+		f = build(m);
+		x = find(f, FIND_EMPTY_DRIVE);
+		CU_CHECK(x && strstr(x->text, "the target is a file the step created"), "bench file: %s",
+			 x ? x->text : "(none)");
+	}
+}
+
+#define SLC_STEP "{\"name\":\"slc\",\"status\":\"ok\",\"results\":[\"slc.json\"]}"
+#define SLC_DOC(before) DOC_HEAD "\"dutprobe\",\"version\":\"0\"},\"target\":{\"path\":\"/dev/sdb\"," \
+	"\"kind\":\"block device\",\"link\":\"USB 3.0 (5000 Mbit/s) via bridge\",\"link_ceiling_bytes_per_s\":" \
+	"4.5e8},\"config\":{\"test\":\"slc\"},\"phases\":[{\"name\":\"write\",\"duration_ns\":1000000000," \
+	"\"metrics\":{\"bytes_written\":{\"value\":4e8,\"unit\":\"B\"}},\"extra\":{\"knees\":[{\"bytes_before\":" \
+	"1e8,\"bw_before\":" before ",\"bw_after\":1e8,\"rel_change\":-0.5,\"confidence\":\"high\"}]}}]}"
+
+/* A figure above the link in a step that is not bench: slc's level, and an OLTP step's trace. */
+static void test_trap_ceiling(void)
+{
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", SLC_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+
+		set_doc(m, 0, SLC_DOC("3.3891e9"));
+		f = build(m);
+		x = find(f, FIND_CEILING);
+		CU_CHECK(x && strstr(x->text, "a, step slc: the sequential write level of 3,389 MB/s exceeds the "
+				     "interface ceiling of 450 MB/s (USB 3.0 (5000 Mbit/s) via bridge)"), "slc: %s",
+			 x ? x->text : "(none)");
+	}
+	{
+		_cleanup_(run_model_freep) struct run_model *m = model("", SLC_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+
+		set_doc(m, 0, SLC_DOC("2e8"));
+		f = build(m);
+		CU_CHECK(find(f, FIND_CEILING) == NULL, "slc below the ceiling");
+	}
+	{
+		/* identify says 450 MB/s; the OLTP step moved 4,000 x 8 KiB in 10 ms through dutfs */
+		_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP "," OLTP_STEP);
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+
+		ident_doc(d, sizeof(d), "directory", "", "usb", "USB 3.0 (5000 Mbit/s) via bridge", 4.5e8);
+		set_doc(m, 0, d);
+		oltp_doc(d, sizeof(d), 10000, 1000, 1000);
+		set_doc(m, 1, d);
+		attach_trace(m, 4000, 0, 8192, 10000000ull);
+		f = build(m);
+		x = find(f, FIND_CEILING);
+		CU_CHECK(x && strstr(x->text, "a, step oltp: the traced I/O (reads and writes) of 3,277 MB/s "
+				     "exceeds the interface ceiling of 450 MB/s"), "oltp: %s", x ? x->text : "(none)");
+	}
+}
+
+/* A DSS query whose plan changed between repetitions is named and out of m-time. */
+static void test_trap_dss_unstable(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m =
+		model("", "{\"name\":\"dss\",\"status\":\"ok\",\"results\":[\"dss.json\"]}");
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_free_ char *text = NULL;
+	const struct finding *x;
+	char p[512];
+	FILE *fp;
+	long len;
+
+	snprintf(p, sizeof(p), "%s/tests/tools/fixtures/compare/h-unstable.json", cu_source_root());
+	fp = fopen(p, "r");
+	if (!fp || fseek(fp, 0, SEEK_END) < 0 || (len = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) < 0 ||
+	    !(text = calloc(1, (size_t)len + 1)) || fread(text, 1, (size_t)len, fp) != (size_t)len) {
+		cu_fail("read %s", p);
+		if (fp)
+			fclose(fp);
+		return;
+	}
+	fclose(fp);
+	set_doc(m, 0, text);
+	f = build(m);
+	x = find(f, FIND_DSS_UNSTABLE);
+	CU_CHECK(x && strstr(x->text, "a, step dss: the plan of Q2 changed between repetitions") &&
+		 strstr(x->text, "it is out of m-time"), "%s", x ? x->text : "(none)");
+}
+
+/* Two configurations, 2 repetitions each, TPS ranges apart: shown only when interleaved. */
+static void test_trap_sequential_configs(void)
+{
+	static const struct { const char *t[4]; bool shown; const char *verdict; } cases[] = {
+		{ { "2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z", "2026-12-01T10:02:00Z", "2026-12-01T10:03:00Z" },
+		  false, "ran one after another, not interleaved" },
+		{ { "2026-12-01T10:00:00Z", "2026-12-01T10:02:00Z", "2026-12-01T10:01:00Z", "2026-12-01T10:03:00Z" },
+		  true, "the difference exceeds the run-to-run spread" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[4096], reps[2][1024];
+		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		struct dut_error err = { { 0 } };
+		const struct finding *x;
+
+		for (int c = 0; c < 2; c++)
+			snprintf(reps[c], sizeof(reps[c]),
+				 "{\"rep\":1,\"dir\":\"c%d/r1\",\"status\":\"complete\",\"steps\":[{\"name\":\"oltp\","
+				 "\"status\":\"ok\",\"started_at\":\"%s\",\"results\":[\"o.json\"]}]},"
+				 "{\"rep\":2,\"dir\":\"c%d/r2\",\"status\":\"complete\",\"steps\":[{\"name\":\"oltp\","
+				 "\"status\":\"ok\",\"started_at\":\"%s\",\"results\":[\"o.json\"]}]}",
+				 c, cases[i].t[c * 2], c, cases[i].t[c * 2 + 1]);
+		snprintf(text, sizeof(text), "{" HEAD ",\"configs\":["
+			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
+			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
+			 reps[0], reps[1]);
+		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+			cu_fail("manifest: %s", err.msg);
+			continue;
+		}
+		for (int c = 0; c < 2; c++)
+			for (int r = 0; r < 2; r++) {
+				char d[2048];
+
+				oltp_doc(d, sizeof(d), 1000, 100, c ? 200 + r : 100 + r);
+				m->configs[c].reps[r].steps[0].docs[0].doc = doc(d);
+			}
+		f = build(m);
+		x = find(f, FIND_TPS_RATIO);
+		CU_CHECK(x && x->exceeds && x->shown == cases[i].shown && strstr(x->text, cases[i].verdict),
+			 "case %zu: %s", i, x ? x->text : "(none)");
+	}
+}
+
+/* A write share is said in the unit of its total: never "0.0 of 0.0 MiB". */
+static void test_no_share_of_zero(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	const struct finding *x;
+	char d[2048];
+
+	oltp_doc(d, sizeof(d), 10, 1000, 1000);
+	set_doc(m, 0, d);
+	attach_trace(m, 20, 3, 100, 1000000000ull);
+	f = build(m);
+	x = find(f, FIND_WRITE_BYTES);
+	CU_CHECK(x && strstr(x->text, "100% of the bytes written went to WAL (300 of 300 bytes)"), "%s",
+		 x ? x->text : "(none)");
+	for (size_t i = 0; f && i < f->n; i++)
+		CU_CHECK(!strstr(f->v[i].text, "0.0 of 0.0"), "share of nothing: %s", f->v[i].text);
+}
+
+/* A clean run: PCIe disk, reads reach the device, short connections, interleaved: no trap. */
+static void test_no_trap_on_a_clean_run(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP "," OLTP_STEP);
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	char d[2048];
+
+	ident_doc(d, sizeof(d), "partition", "", "pcie", "PCIe 4.0 x4", 7.8e9);
+	set_doc(m, 0, d);
+	oltp_doc(d, sizeof(d), 10000, 995, 1000);
+	set_doc(m, 1, d);
+	attach_trace(m, 4000, 100, 8192, 10000000000ull);
+	f = build(m);
+	for (size_t i = 0; f && i < f->n; i++)
+		CU_CHECK(!f->v[i].trap, "trap on a clean run: %s", f->v[i].text);
+}
+
+/* The report opens with the answer: what was asked, the numbers, and why from the trace. */
+static void test_answer_section(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(findings_freep) struct findings *f = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL;
+	struct charts none = { 0 };
+	char doc_text[2048];
+	const char *ans, *run;
+
+	oltp_doc(doc_text, sizeof(doc_text), 10000, 1000, 1000);
+	set_doc(m, 0, doc_text);
+	/* 4,000 reads of 0.2 ms for 10,000 transactions of 2 ms mean: 4% of the time; fsync 1 ms vs p50 1.5 ms */
+	attach_trace(m, 4000, 100, 8192, 10000000000ull);
+	f = build(m);
+	if (!f || report_run_build(m, f, &none, &d) < 0 || render_md(d, &md) < 0) {
+		cu_fail("report_run_build");
+		return;
+	}
+	ans = strstr(md, "## Answer");
+	run = strstr(md, "## Run");
+	CU_CHECK(ans && run && ans < run && ans < strstr(md, "## Findings"), "answer first:\n%s", md);
+	CU_CHECK(strstr(md, "Asked: does the trap fire (experiment x).") != NULL, "asked:\n%s", md);
+	CU_CHECK(strstr(md, "| a | oltp | TPS (tx/s) | 1,000.0 | (1 value) | 1 | 1.00x |") != NULL,
+		 "numbers:\n%s", md);
+	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): not limited by the device reads or WAL flushes "
+			"the trace saw (4% and 1% of the transaction time)") != NULL, "why:\n%s", md);
+	CU_CHECK(strstr(md, "device reads: 0.40 per transaction, p50 0.200 ms, p99 0.200 ms; they can explain "
+			"4% of the mean transaction time (2.00 ms)") != NULL, "reads:\n%s", md);
+	CU_CHECK(strstr(md, "WAL flushes: 0.01 fsync per commit, p50 1.000 ms, p99 1.000 ms, against a "
+			"transaction latency p50 of 1.500 ms (commits rarely flushed") != NULL, "wal:\n%s", md);
+	CU_CHECK(strstr(md, "CPU: not in the result documents") != NULL, "missing evidence said:\n%s", md);
+
+	/* 1,000 flushes of 1 ms for 10,000 commits: each commit waits for one, 67% of its p50 */
+	rdoc_free(d);
+	d = NULL;
+	free(md);
+	md = NULL;
+	report_free(m->configs[0].reps[0].io);
+	m->configs[0].reps[0].io = NULL;
+	attach_trace(m, 400, 1000, 8192, 10000000000ull);
+	if (report_run_build(m, f, &none, &d) < 0 || render_md(d, &md) < 0) {
+		cu_fail("report_run_build");
+		return;
+	}
+	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes. Evidence: device reads: 0.0400 per "
+			"transaction") && strstr(md, "(a commit waits for one flush: 67% of it)"), "wal-bound:\n%s", md);
+}
+
+static const struct cu_test tests[] = {
+	{ "trap_page_cache", test_trap_page_cache },
+	{ "trap_connect", test_trap_connect },
+	{ "trap_no_flash", test_trap_no_flash },
+	{ "trap_empty_drive", test_trap_empty_drive },
+	{ "trap_ceiling_every_step_kind", test_trap_ceiling },
+	{ "trap_dss_plan_varied_between_repetitions", test_trap_dss_unstable },
+	{ "trap_configs_run_one_after_another", test_trap_sequential_configs },
+	{ "no_share_of_zero_bytes", test_no_share_of_zero },
+	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },
+	{ "answer_section_first", test_answer_section },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "unit", .tests = tests };
