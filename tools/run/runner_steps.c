@@ -67,14 +67,19 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 		run_pathf(buf, len, "%s", rep_stage_device(t->stage));
 		return 0;
 	}
+	if (strcmp(s->type->name, "identify") == 0) {
+		/* identify only reads: the target's directory names its filesystem and device;
+		 * without a filesystem, the image's loop device or the device itself */
+		if (!t->dir[0] && !rep_stage_device(t->stage)) {
+			dut_error_set(err, "step %s: target %s has neither a filesystem nor a device", s->name, name);
+			return -EINVAL;
+		}
+		run_pathf(buf, len, "%s", t->dir[0] ? t->dir : rep_stage_device(t->stage));
+		return 0;
+	}
 	if (!t->dir[0]) {
 		dut_error_set(err, "step %s: target %s has no filesystem (use raw = yes)", s->name, name);
 		return -EINVAL;
-	}
-	if (strcmp(s->type->name, "identify") == 0) {
-		/* identify reads: the target's directory names its filesystem and device */
-		run_pathf(buf, len, "%s", t->dir);
-		return 0;
 	}
 	run_pathf(buf, len, "%s/%s", t->dir, dut_step_param(s, "file")->text);
 	if (access(buf, F_OK) < 0) {
