@@ -901,6 +901,39 @@ static void answer_target(struct rdoc *d, const struct run_model *m, const struc
 	}
 }
 
+/* The memory the server had against the data set: what makes a run out of cache. */
+static void answer_memory(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
+			  size_t nsteps)
+{
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+		double db = 0;
+		char a[32], b[32];
+
+		for (size_t s = 0; s < nsteps && !db; s++) {
+			const struct dut_result *docs[1];
+
+			if (steps[s].kind == DOC_OLTP && run_config_docs(c, steps[s].name, docs, 1))
+				db = json_object_get_double(jget(jget(dut_result_json(docs[0]), "target"),
+								 "database_bytes"));
+		}
+		if (!db && !c->memory_budget_bytes)
+			continue;
+		if (c->memory_budget_bytes && db > 0)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
+				  "(%.1fx the budget), so the data set did not fit in its memory.", c->name,
+				  num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
+				  num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
+		else if (c->memory_budget_bytes)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget.", c->name,
+				  num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)));
+		else
+			rdoc_para(d, "Memory, %s: no memory budget; the %s MiB database could sit in the "
+				  "host's page cache (%s GiB of memory).", c->name, num(db / 1048576, 0, a, sizeof(a)),
+				  m->have_host ? num((double)m->host.mem_bytes / 1073741824, 1, b, sizeof(b)) : "?");
+	}
+}
+
 static void answer_section(struct rdoc *d, const struct run_model *m, const struct findings *f,
 			   const struct run_stepinfo *steps, size_t nsteps)
 {
@@ -912,6 +945,7 @@ static void answer_section(struct rdoc *d, const struct run_model *m, const stru
 	else
 		rdoc_para(d, "Asked: experiment %s (the manifest has no description).", m->name);
 	answer_target(d, m, steps, nsteps);
+	answer_memory(d, m, steps, nsteps);
 	for (size_t s = 0; s < nsteps; s++)
 		if (steps[s].kind != DOC_OTHER && steps[s].kind != DOC_PROBE_IDENTIFY) {
 			answer_numbers(d, m, steps, nsteps);

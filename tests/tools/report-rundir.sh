@@ -73,6 +73,8 @@ expect_line oltp "$TMP/rundir-oltp/report.md" "the difference is not shown: it d
 grep -q "What this run did not measure" "$TMP/rundir-oltp/report.md" && fail "oltp: a trap finding on a run without traps"
 # traps: each detector
 t="$TMP/rundir-traps/report.md"
+# the answer says how much memory the server had against the data set
+expect_line traps "$t" "Memory, vm-dir: no memory budget; the 15 MiB database could sit in the host's page cache"
 expect_line traps "$t" "- Device under test, usb: /dev/sdb (disk), device sdb Extreme SSD, link USB 3.0"
 expect_line traps "$t" "- vm-dir: no flash behind this: the target /var/tmp/dutlab/default (directory) sits on a link dutprobe describes as \"paravirtual (virtio/xen): no physical link\""
 expect_line traps "$t" "- vm-dir, step run: this measured the page cache, not the device: 0 device reads for 5,000 transactions"
