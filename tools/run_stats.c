@@ -361,3 +361,40 @@ const char *run_fmt_num(double v, int decimals, char *buf, size_t n)
 	}
 	return buf;
 }
+
+struct json_object *run_jget(struct json_object *o, const char *key)
+{
+	json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *run_jstr(struct json_object *o, const char *key)
+{
+	json_object *v = run_jget(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+const char *run_fmt_range(const struct cmp_stat *s, double scale, int decimals, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (!s->n)
+		snprintf(buf, n, "-");
+	else if (s->n == 1)
+		snprintf(buf, n, "(1 value)");
+	else
+		snprintf(buf, n, "%s-%s", run_fmt_num(s->min * scale, decimals, a, sizeof(a)),
+			 run_fmt_num(s->max * scale, decimals, b, sizeof(b)));
+	return buf;
+}
+
+const char *run_fmt_median(const struct cmp_stat *s, double scale, int decimals, char *buf, size_t n)
+{
+	if (!s->n)
+		snprintf(buf, n, "-");
+	else
+		run_fmt_num(s->median * scale, decimals, buf, n);
+	return buf;
+}

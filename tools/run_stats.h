@@ -105,6 +105,15 @@ bool run_configs_sequential(const struct run_config *a, const struct run_config 
 /* The marker of a step in a configuration (its manifest "mark"), or NULL when it never ran there. */
 const char *run_step_mark(const struct run_config *c, const char *step);
 
+/* The member key of o (o may be NULL), or NULL. */
+struct json_object *run_jget(struct json_object *o, const char *key);
+/* The string member key of o, or "" when absent or not a string. */
+const char *run_jstr(struct json_object *o, const char *key);
+/* "1,100.0-1,300.0" of s's min and max times scale, "(1 value)", or "-" with none. */
+const char *run_fmt_range(const struct cmp_stat *s, double scale, int decimals, char *buf, size_t n);
+/* s's median times scale, or "-" with none. */
+const char *run_fmt_median(const struct cmp_stat *s, double scale, int decimals, char *buf, size_t n);
+
 /* "12,345" (thousands separators), into buf. */
 const char *run_fmt_count(uint64_t v, char *buf, size_t n);
 /* A number with thousands separators and the given decimals: "1,321.8". */
