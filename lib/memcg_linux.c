@@ -20,23 +20,14 @@
 static int read_text(const char *path, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
+	ssize_t got;
 
 	if (fd < 0)
 		return -errno;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	if ((got = dut_read_full(fd, buf, len - 1)) < 0)
+		return (int)got;
 	buf[got] = '\0';
-	return got + 1 >= len ? -EFBIG : 0;
+	return (size_t)got + 1 >= len ? -EFBIG : 0;
 }
 
 static int write_text(const char *dir, const char *file, const char *text)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/memcg.h"
 #include "pgload/cluster.h"
@@ -264,17 +265,11 @@ int pgl_sys_read_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 		return -EFBIG;
 	if (!(buf = malloc((size_t)st.st_size + 1)))
 		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+	ssize_t n = dut_read_full(fd, buf, (size_t)st.st_size);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	if (n < 0)
+		return (int)n;
+	got = (size_t)n;
 	buf[got] = '\0';
 	*ret_len = got;
 	*ret = TAKE_PTR(buf);
