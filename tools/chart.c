@@ -347,13 +347,6 @@ static int lag_chart(struct charts *cs, const struct run_config *c, const char *
 
 /* ---- dutprobe slc: throughput per window and the knees ---- */
 
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 static int slc_chart(struct charts *cs, const struct run_config *c, const char *step,
 		     const struct dut_result *doc, size_t k)
 {
@@ -361,7 +354,7 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 	struct dut_result_phase *ph = dut_result_find_phase(doc, "write");
 	struct dut_series *s = ph ? dut_phase_get_series(ph, "per_window") : NULL;
 	int cx = s ? dut_series_col(s, "bytes_written") : -1, cy = s ? dut_series_col(s, "bw") : -1;
-	json_object *knees = ph ? jget(dut_phase_extra(ph), "knees") : NULL;
+	json_object *knees = ph ? run_jget(dut_phase_extra(ph), "knees") : NULL;
 	char safe[128], ssafe[128];
 	struct rbuf *b;
 
@@ -390,8 +383,8 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 		double x = json_object_get_double(run_knee_bytes(kn)) / MIB;
 		json_object *next = i + 1 < nk ? json_object_array_get_idx(knees, i + 1) : NULL;
 		double to = next ? json_object_get_double(run_knee_bytes(next)) / MIB : end;
-		double before = json_object_get_double(jget(kn, "bw_before")) / 1e6;
-		double after = json_object_get_double(jget(kn, "bw_after")) / 1e6;
+		double before = json_object_get_double(run_jget(kn, "bw_before")) / 1e6;
+		double after = json_object_get_double(run_jget(kn, "bw_after")) / 1e6;
 
 		/* a number in a command is printed with %.17g: nan or inf would be a variable name */
 		if (!isfinite(x) || !isfinite(to) || !isfinite(before) || !isfinite(after) || !isfinite(prev))
@@ -407,7 +400,7 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 		rbuf_printf(&cb->script, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dashtype 2 "
 			    "linewidth 2 linecolor rgb 'red'\nset label ", x, x);
 		gqf(&cb->script, "knee %zu: %.0f MiB (%s)", i + 1, x,
-		    json_object_get_string(jget(kn, "confidence")) ?: "?");
+		    json_object_get_string(run_jget(kn, "confidence")) ?: "?");
 		rbuf_printf(&cb->script, " at %.17g, graph 0.95 left offset 0.5,0\n", x);
 	}
 	rbuf_puts(&cb->script, "plot ");
@@ -446,7 +439,7 @@ static int fill_chart(struct charts *cs, const struct run_config *c, const char 
 	    !json_object_object_get_ex(dut_result_json(docs[0]), "phases", &phases) ||
 	    !json_object_array_length(phases))
 		return 0;
-	m0 = jget(json_object_array_get_idx(phases, 0), "metrics");
+	m0 = run_jget(json_object_array_get_idx(phases, 0), "metrics");
 	json_object_object_foreach(m0, name, val) {
 		char pr[128], pc[128], ps[128];
 		int r;
@@ -588,15 +581,15 @@ static void query_medians(const struct run_config *c, const char *step, double *
 
 		for (size_t d = 0; d < nd; d++) {
 			struct dut_result_phase *ph = dut_result_find_phase(docs[d], "queries");
-			json_object *qs = ph ? jget(dut_phase_extra(ph), "queries") : NULL;
+			json_object *qs = ph ? run_jget(dut_phase_extra(ph), "queries") : NULL;
 
 			for (size_t k = 0; qs && k < json_object_array_length(qs) && n < RUN_MAX_DOCS * 4; k++) {
 				json_object *e = json_object_array_get_idx(qs, k);
-				const char *st = json_object_get_string(jget(e, "status"));
+				const char *st = json_object_get_string(run_jget(e, "status"));
 
-				if (json_object_get_int(jget(e, "query")) == (int)q && st &&
-				    strcmp(st, "ok") == 0 && jget(e, "duration_ns"))
-					v[n++] = (double)json_object_get_uint64(jget(e, "duration_ns")) / 1e9;
+				if (json_object_get_int(run_jget(e, "query")) == (int)q && st &&
+				    strcmp(st, "ok") == 0 && run_jget(e, "duration_ns"))
+					v[n++] = (double)json_object_get_uint64(run_jget(e, "duration_ns")) / 1e9;
 			}
 		}
 		med[q] = n ? cmp_stat_of(v, n).median : NAN;

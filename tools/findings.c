@@ -172,16 +172,9 @@ static int io_findings(const struct run_model *m, size_t ci, const char *step, s
 
 /* ---- dutprobe ---- */
 
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 static json_object *doc_member(const struct dut_result *r, const char *key)
 {
-	return jget(dut_result_json(r), key);
+	return run_jget(dut_result_json(r), key);
 }
 
 static int cache_findings(const struct run_model *m, size_t ci, const char *step,
@@ -192,13 +185,13 @@ static int cache_findings(const struct run_model *m, size_t ci, const char *step
 	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
 
 	for (size_t d = 0; d < nd; d++) {
-		json_object *link = jget(doc_member(docs[d], "target"), "link");
-		double ceiling = json_object_get_double(jget(doc_member(docs[d], "target"),
+		json_object *link = run_jget(doc_member(docs[d], "target"), "link");
+		double ceiling = json_object_get_double(run_jget(doc_member(docs[d], "target"),
 							     "link_ceiling_bytes_per_s"));
 
 		for (size_t p = 0; p < dut_result_phase_count(docs[d]); p++) {
 			struct dut_result_phase *ph = dut_result_phase_at(docs[d], p);
-			json_object *flag = jget(dut_phase_extra(ph), "cache_not_device");
+			json_object *flag = run_jget(dut_phase_extra(ph), "cache_not_device");
 			struct finding f = { .kind = FIND_CACHE_ROW, .config = ci, .other = ci };
 			char a[32], b[32];
 			const char *unit;
@@ -229,9 +222,9 @@ static int slc_findings(const struct run_model *m, size_t ci, const char *step, 
 
 	for (size_t d = 0; d < nd; d++) {
 		struct dut_result_phase *ph = dut_result_find_phase(docs[d], "write");
-		json_object *knees = ph ? jget(dut_phase_extra(ph), "knees") : NULL;
+		json_object *knees = ph ? run_jget(dut_phase_extra(ph), "knees") : NULL;
 		json_object *k = knees ? json_object_array_get_idx(knees, 0) : NULL;
-		const char *conf = json_object_get_string(jget(k, "confidence"));
+		const char *conf = json_object_get_string(run_jget(k, "confidence"));
 		struct finding f = { .kind = FIND_SLC_KNEE, .config = ci, .other = ci };
 		char a[32], b[32], e[32];
 		int r;
@@ -239,9 +232,9 @@ static int slc_findings(const struct run_model *m, size_t ci, const char *step, 
 		if (!k)
 			continue;
 		f.value[0] = json_object_get_double(run_knee_bytes(k));
-		f.value[1] = json_object_get_double(jget(k, "bw_before"));
-		f.value[2] = json_object_get_double(jget(k, "bw_after"));
-		f.value[3] = json_object_get_double(jget(k, "rel_change"));
+		f.value[1] = json_object_get_double(run_jget(k, "bw_before"));
+		f.value[2] = json_object_get_double(run_jget(k, "bw_after"));
+		f.value[3] = json_object_get_double(run_jget(k, "rel_change"));
 		r = add(fs, &f, step,
 			"%s: sequential write throughput %s after %s MiB written: %s -> %s MB/s (%+.0f%%, "
 			"confidence %s)%s", c->name, f.value[3] < 0 ? "fell" : "rose",
@@ -272,13 +265,13 @@ static double level_pct(const char *phase)
 static bool level_steady(const struct dut_result *doc, const char *phase, long qd)
 {
 	struct dut_result_phase *ph = dut_result_find_phase(doc, phase);
-	json_object *by = ph ? jget(dut_phase_extra(ph), "by_queue_depth") : NULL;
+	json_object *by = ph ? run_jget(dut_phase_extra(ph), "by_queue_depth") : NULL;
 
 	for (size_t i = 0; by && i < json_object_array_length(by); i++) {
 		json_object *e = json_object_array_get_idx(by, i);
 
-		if (json_object_get_int64(jget(e, "queue_depth")) == qd)
-			return json_object_get_boolean(jget(e, "steady_state"));
+		if (json_object_get_int64(run_jget(e, "queue_depth")) == qd)
+			return json_object_get_boolean(run_jget(e, "steady_state"));
 	}
 	return false;
 }
@@ -323,9 +316,9 @@ static int fill_findings(const struct run_model *m, size_t ci, const char *step,
 	for (size_t p = 0; p < json_object_array_length(phases); p++) {
 		json_object *ph = json_object_array_get_idx(phases, p);
 
-		if (strcmp(json_object_get_string(jget(ph, "name")), dut_phase_name(hi)) != 0)
+		if (strcmp(json_object_get_string(run_jget(ph, "name")), dut_phase_name(hi)) != 0)
 			continue;
-		json_object_object_foreach(jget(ph, "metrics"), name, val) {
+		json_object_object_foreach(run_jget(ph, "metrics"), name, val) {
 			struct finding f = { .kind = FIND_FILL_DROP, .config = ci, .other = ci };
 			struct cmp_stat full, empty;
 			char a[32], b[32];
@@ -476,7 +469,7 @@ struct target_facts {
 
 static const char *jstr(json_object *o, const char *key)
 {
-	json_object *v = jget(o, key);
+	json_object *v = run_jget(o, key);
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
 }
@@ -509,21 +502,21 @@ static bool target_facts_of(const struct run_config *c, const struct run_stepinf
 			if (!run_config_docs(c, steps[s].name, docs, 1))
 				continue;
 			t = doc_member(docs[0], "target");
-			link = jget(t, "link");
+			link = run_jget(t, "link");
 			*ret = (struct target_facts){ .path = jstr(t, "path"), .kind = jstr(t, "kind"),
 						      .through = jstr(t, "through") };
 			if (pass == 0) {
-				json_object *bd = jget(t, "block_device");
+				json_object *bd = run_jget(t, "block_device");
 
 				ret->link_kind = jstr(link, "kind");
 				ret->link_desc = jstr(link, "description");
-				ret->ceiling = json_object_get_double(jget(link, "ceiling_bytes_per_s"));
-				ret->loop = jget(bd, "loop") || strstr(ret->through, "loop") ||
+				ret->ceiling = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
+				ret->loop = run_jget(bd, "loop") || strstr(ret->through, "loop") ||
 					    strncmp(jstr(bd, "name"), "loop", 4) == 0;
 			} else {
 				ret->link_desc = json_object_get_string(link) ? json_object_get_string(link) : "";
 				ret->link_kind = link_kind_of_desc(ret->link_desc);
-				ret->ceiling = json_object_get_double(jget(t, "link_ceiling_bytes_per_s"));
+				ret->ceiling = json_object_get_double(run_jget(t, "link_ceiling_bytes_per_s"));
 				ret->loop = strncmp(ret->link_desc, "loop", 4) == 0;
 			}
 			return true;
@@ -597,7 +590,7 @@ static int empty_drive_findings(const struct run_model *m, size_t ci, const stru
 		bool fresh = strcmp(jstr(dt, "kind"), "file") == 0 ||
 			     strncmp(jstr(dt, "link"), "loop", 4) == 0 ||
 			     (have_t && t->loop);
-		json_object *pre = d ? jget(doc_member(d, "config"), "preconditioned") : NULL;
+		json_object *pre = d ? run_jget(doc_member(d, "config"), "preconditioned") : NULL;
 		struct finding f = { .kind = FIND_EMPTY_DRIVE, .config = ci, .other = ci, .trap = true };
 		const char *why = NULL;
 		int r;
@@ -681,8 +674,8 @@ static int page_cache_finding(const struct run_model *m, size_t ci, const char *
 	if (run_config_docs(c, step, docs, 1)) {
 		cfg = doc_member(docs[0], "config");
 		if (!f.value[1])
-			f.value[1] = json_object_get_double(jget(jget(cfg, "memory"), "budget_bytes"));
-		f.value[2] = json_object_get_double(jget(doc_member(docs[0], "target"), "database_bytes"));
+			f.value[1] = json_object_get_double(run_jget(run_jget(cfg, "memory"), "budget_bytes"));
+		f.value[2] = json_object_get_double(run_jget(doc_member(docs[0], "target"), "database_bytes"));
 	}
 	if (f.value[2] > 0)
 		snprintf(db, sizeof(db), "a database of %s MiB", run_fmt_num(f.value[2] / MIB, 0, a, sizeof(a)));
@@ -763,9 +756,9 @@ static int ceiling_findings(const struct run_model *m, size_t ci, const struct r
 	if (st->kind == DOC_PROBE_SLC) {
 		for (size_t d = 0; d < nd; d++) {
 			struct dut_result_phase *ph = dut_result_find_phase(docs[d], "write");
-			json_object *k = ph ? json_object_array_get_idx(jget(dut_phase_extra(ph), "knees"), 0) : NULL;
-			double lv[2] = { json_object_get_double(jget(k, "bw_before")),
-					 json_object_get_double(jget(k, "bw_after")) };
+			json_object *k = ph ? json_object_array_get_idx(run_jget(dut_phase_extra(ph), "knees"), 0) : NULL;
+			double lv[2] = { json_object_get_double(run_jget(k, "bw_before")),
+					 json_object_get_double(run_jget(k, "bw_after")) };
 			double bytes;
 			uint64_t ns;
 			const char *unit;
@@ -783,7 +776,7 @@ static int ceiling_findings(const struct run_model *m, size_t ci, const struct r
 		}
 	} else if (st->kind == DOC_PROBE_FILL) {
 		for (size_t d = 0; d < nd; d++) {
-			double bs = json_object_get_double(jget(doc_member(docs[d], "config"), "block_bytes"));
+			double bs = json_object_get_double(run_jget(doc_member(docs[d], "config"), "block_bytes"));
 
 			for (size_t p = 0; bs > 0 && p < dut_result_phase_count(docs[d]); p++) {
 				struct dut_result_phase *ph = dut_result_phase_at(docs[d], p);
