@@ -357,8 +357,8 @@ static void test_stall_record_names_inflight(void)
 
 static void test_stall_description(void)
 {
-	static const struct bench_row w8 = { .pattern = PROBE_SEQ, .dir = PROBE_WRITE, .bs_bytes = 1u << 20,
-					     .qd = 8, .threads = 1 };
+	/* a macro, not a const object: clang wants constant initializers in a static table */
+#define W8 { .pattern = PROBE_SEQ, .dir = PROBE_WRITE, .bs_bytes = 1u << 20, .qd = 8, .threads = 1 }
 	static const struct {
 		const char *name;
 		struct engine_stall st;
@@ -366,25 +366,25 @@ static void test_stall_description(void)
 		const char *never;
 	} rows[] = {
 		{ "at the device, not cancellable, abandoned",
-		  { .stall_ns = 20000 * MS, .row = w8, .inflight = 8, .has_oldest = true, .oldest_age_ns = 21000 * MS,
+		  { .stall_ns = 20000 * MS, .row = W8, .inflight = 8, .has_oldest = true, .oldest_age_ns = 21000 * MS,
 		    .oldest_offset = 1048576, .dev_known = true, .dev_major = 259, .dev_minor = 0, .dev_writes = 8,
 		    .cancel_answered = true, .cancel_res = 0, .abandoned_ios = 8 },
 		  { "row SEQ1M Q8T1 W", "8 I/Os in flight, the oldest for 21", "at offset 1048576",
 		    "0 reads and 8 writes in flight on 259:0" },
 		  "cancelled what" },
 		{ "none in flight: no offset",
-		  { .stall_ns = 20000 * MS, .row = w8, .dev_known = true, .dev_major = 8, .dev_minor = 16,
+		  { .stall_ns = 20000 * MS, .row = W8, .dev_known = true, .dev_major = 8, .dev_minor = 16,
 		    .cancel_answered = true, .cancel_res = -ENOENT },
 		  { "dutprobe had none in flight", "none in flight on 8:16", "nothing waits for the device",
 		    "nothing could be cancelled" },
 		  "offset" },
 		{ "lost above the block layer",
-		  { .stall_ns = 1000 * MS, .row = w8, .inflight = 1, .has_oldest = true, .oldest_age_ns = 1000 * MS,
+		  { .stall_ns = 1000 * MS, .row = W8, .inflight = 1, .has_oldest = true, .oldest_age_ns = 1000 * MS,
 		    .dev_known = true, .dev_major = 7, .dev_minor = 0 },
 		  { "1 I/O in flight", "wait above it", "no answer", "cannot be cancelled" },
 		  "stopped waiting" },
 		{ "no block device (FUSE)",
-		  { .stall_ns = 1000 * MS, .row = w8, .inflight = 4, .has_oldest = true, .oldest_age_ns = 1000 * MS,
+		  { .stall_ns = 1000 * MS, .row = W8, .inflight = 4, .has_oldest = true, .oldest_age_ns = 1000 * MS,
 		    .cancel_answered = true, .cancel_res = -EINVAL },
 		  { "no block layer count", "before 5.19", "4 I/Os", "--stall-timeout (1 s)" },
 		  "/sys/dev/block" },
@@ -400,6 +400,7 @@ static void test_stall_description(void)
 		CU_CHECK(strstr(buf, rows[i].never) == NULL, "%s: \"%s\" in: %s", rows[i].name, rows[i].never, buf);
 	}
 }
+#undef W8
 
 static const struct cu_test tests[] = {
 	{ "tick_tag_survives_liburing_timeout_filter", test_tick_tag_survives_liburing_timeout_filter },
