@@ -101,13 +101,15 @@ static struct dut_trace_file tr_files[] = {
 	{ 2, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
 };
 static struct dut_trace_marker tr_markers[] = { { 1000, "oltp" } };
-static struct dut_trace_rec tr_recs[4200];
+static struct dut_trace_rec tr_recs[8192];
 
 /* span: from the marker to the last record, ns; wal_bytes per write */
 static size_t trace_recs(unsigned nreads, unsigned nwal, uint32_t wal_bytes, uint64_t span_ns)
 {
 	size_t n = 0;
 	uint64_t ts = 1001, step = span_ns / (nreads + 2 * nwal + 1);
+
+	CU_ASSERT_FATAL((size_t)nreads + 2 * nwal + 1 <= DUT_ARRAY_SIZE(tr_recs));
 
 	for (unsigned i = 0; i < nreads; i++, ts += step)
 		tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = ts, .offset = (4000 - i) * 8192ull,
