@@ -387,20 +387,20 @@ static void summary(struct runner *R)
 static int setup_runner(struct runner *R, const struct dut_experiment *e, const struct run_opts *o,
 			struct dut_error *err)
 {
-	char root[PATH_MAX - 32], rundir[PATH_MAX];
+	_cleanup_free_ struct run_tools *tools = calloc(1, sizeof(*tools));
+	char rundir[PATH_MAX];
 	int r;
 
 	R->e = e;
 	R->o = o;
 	R->t0_ns = run_now_ns();
-	r = run_build_root(root, sizeof(root));
-	if (r < 0) {
-		dut_error_set(err, "cannot find the dutlab build directory: %s (set DUT_BUILD_ROOT)", strerror(-r));
+	if (!tools)
+		return -ENOMEM;
+	if ((r = run_find_tools(tools, err)) < 0)
 		return r;
-	}
-	run_pathf(R->dutfs, sizeof(R->dutfs), "%s/fuse/dutfs", root);
-	run_pathf(R->pgload, sizeof(R->pgload), "%s/pgload/pgload", root);
-	run_pathf(R->dutprobe, sizeof(R->dutprobe), "%s/probe/dutprobe", root);
+	memcpy(R->dutfs, tools->dutfs, sizeof(R->dutfs));
+	memcpy(R->pgload, tools->pgload, sizeof(R->pgload));
+	memcpy(R->dutprobe, tools->dutprobe, sizeof(R->dutprobe));
 	r = dut_experiment_plan(e, (struct dut_plan **)&R->plan);
 	if (r < 0) {
 		dut_error_set(err, "cannot plan the experiment: %s", strerror(-r));

@@ -361,23 +361,27 @@ bool run_is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int run_build_root(char *buf, size_t len)
+int run_find_tools(struct run_tools *t, struct dut_error *err)
 {
 	const char *env = getenv("DUT_BUILD_ROOT");
 	char exe[PATH_MAX];
-	ssize_t n;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int r;
 
-	if (env && *env) {
-		snprintf(buf, len, "%s", env);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
-		return -errno;
+		n = 0;
 	exe[n] = '\0';
-	/* build/tools/dutlab -> build */
-	snprintf(buf, len, "%s", dirname(dirname(exe)));
-	return 0;
+	r = run_tools_resolve(n ? exe : NULL, env, getenv("PATH"), run_is_executable, t);
+	if (r == -ENOENT && env && *env)
+		dut_error_set(err, "DUT_BUILD_ROOT=%s has no fuse/dutfs, pgload/pgload and probe/dutprobe: "
+			      "build them (ninja -C %s) or unset DUT_BUILD_ROOT", env, env);
+	else if (r == -ENOENT)
+		dut_error_set(err, "cannot find dutfs, pgload and dutprobe: not in the build tree of %s, "
+			      "not beside it and not on PATH; build the whole project (ninja -C build) "
+			      "or install the dutlab package", n ? exe : "dutlab");
+	else if (r < 0)
+		dut_error_set(err, "cannot find dutfs, pgload and dutprobe: %s", strerror(-r));
+	return r;
 }
 
 bool run_command_mentions(char *const argv[], const char *needle)

@@ -12,6 +12,7 @@
 
 #include "lib/error.h"
 #include "tools/run/runner.h"
+#include "tools/run/tools_path.h"
 
 struct run_cmd_opts {
 	const char *log_path;   /* stdout and stderr appended here; NULL: /dev/null */
@@ -75,9 +76,9 @@ int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err);
 int run_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Whether the executable at path exists. */
 bool run_is_executable(const char *path);
-/* The build tree the running program belongs to: $DUT_BUILD_ROOT, else two
- * levels above /proc/self/exe (build/tools/dutlab -> build). */
-int run_build_root(char *buf, size_t len);
+/* dutfs, pgload and dutprobe for this dutlab (tools/run/tools_path.h says
+ * where it looks); err says where it looked when they are not found. */
+int run_find_tools(struct run_tools *t, struct dut_error *err);
 /* Read the whole output of a command (its log) and tell whether it contains needle. */
 bool run_command_mentions(char *const argv[], const char *needle);
 
