@@ -457,6 +457,28 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 	charts_of(d, cs, s->name);
 }
 
+/* Fewer requests than this of a class in one direction get no pattern sentence. */
+#define PATTERN_MIN_OPS 100
+
+/* The access pattern of each class and direction with enough requests, in words. */
+static void iomix_patterns(struct rdoc *d, const struct run_io_mix *mix)
+{
+	char p[200];
+	bool any = false;
+
+	for (int k = 0; k < RC_COUNT; k++)
+		for (int dir = 0; dir < 2; dir++) {
+			if (mix->cls[k].ops[dir] < PATTERN_MIN_OPS ||
+			    !run_io_pattern(&mix->cls[k], dir, p, sizeof(p)))
+				continue;
+			if (!any)
+				rdoc_list(d);
+			any = true;
+			rdoc_item(d, "%s %s: %s", rep_class_name((enum rep_class)k),
+				  dir == REP_WRITE ? "writes" : "reads", p);
+		}
+}
+
 /* One configuration's I/O mix table (whole traces, or the phase of a step); false when there is none. */
 static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step)
 {
@@ -469,9 +491,10 @@ static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *
 	run_io_mix_of(c, mark, &mix);
 	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
 		return false;
-	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; random = not "
-		 "sequential (a request that does not start where the previous one on the file "
-		 "ended)%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
+	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; sequential = "
+		 "starts where the previous request on the file ended, or at most one 8 KiB page "
+		 "before (a tail rewrite: PostgreSQL rewrites the current WAL page at each commit); "
+		 "random = the rest%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
 		 mix.ntraced == 1 ? "" : "s", step ? " (the trace between the step's markers)" : "",
 		 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
 		 "files count as heap" : "");
@@ -489,6 +512,7 @@ static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *
 		rdoc_cell(d, "%.1f", rep_pct(x->ops[1] - x->seq_ops[1], x->ops[1]));
 		rdoc_cell(d, "%s", run_fmt_num((double)x->bytes[1] / MIB, 2, c2, sizeof(c2)));
 	}
+	iomix_patterns(d, &mix);
 	return true;
 }
 
