@@ -122,6 +122,29 @@ size_t run_config_docs(const struct run_config *c, const char *step,
 	return n;
 }
 
+size_t run_config_docs_labeled(const struct run_config *c, const char *step, const struct dut_result **out,
+			       char (*labels)[RUN_DOC_LABEL_MAX], size_t max)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+
+		for (size_t d = 0; s && d < s->ndocs && n < max; d++) {
+			if (!s->docs[d].doc)
+				continue;
+			out[n] = s->docs[d].doc;
+			if (s->ndocs > 1)
+				snprintf(labels[n], RUN_DOC_LABEL_MAX, "%s rep %u run %zu", c->name, c->reps[r].rep,
+					 d + 1);
+			else
+				snprintf(labels[n], RUN_DOC_LABEL_MAX, "%s rep %u", c->name, c->reps[r].rep);
+			n++;
+		}
+	}
+	return n;
+}
+
 unsigned run_config_nreps_with(const struct run_config *c, const char *step)
 {
 	unsigned n = 0;

@@ -55,6 +55,15 @@ size_t run_config_docs(const struct run_config *c, const char *step,
 		       const struct dut_result **out, size_t max);
 #define RUN_MAX_DOCS 256
 
+/*
+ * run_config_docs, and for each document who made it, for a legend:
+ * "ext4-ordered rep 2", or "ext4-ordered rep 2 run 3" for the third
+ * document of a step with repeat > 1.
+ */
+#define RUN_DOC_LABEL_MAX 160
+size_t run_config_docs_labeled(const struct run_config *c, const char *step, const struct dut_result **out,
+			       char (*labels)[RUN_DOC_LABEL_MAX], size_t max);
+
 /* Median and range over the configuration's documents of a step; n = 0: none has it. */
 struct cmp_stat run_metric(const struct run_config *c, const char *step, const char *phase,
 			   const char *metric);
