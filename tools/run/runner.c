@@ -478,7 +478,7 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		unsigned bad, cfg_bad = 0;
 
 		dutlab_run_print_plan(R.plan, stdout);
-		fflush(stdout);
+		rep_print_resolved(&R, stdout);
 		bad = runner_check(&R, false);
 		for (size_t c = 0; c < R.plan->nconfigs; c++)
 			if (!R.cfg_ok[c]) {
