@@ -13,6 +13,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_buf.h"
 #include "tools/report_doc.h"
 #include "tools/run_stats.h"
 
@@ -42,6 +43,43 @@ static void charts_of(struct rdoc *d, const struct charts *cs, const char *step)
 
 /* ---- the head: what ran ---- */
 
+/* A step status that produced what the step measures ("ok"; "complete" in older manifests). */
+static bool step_done(const struct run_step *s)
+{
+	return strcmp(s->status, "ok") == 0 || strcmp(s->status, "complete") == 0;
+}
+
+/*
+ * A run that did not complete (interrupted, failed, still running): which
+ * steps of each repetition completed and which did not, so the partial
+ * report says what its tables hold.
+ */
+static void steps_done(struct rdoc *d, const struct run_model *m)
+{
+	if (strcmp(m->status, "interrupted") == 0)
+		rdoc_item(d, "the run was interrupted (Ctrl-C or a signal) and torn down; this report holds what "
+			  "completed before that");
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t r = 0; r < m->configs[i].nreps; r++) {
+			const struct run_rep *rp = &m->configs[i].reps[r];
+			struct rbuf ok = { 0 }, not = { 0 };
+
+			for (size_t k = 0; k < rp->nsteps; k++) {
+				const struct run_step *st = &rp->steps[k];
+				struct rbuf *b = step_done(st) ? &ok : &not;
+
+				rbuf_printf(b, "%s%s", b->len ? ", " : "", st->name);
+				if (!step_done(st))
+					rbuf_printf(b, " (%s)", st->status[0] ? st->status : "?");
+			}
+			rdoc_item(d, "%s rep %u (%s): steps completed: %s; not completed: %s", m->configs[i].name,
+				  rp->rep, rp->status, ok.len ? ok.s : "none", not.len ? not.s : "none");
+			d->oom |= ok.oom || not.oom;
+			rbuf_free(&ok);
+			rbuf_free(&not);
+		}
+}
+
 static void facts(struct rdoc *d, const struct run_model *m)
 {
 	char mem[32];
@@ -53,6 +91,8 @@ static void facts(struct rdoc *d, const struct run_model *m)
 		  m->started_at[0] ? m->started_at : "?", m->finished_at[0] ? m->finished_at : "not yet");
 	rdoc_item(d, "experiment: %s; %u repetition%s per configuration",
 		  m->source[0] ? m->source : "?", m->repetitions, m->repetitions == 1 ? "" : "s");
+	if (strcmp(m->status, "complete") != 0)
+		steps_done(d, m);
 	if (m->have_host)
 		rdoc_item(d, "host: %s, %s, %u CPUs, %s GiB memory, %s", m->host.hostname,
 			  m->host.cpu_model, m->host.cpus,
