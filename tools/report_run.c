@@ -80,6 +80,47 @@ static void steps_done(struct rdoc *d, const struct run_model *m)
 		}
 }
 
+/*
+ * The view of a configuration: its dutfs view where a repetition had a
+ * dutfs mount, "no dutfs" where none had (a run of dutprobe steps only, or
+ * view off).  Older manifests do not record the mounts: then the view as
+ * configured.
+ */
+static const char *config_view(const struct run_config *c)
+{
+	bool known = false;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		if (c->reps[r].dutfs_mounts > 0)
+			return c->view[0] ? c->view : "-";
+		known |= c->reps[r].dutfs_mounts == 0;
+	}
+	return known ? "no dutfs" : c->view[0] ? c->view : "-";
+}
+
+/*
+ * The filesystem the data went on: the one the run made ("ext4-ordered
+ * (ext4)"), or with filesystem none the one the target already had ("ext4,
+ * the target's own"), as the manifest recorded it from mountinfo.
+ */
+static void config_filesystem(const struct run_config *c, char *buf, size_t n)
+{
+	const char *seen = "";
+	bool none = !c->filesystem[0] || strcmp(c->filesystem, "none") == 0;
+
+	for (size_t r = 0; r < c->nreps && !*seen; r++)
+		if (c->reps[r].filesystems && c->reps[r].filesystems[0])
+			seen = c->reps[r].filesystems;
+	if (none && *seen)
+		snprintf(buf, n, "%s, the target's own", seen);
+	else if (none)
+		snprintf(buf, n, "%s", c->filesystem[0] ? c->filesystem : "-");
+	else if (*seen)
+		snprintf(buf, n, "%s (%s)", c->filesystem, seen);
+	else
+		snprintf(buf, n, "%s", c->filesystem);
+}
+
 static void facts(struct rdoc *d, const struct run_model *m)
 {
 	char mem[32];
@@ -102,6 +143,7 @@ static void facts(struct rdoc *d, const struct run_model *m)
 	rdoc_table(d, "", "#|configuration|status|>repetitions|view|filesystem|replica|reason");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct run_config *c = &m->configs[i];
+		char fsbuf[160];
 		unsigned ok = 0;
 
 		for (size_t r = 0; r < c->nreps; r++)
@@ -110,8 +152,9 @@ static void facts(struct rdoc *d, const struct run_model *m)
 		rdoc_cell(d, "%s", c->name);
 		rdoc_cell(d, "%s", c->status);
 		rdoc_cell(d, "%u of %zu complete", ok, c->nreps);
-		rdoc_cell(d, "%s", c->view[0] ? c->view : "-");
-		rdoc_cell(d, "%s", c->filesystem[0] ? c->filesystem : "-");
+		rdoc_cell(d, "%s", config_view(c));
+		config_filesystem(c, fsbuf, sizeof(fsbuf));
+		rdoc_cell(d, "%s", fsbuf);
 		rdoc_cell(d, "%s", c->replica[0] ? c->replica : "-");
 		rdoc_cell(d, "%s", c->reason[0] ? c->reason : "");
 	}

@@ -142,6 +142,36 @@ int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct
 	return dut_stage_check(&spec, err);
 }
 
+/*
+ * The manifest's record of a staged target: its path, the directory its
+ * data goes to and the filesystem that directory is on (for a directory
+ * target the filesystem it already had, which the experiment calls
+ * "none"), and whether dutfs is mounted over it (a data target with a view;
+ * a probed target has none).  Out of memory only loses the record.
+ */
+static void note_target(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
+			const char *dir)
+{
+	struct run_rep_state *rs;
+	struct run_rep_target *v, *t;
+	char path[PATH_MAX], fstype[64];
+	size_t ti = (size_t)(ct - cfg->targets);
+
+	if (!R->rep)
+		return;
+	rs = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+	if (!(v = realloc(rs->targets, (rs->ntargets + 1) * sizeof(*v))))
+		return;
+	rs->targets = v;
+	t = &v[rs->ntargets++];
+	rep_target_path(R, ct->target, path, sizeof(path));
+	*t = (struct run_rep_target){ .name = strdup(ct->target->name), .path = strdup(path),
+				      .dir = dir ? strdup(dir) : NULL,
+				      .dutfs = cfg->view != DUT_VIEW_OFF && cfg_target_holds_data(R->e, cfg, ti) };
+	if (dir && rep_path_filesystem(dir, fstype, sizeof(fstype), NULL, 0) == 0)
+		t->filesystem = strdup(fstype);
+}
+
 int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
 		      struct rep_stage **ret, struct dut_error *err)
 {
@@ -158,6 +188,7 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 		free(s);
 		return r;
 	}
+	note_target(R, cfg, ct, dut_stage_dir(s->stage));
 	*ret = s;
 	return 0;
 }
