@@ -296,6 +296,8 @@ static int add_chart(struct charts *cs, struct cbuild *cb)
  * connection-bound, and its chart shows where the time went).
  */
 #define CONNECT_SHADE_PCT 5.0
+/* At most this many runs get a shaded interval each; with more, one interval to the median. */
+#define CONNECT_SHADE_MAX 16
 
 /*
  * The per-second rows of one pgload run into b, on the step's time axis:
@@ -331,6 +333,29 @@ static size_t oltp_rows(struct rbuf *b, struct dut_series *s, int ct, int cv, in
 	return out;
 }
 
+/*
+ * The connection set-up of each run as a shaded interval from 0 (where
+ * the runs overlap the shade is darker), labelled with its range; more than
+ * CONNECT_SHADE_MAX runs get one interval to their median.  conn_s is
+ * sorted in place (the intervals all start at 0: their order is no matter).
+ */
+static void connect_shade(struct rbuf *b, double *conn_s, size_t n)
+{
+	struct cmp_stat st = cmp_stat_of(conn_s, (unsigned)n);
+	size_t nobj = n <= CONNECT_SHADE_MAX ? n : 1;
+
+	for (size_t i = 0; i < nobj; i++)
+		rbuf_printf(b, "set object %zu rectangle from 0, graph 0 to %.17g, graph 1 behind fillcolor "
+			    "rgb 'gray' fillstyle transparent solid %.2f noborder\n", i + 1,
+			    nobj == 1 && n > 1 ? st.median : conn_s[i], nobj == 1 ? 0.3 : 0.6 / (double)nobj);
+	rbuf_puts(b, "set label 1 ");
+	if (n == 1 || st.min == st.max)
+		gqf(b, "connection set-up (%.2f s)", st.min);
+	else
+		gqf(b, "connection set-up (%.2f-%.2f s%s)", st.min, st.max, nobj == 1 ? ", shaded to the median" : "");
+	rbuf_puts(b, " at graph 0.01, graph 0.95 left\nset xrange [0:*]\n");
+}
+
 static int oltp_chart(struct charts *cs, const struct run_config *c, const char *step)
 {
 	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
@@ -338,8 +363,8 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 	const struct dut_result *docs[RUN_MAX_DOCS];
 	size_t nd, used[RUN_MAX_DOCS];
 	char safe[128], ssafe[128];
-	bool have_lat = true;
-	double shade_s = 0;
+	bool have_lat = true, shade = false;
+	double conn_s[RUN_MAX_DOCS];
 
 	if (!cb || !labels)
 		return -ENOMEM;
@@ -373,19 +398,14 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 			    "transactions) tps lat_avg_ms; a partial last second is left out\n", labels[d],
 			    conn_ns / 1e9);
 		oltp_rows(b, s, ct, cv, cl, run_s, conn_ns / 1e9);
-		if (run_s > 0 && 100.0 * conn_ns / 1e9 / (conn_ns / 1e9 + run_s) >= CONNECT_SHADE_PCT &&
-		    conn_ns / 1e9 > shade_s)
-			shade_s = conn_ns / 1e9;
+		conn_s[cb->ndata - 1] = conn_ns / 1e9;
+		shade |= run_s > 0 && 100.0 * conn_ns / 1e9 / (conn_ns / 1e9 + run_s) >= CONNECT_SHADE_PCT;
 	}
 	if (!cb->ndata)
 		return 0;
 	head(&cb->script, cb->name, cb->title);
-	if (shade_s > 0) {
-		rbuf_printf(&cb->script, "set object 1 rectangle from 0, graph 0 to %.17g, graph 1 behind "
-			    "fillcolor rgb 'gray' fillstyle transparent solid 0.3 noborder\nset label 1 ", shade_s);
-		gqf(&cb->script, "connection set-up (up to %.2f s)", shade_s);
-		rbuf_puts(&cb->script, " at graph 0.01, graph 0.95 left\nset xrange [0:*]\n");
-	}
+	if (shade)
+		connect_shade(&cb->script, conn_s, cb->ndata);
 	if (have_lat) {
 		rbuf_puts(&cb->script, "set multiplot layout 2,1 title ");
 		gq_title(&cb->script, cb->title);
