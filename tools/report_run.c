@@ -101,20 +101,28 @@ static const char *config_view(const struct run_config *c)
 /*
  * The filesystem the data went on: the one the run made ("ext4-ordered
  * (ext4)"), or with filesystem none the one the target already had ("ext4,
- * the target's own"), as the manifest recorded it from mountinfo.
+ * the target's own"), as the manifest recorded it from mountinfo; "none
+ * (raw)" for an image or device used without one.  A manifest from before
+ * the record says "the target's own (not recorded)", not "none".
  */
 static void config_filesystem(const struct run_config *c, char *buf, size_t n)
 {
 	const char *seen = "";
-	bool none = !c->filesystem[0] || strcmp(c->filesystem, "none") == 0;
+	bool none = !c->filesystem[0] || strcmp(c->filesystem, "none") == 0, recorded = false;
 
-	for (size_t r = 0; r < c->nreps && !*seen; r++)
-		if (c->reps[r].filesystems && c->reps[r].filesystems[0])
+	for (size_t r = 0; r < c->nreps; r++) {
+		recorded |= c->reps[r].dutfs_mounts >= 0;
+		if (!*seen && c->reps[r].filesystems && c->reps[r].filesystems[0])
 			seen = c->reps[r].filesystems;
-	if (none && *seen)
+	}
+	if (!c->filesystem[0] && !*seen)
+		snprintf(buf, n, "-");          /* the manifest says nothing */
+	else if (none && *seen)
 		snprintf(buf, n, "%s, the target's own", seen);
+	else if (none && recorded)
+		snprintf(buf, n, "none (raw)");
 	else if (none)
-		snprintf(buf, n, "%s", c->filesystem[0] ? c->filesystem : "-");
+		snprintf(buf, n, "the target's own (not recorded)");
 	else if (*seen)
 		snprintf(buf, n, "%s (%s)", c->filesystem, seen);
 	else

@@ -52,9 +52,9 @@ static void test_configurations_table_filesystem_and_view(void)
 	struct dut_error err = { { 0 } };
 	static const char *const rows[] = {
 		"| 0 | dir | complete | 1 of 1 complete | device | ext4, the target's own | none |  |",
-		"| 1 | raw | complete | 1 of 1 complete | no dutfs | none | none |  |",
+		"| 1 | raw | complete | 1 of 1 complete | no dutfs | none (raw) | none |  |",
 		"| 2 | ext4-ordered | complete | 1 of 1 complete | device | ext4-ordered (ext4, xfs) | none |  |",
-		"| 3 | old | complete | 1 of 1 complete | device | none | none |  |",
+		"| 3 | old | complete | 1 of 1 complete | device | the target's own (not recorded) | none |  |",
 	};
 
 	CU_ASSERT_EQUAL_FATAL(run_manifest_parse(manifest, strlen(manifest), "m.json", &m, &err), 0);
