@@ -237,8 +237,11 @@ static void print_resolved_target(struct runner *R, const struct dut_config *cfg
 	if (t->type == DUT_TARGET_DIRECTORY) {
 		if (exists && rep_path_filesystem(abs, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
 			fprintf(out, " (on %s, mounted at %s)", fstype, mnt);
+		else if (!exists && strncmp(abs, run_var_root(), strlen(run_var_root())) == 0 &&
+			 abs[strlen(run_var_root())] == '/')
+			fprintf(out, " (does not exist yet: the run makes it, under %s)", run_var_root());
 		else if (!exists)
-			fprintf(out, " (does not exist)");
+			fprintf(out, " (does not exist: a run is refused)");
 	} else if (t->type == DUT_TARGET_IMAGE) {
 		fprintf(out, " (%s; a loop device at run time)", exists ? "exists" : "made by the run");
 	}
