@@ -91,6 +91,8 @@ void rep_target_path(const struct runner *R, const struct dut_target *t, char *b
 /* The filesystem type ("ext4") and mount point of path, or of its nearest
  * existing ancestor (/proc/self/mountinfo, by device number); mnt may be NULL. */
 int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen);
+/* The manifest's record of the target (made at staging) gets dutfs = true: dutfs is mounted over it. */
+void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct);
 /* --dry-run: where each configuration's targets, mounts and shape files resolve to. */
 void rep_print_resolved(struct runner *R, FILE *out);
 

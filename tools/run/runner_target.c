@@ -146,16 +146,14 @@ int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct
  * The manifest's record of a staged target: its path, the directory its
  * data goes to and the filesystem that directory is on (for a directory
  * target the filesystem it already had, which the experiment calls
- * "none"), and whether dutfs is mounted over it (a data target with a view;
- * a probed target has none).  Out of memory only loses the record.
+ * "none"); whether dutfs is mounted over it is set when it is
+ * (rep_target_dutfs_mounted).  Out of memory only loses the record.
  */
-static void note_target(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
-			const char *dir)
+static void note_target(struct runner *R, const struct dut_config_target *ct, const char *dir)
 {
 	struct run_rep_state *rs;
 	struct run_rep_target *v, *t;
 	char path[PATH_MAX], fstype[64];
-	size_t ti = (size_t)(ct - cfg->targets);
 
 	if (!R->rep)
 		return;
@@ -166,10 +164,21 @@ static void note_target(struct runner *R, const struct dut_config *cfg, const st
 	t = &v[rs->ntargets++];
 	rep_target_path(R, ct->target, path, sizeof(path));
 	*t = (struct run_rep_target){ .name = strdup(ct->target->name), .path = strdup(path),
-				      .dir = dir ? strdup(dir) : NULL,
-				      .dutfs = cfg->view != DUT_VIEW_OFF && cfg_target_holds_data(R->e, cfg, ti) };
+				      .dir = dir ? strdup(dir) : NULL };
 	if (dir && rep_path_filesystem(dir, fstype, sizeof(fstype), NULL, 0) == 0)
 		t->filesystem = strdup(fstype);
+}
+
+void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct)
+{
+	struct run_rep_state *rs;
+
+	if (!R->rep)
+		return;
+	rs = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+	for (size_t i = 0; i < rs->ntargets; i++)
+		if (rs->targets[i].name && strcmp(rs->targets[i].name, ct->target->name) == 0)
+			rs->targets[i].dutfs = true;
 }
 
 int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
@@ -188,7 +197,7 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 		free(s);
 		return r;
 	}
-	note_target(R, cfg, ct, dut_stage_dir(s->stage));
+	note_target(R, ct, dut_stage_dir(s->stage));
 	*ret = s;
 	return 0;
 }
