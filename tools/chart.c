@@ -144,6 +144,50 @@ static void plot_file(struct rbuf *b, bool first, const char *file, const char *
 	rbuf_printf(b, " %s title ", using);
 }
 
+/* Longest title line: 960 px at a 10 pt font hold about 130 characters; the key takes its share. */
+#define TITLE_LINE_MAX 90
+
+/*
+ * A title as gnuplot string expression, broken at spaces into lines of at
+ * most TITLE_LINE_MAX characters so that gnuplot does not cut it at the
+ * edge of the image: 'first line'."\n".'second line'.  Each piece is
+ * quoted by gq(); the newline is a constant of ours, never from the data.
+ */
+static void gq_title(struct rbuf *b, const char *title)
+{
+	size_t len = strlen(title), start = 0;
+	char *line;
+
+	if (len <= TITLE_LINE_MAX) {
+		gq(b, title);
+		return;
+	}
+	if (!(line = malloc(len + 1))) {
+		b->oom = true;
+		return;
+	}
+	while (start < len) {
+		size_t end = len;
+
+		if (len - start > TITLE_LINE_MAX) {
+			end = start + TITLE_LINE_MAX;
+			while (end > start && title[end] != ' ')
+				end--;
+			if (end == start)       /* one word longer than a line: cut it */
+				end = start + TITLE_LINE_MAX;
+		}
+		memcpy(line, title + start, end - start);
+		line[end - start] = 0;
+		if (start)
+			rbuf_puts(b, ".\"\\n\".");
+		gq(b, line);
+		start = end;
+		while (start < len && title[start] == ' ')
+			start++;
+	}
+	free(line);
+}
+
 static void head(struct rbuf *b, const char *name, const char *title)
 {
 	char out[300];
@@ -154,7 +198,7 @@ static void head(struct rbuf *b, const char *name, const char *title)
 	snprintf(out, sizeof(out), "%s.png", name);
 	gq(b, out);
 	rbuf_puts(b, "\nset title ");
-	gq(b, title);
+	gq_title(b, title);
 	rbuf_puts(b, "\nset grid\nset key outside right top\n");
 }
 
@@ -246,16 +290,85 @@ static int add_chart(struct charts *cs, struct cbuild *cb)
 
 /* ---- OLTP: TPS and latency per second ---- */
 
+/*
+ * A connection set-up longer than this share of a document's step time is
+ * drawn as a shaded interval before the transactions (the step was then
+ * connection-bound, and its chart shows where the time went).
+ */
+#define CONNECT_SHADE_PCT 5.0
+/* At most this many runs get a shaded interval each; with more, one interval to the median. */
+#define CONNECT_SHADE_MAX 16
+
+/*
+ * The per-second rows of one pgload run into b, on the step's time axis:
+ * row i counts the transactions of second [i, i+1) after the clients had
+ * connected, so its point is at conn_s + i + 1.
+ *
+ * The last second of a run is partial (the run stops when its last
+ * transaction ends: 30.007 s hold 31 rows).  Its count over a fraction of a
+ * second is no rate: that row is dropped.  A run shorter than one second has
+ * only that row: it is scaled by its real length (committed / seconds) and
+ * put at the run's end, so the chart still shows the run.  Without the
+ * phase's duration the rows are taken as they are.  Returns the rows written.
+ */
+static size_t oltp_rows(struct rbuf *b, struct dut_series *s, int ct, int cv, int cl, double run_s,
+			double conn_s)
+{
+	size_t n = dut_series_nrows(s), out = 0;
+
+	for (size_t r = 0; r < n; r++) {
+		double t = dut_series_get(s, r, (size_t)ct), v = dut_series_get(s, r, (size_t)cv);
+		double len = 1.0;
+
+		if (run_s > 0 && r + 1 == n && run_s < (double)n - 1e-3) {
+			len = run_s - (double)r;        /* the real length of the last second */
+			if (n > 1 || len <= 0)
+				continue;
+			t = run_s;
+			v /= len;
+		}
+		rbuf_printf(b, "%.17g %.17g %.17g\n", conn_s + t, v, cl >= 0 ? dut_series_get(s, r, (size_t)cl) : 0.0);
+		out++;
+	}
+	return out;
+}
+
+/*
+ * The connection set-up of each run as a shaded interval from 0 (where
+ * the runs overlap the shade is darker), labelled with its range; more than
+ * CONNECT_SHADE_MAX runs get one interval to their median.  conn_s is
+ * sorted in place (the intervals all start at 0: their order is no matter).
+ */
+static void connect_shade(struct rbuf *b, double *conn_s, size_t n)
+{
+	struct cmp_stat st = cmp_stat_of(conn_s, (unsigned)n);
+	size_t nobj = n <= CONNECT_SHADE_MAX ? n : 1;
+
+	for (size_t i = 0; i < nobj; i++)
+		rbuf_printf(b, "set object %zu rectangle from 0, graph 0 to %.17g, graph 1 behind fillcolor "
+			    "rgb 'gray' fillstyle transparent solid %.2f noborder\n", i + 1,
+			    nobj == 1 && n > 1 ? st.median : conn_s[i], nobj == 1 ? 0.3 : 0.6 / (double)nobj);
+	rbuf_puts(b, "set label 1 ");
+	if (n == 1 || st.min == st.max)
+		gqf(b, "connection set-up (%.2f s)", st.min);
+	else
+		gqf(b, "connection set-up (%.2f-%.2f s%s)", st.min, st.max, nobj == 1 ? ", shaded to the median" : "");
+	rbuf_puts(b, " at graph 0.01, graph 0.95 left\nset xrange [0:*]\n");
+}
+
 static int oltp_chart(struct charts *cs, const struct run_config *c, const char *step)
 {
 	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	_cleanup_free_ char (*labels)[RUN_DOC_LABEL_MAX] = calloc(RUN_MAX_DOCS, sizeof(*labels));
 	const struct dut_result *docs[RUN_MAX_DOCS];
-	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	size_t nd, used[RUN_MAX_DOCS];
 	char safe[128], ssafe[128];
-	bool have_lat = true;
+	bool have_lat = true, shade = false;
+	double conn_s[RUN_MAX_DOCS];
 
-	if (!cb)
+	if (!cb || !labels)
 		return -ENOMEM;
+	nd = run_config_docs_labeled(c, step, docs, labels, RUN_MAX_DOCS);
 	cb->step = step;
 	snprintf(cb->name, sizeof(cb->name), "oltp-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
 		 chart_safe_name(c->dir, safe, sizeof(safe)));
@@ -265,37 +378,50 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 		struct dut_series *s = ph ? dut_phase_get_series(ph, "per_second") : NULL;
 		int ct = s ? dut_series_col(s, "t_s") : -1, cv = s ? dut_series_col(s, "tps") : -1;
 		int cl = s ? dut_series_col(s, "lat_avg_ms") : -1;
+		double conn_ns = 0, run_s = 0;
+		uint64_t dur_ns;
+		const char *unit;
 		struct rbuf *b;
 
 		if (ct < 0 || cv < 0 || !dut_series_nrows(s))
 			continue;
+		if (dut_phase_get_duration(ph, &dur_ns) == 0)
+			run_s = (double)dur_ns / 1e9;
+		if (dut_phase_get_metric(ph, "connection_time_total", &conn_ns, &unit) < 0 || !isfinite(conn_ns) ||
+		    conn_ns < 0)
+			conn_ns = 0;
 		if (!(b = new_data(cb)))
 			break;
+		used[cb->ndata - 1] = d;
 		have_lat &= cl >= 0;
-		rbuf_puts(b, "# t_s tps lat_avg_ms\n");
-		for (size_t r = 0; r < dut_series_nrows(s); r++)
-			rbuf_printf(b, "%.17g %.17g %.17g\n", dut_series_get(s, r, (size_t)ct),
-				    dut_series_get(s, r, (size_t)cv),
-				    cl >= 0 ? dut_series_get(s, r, (size_t)cl) : 0.0);
+		rbuf_printf(b, "# %s: t_s (from the start of the step: %.3f s of connection set-up, then the "
+			    "transactions) tps lat_avg_ms; a partial last second is left out\n", labels[d],
+			    conn_ns / 1e9);
+		oltp_rows(b, s, ct, cv, cl, run_s, conn_ns / 1e9);
+		conn_s[cb->ndata - 1] = conn_ns / 1e9;
+		shade |= run_s > 0 && 100.0 * conn_ns / 1e9 / (conn_ns / 1e9 + run_s) >= CONNECT_SHADE_PCT;
 	}
 	if (!cb->ndata)
 		return 0;
 	head(&cb->script, cb->name, cb->title);
+	if (shade)
+		connect_shade(&cb->script, conn_s, cb->ndata);
 	if (have_lat) {
 		rbuf_puts(&cb->script, "set multiplot layout 2,1 title ");
-		gq(&cb->script, cb->title);
+		gq_title(&cb->script, cb->title);
 		rbuf_puts(&cb->script, "\nunset title\n");
 	}
-	rbuf_puts(&cb->script, "set ylabel 'TPS (tx/s)'\nset xlabel 'time (s)'\nset yrange [0:*]\nplot ");
+	rbuf_puts(&cb->script, "set ylabel 'TPS (tx/s)'\nset xlabel 'time from the start of the step (s)'\n"
+		  "set yrange [0:*]\nplot ");
 	for (size_t i = 0; i < cb->ndata; i++) {
 		plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:2 with linespoints");
-		gqf(&cb->script, "document %zu", i + 1);
+		gq(&cb->script, labels[used[i]]);
 	}
 	if (have_lat) {
 		rbuf_puts(&cb->script, "\nset ylabel 'mean latency (ms)'\nplot ");
 		for (size_t i = 0; i < cb->ndata; i++) {
 			plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:3 with linespoints");
-			gqf(&cb->script, "document %zu", i + 1);
+			gq(&cb->script, labels[used[i]]);
 		}
 		rbuf_puts(&cb->script, "\nunset multiplot");
 	}
@@ -308,12 +434,14 @@ static int oltp_chart(struct charts *cs, const struct run_config *c, const char 
 static int lag_chart(struct charts *cs, const struct run_config *c, const char *step)
 {
 	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	_cleanup_free_ char (*labels)[RUN_DOC_LABEL_MAX] = calloc(RUN_MAX_DOCS, sizeof(*labels));
 	const struct dut_result *docs[RUN_MAX_DOCS];
-	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	size_t nd, used[RUN_MAX_DOCS];
 	char safe[128], ssafe[128];
 
-	if (!cb)
+	if (!cb || !labels)
 		return -ENOMEM;
+	nd = run_config_docs_labeled(c, step, docs, labels, RUN_MAX_DOCS);
 	cb->step = step;
 	snprintf(cb->name, sizeof(cb->name), "lag-%s-%s", chart_safe_name(step, ssafe, sizeof(ssafe)),
 		 chart_safe_name(c->dir, safe, sizeof(safe)));
@@ -328,6 +456,7 @@ static int lag_chart(struct charts *cs, const struct run_config *c, const char *
 			continue;
 		if (!(b = new_data(cb)))
 			break;
+		used[cb->ndata - 1] = d;
 		rbuf_puts(b, "# t_s replay_lag_ms\n");
 		for (size_t r = 0; r < dut_series_nrows(s); r++)
 			rbuf_printf(b, "%.17g %.17g\n", dut_series_get(s, r, (size_t)ct),
@@ -339,7 +468,7 @@ static int lag_chart(struct charts *cs, const struct run_config *c, const char *
 	rbuf_puts(&cb->script, "set xlabel 'time (s)'\nset ylabel 'replay lag (ms)'\nset yrange [0:*]\nplot ");
 	for (size_t i = 0; i < cb->ndata; i++) {
 		plot_file(&cb->script, i == 0, cb->dfile[i], "using 1:2 with linespoints");
-		gqf(&cb->script, "document %zu", i + 1);
+		gq(&cb->script, labels[used[i]]);
 	}
 	rbuf_puts(&cb->script, "\n");
 	return add_chart(cs, cb);
@@ -348,7 +477,7 @@ static int lag_chart(struct charts *cs, const struct run_config *c, const char *
 /* ---- dutprobe slc: throughput per window and the knees ---- */
 
 static int slc_chart(struct charts *cs, const struct run_config *c, const char *step,
-		     const struct dut_result *doc, size_t k)
+		     const struct dut_result *doc, const char *label, size_t k)
 {
 	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
 	struct dut_result_phase *ph = dut_result_find_phase(doc, "write");
@@ -366,7 +495,7 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 	snprintf(cb->name, sizeof(cb->name), "slc-%s-%s-%zu", chart_safe_name(step, ssafe, sizeof(ssafe)),
 		 chart_safe_name(c->dir, safe, sizeof(safe)), k + 1);
 	snprintf(cb->title, sizeof(cb->title), "Sequential write throughput per window and the knee: %s, "
-		 "step %s, document %zu", c->name, step, k + 1);
+		 "step %s", label, step);
 	b = new_data(cb);
 	rbuf_puts(b, "# written_MiB MB_per_s\n");
 	for (size_t r = 0; r < dut_series_nrows(s); r++)
@@ -405,7 +534,8 @@ static int slc_chart(struct charts *cs, const struct run_config *c, const char *
 	}
 	rbuf_puts(&cb->script, "plot ");
 	plot_file(&cb->script, true, cb->dfile[0], "using 1:2 with linespoints");
-	rbuf_printf(&cb->script, "'per window'%s\n",
+	gqf(&cb->script, "%s, per window", label);
+	rbuf_printf(&cb->script, "%s\n",
 		    nk ? ", NaN with lines linewidth 2 linecolor rgb 'dark-green' title 'fitted levels'" : "");
 	return add_chart(cs, cb);
 }
@@ -694,6 +824,7 @@ int charts_build(const struct run_model *m, struct charts **ret)
 		for (size_t i = 0; r == 0 && i < m->nconfigs; i++) {
 			const struct run_config *c = &m->configs[i];
 			const struct dut_result *docs[RUN_MAX_DOCS];
+			char (*labels)[RUN_DOC_LABEL_MAX];
 			size_t nd;
 
 			switch (steps[s].kind) {
@@ -702,9 +833,14 @@ int charts_build(const struct run_model *m, struct charts **ret)
 					r = lag_chart(cs, c, name);
 				break;
 			case DOC_PROBE_SLC:
-				nd = run_config_docs(c, name, docs, RUN_MAX_DOCS);
+				if (!(labels = calloc(RUN_MAX_DOCS, sizeof(*labels)))) {
+					r = -ENOMEM;
+					break;
+				}
+				nd = run_config_docs_labeled(c, name, docs, labels, RUN_MAX_DOCS);
 				for (size_t k = 0; r == 0 && k < nd; k++)
-					r = slc_chart(cs, c, name, docs[k], k);
+					r = slc_chart(cs, c, name, docs[k], labels[k], k);
+				free(labels);
 				break;
 			case DOC_PROBE_FILL:
 				r = fill_chart(cs, c, name);

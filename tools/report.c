@@ -39,6 +39,18 @@ int rep_by_parse(const char *s, enum rep_by *ret)
 	return -EINVAL;
 }
 
+enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset)
+{
+	if (!has_prev)
+		return REP_ACCESS_RANDOM;
+	if (offset == prev_end)
+		return REP_ACCESS_SEQUENTIAL;
+	/* starts inside the last page the previous request reached: the tail again */
+	if (offset < prev_end && prev_end - offset <= REP_TAIL_PAGE_BYTES)
+		return REP_ACCESS_TAIL_REWRITE;
+	return REP_ACCESS_RANDOM;
+}
+
 double rep_pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -139,7 +151,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rec_kind k, bool seq)
+static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rec_kind k,
+		     enum rep_access acc)
 {
 	struct dut_hist **h;
 
@@ -155,7 +168,8 @@ static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum r
 
 		d->ops++;
 		d->bytes += r->result > 0 ? (uint64_t)r->result : 0;
-		d->seq_ops += seq;
+		d->seq_ops += acc != REP_ACCESS_RANDOM;
+		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
 		d->errors += r->result < 0;
 		d->size_bins[size_bin(r->len)]++;
 		h = &d->lat;
@@ -490,11 +504,11 @@ static int walk_rec(struct walk *w, const struct dut_trace_rec *r, size_t phase)
 	enum rep_class c = rep_classify(pg, w->m, r->ts_ns, &rel);
 	struct rep_phase *ph = w->rep->phases;
 	size_t rrow, prow;
-	bool seq = false;
+	enum rep_access seq = REP_ACCESS_RANDOM;
 	int err;
 
 	if (k == RK_READ || k == RK_WRITE) {
-		seq = fs->has_last && fs->last_end == r->offset;
+		seq = rep_access_of(fs->has_last, fs->last_end, r->offset);
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
 	}

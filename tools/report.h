@@ -6,9 +6,15 @@
  * Definitions the output states:
  *   - read ops: op read; write ops: op write and mmap_write; fsyncs: fsync
  *     and fdatasync.  Bytes are bytes done (result > 0).
- *   - a read or write is sequential when its offset equals offset + len of
- *     the previous read or write on the same file (in timestamp order, any
- *     direction); the first request on a file is not sequential.
+ *   - a read or write is sequential when it starts where the previous read
+ *     or write on the same file ended (offset == previous offset + len, in
+ *     timestamp order, any direction), or at most one page (8 KiB,
+ *     REP_TAIL_PAGE_BYTES) before that end: a tail rewrite (PostgreSQL
+ *     rewrites the current, partly filled WAL page at every commit; a
+ *     re-read of the last page read is the same for reads).  Tail rewrites
+ *     are counted in seq_ops and, besides, in rewrite_ops.  Everything else
+ *     is random: a jump forward or more than a page back; the first request
+ *     on a file is random.
  *   - request sizes: power-of-two bins of len; bin k holds [2^k, 2^(k+1)),
  *     bin 0 also holds 0.
  *   - dutfs time: a record's dutfs_ns (trace 1.1: dutfs's own time beyond
@@ -38,8 +44,18 @@ enum rep_dir { REP_READ = 0, REP_WRITE = 1 };
 
 #define REP_SIZE_BINS 33
 
+/* PostgreSQL's page (BLCKSZ and XLOG_BLCKSZ as built by Debian): how far back a tail rewrite starts. */
+#define REP_TAIL_PAGE_BYTES 8192u
+
+/* How a read or write continues the stream of its file (the rule above). */
+enum rep_access { REP_ACCESS_RANDOM = 0, REP_ACCESS_SEQUENTIAL, REP_ACCESS_TAIL_REWRITE };
+
+/* The access of a request at offset after one that ended at prev_end (has_prev: there was one). */
+enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset);
+
 struct rep_dirstats {
 	uint64_t ops, bytes, seq_ops, errors;
+	uint64_t rewrite_ops;          /* of seq_ops: tail rewrites (re-reads) */
 	uint64_t size_bins[REP_SIZE_BINS];
 	struct dut_hist *lat;          /* NULL until the first op */
 };

@@ -12,8 +12,10 @@
 
 #define SEQ_DEFINITION \
 	"a read or write is sequential when it starts at the byte where the previous read " \
-	"or write on the same file ended (offset + length, in timestamp order); the first " \
-	"request on a file counts as random"
+	"or write on the same file ended (offset + length, in timestamp order), or at most " \
+	"one 8 KiB page before it (a tail rewrite or re-read: PostgreSQL rewrites the current " \
+	"WAL page at each commit); anything else, and the first request on a file, counts " \
+	"as random"
 #define VIEW_DEVICE \
 	"device view: the trace holds what reaches the device after the page cache " \
 	"(reads served from the cache and writes not yet written back are not in it; " \
@@ -307,6 +309,8 @@ static json_object *dir_json(const struct rep_dirstats *d)
 	add_u64(o, "bytes", d->bytes);
 	add_u64(o, "sequential_ops", d->seq_ops);
 	json_object_object_add(o, "sequential_pct", json_object_new_double(rep_pct(d->seq_ops, d->ops)));
+	add_u64(o, "tail_rewrite_ops", d->rewrite_ops);
+	json_object_object_add(o, "tail_rewrite_pct", json_object_new_double(rep_pct(d->rewrite_ops, d->ops)));
 	add_u64(o, "errors", d->errors);
 	for (unsigned b = 0; b < REP_SIZE_BINS; b++)
 		json_object_array_add(bins, json_object_new_int64((int64_t)d->size_bins[b]));
@@ -403,6 +407,7 @@ static int phase_result(struct dut_result *res, const struct rep_phase *ph, cons
 	dut_phase_set_metric(p, "write_ops", (double)t->dir[REP_WRITE].ops, "ops");
 	dut_phase_set_metric(p, "write_bytes", (double)t->dir[REP_WRITE].bytes, "B");
 	dut_phase_set_metric(p, "write_sequential", rep_pct(t->dir[REP_WRITE].seq_ops, t->dir[REP_WRITE].ops), "%");
+	dut_phase_set_metric(p, "write_tail_rewrites", rep_pct(t->dir[REP_WRITE].rewrite_ops, t->dir[REP_WRITE].ops), "%");
 	dut_phase_set_metric(p, "fsyncs", (double)t->fsyncs, "ops");
 	if (t->dutfs.reqs)
 		dut_phase_set_metric(p, "dutfs_share", rep_dutfs_share_pct(&t->dutfs), "%");

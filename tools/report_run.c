@@ -13,6 +13,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_buf.h"
 #include "tools/report_doc.h"
 #include "tools/run_stats.h"
 
@@ -42,6 +43,92 @@ static void charts_of(struct rdoc *d, const struct charts *cs, const char *step)
 
 /* ---- the head: what ran ---- */
 
+/* A step status that produced what the step measures ("ok"; "complete" in older manifests). */
+static bool step_done(const struct run_step *s)
+{
+	return strcmp(s->status, "ok") == 0 || strcmp(s->status, "complete") == 0;
+}
+
+/*
+ * A run that did not complete (interrupted, failed, still running): which
+ * steps of each repetition completed and which did not, so the partial
+ * report says what its tables hold.
+ */
+static void steps_done(struct rdoc *d, const struct run_model *m)
+{
+	if (strcmp(m->status, "interrupted") == 0)
+		rdoc_item(d, "the run was interrupted (Ctrl-C or a signal) and torn down; this report holds what "
+			  "completed before that");
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t r = 0; r < m->configs[i].nreps; r++) {
+			const struct run_rep *rp = &m->configs[i].reps[r];
+			struct rbuf ok = { 0 }, not = { 0 };
+
+			for (size_t k = 0; k < rp->nsteps; k++) {
+				const struct run_step *st = &rp->steps[k];
+				struct rbuf *b = step_done(st) ? &ok : &not;
+
+				rbuf_printf(b, "%s%s", b->len ? ", " : "", st->name);
+				if (!step_done(st))
+					rbuf_printf(b, " (%s)", st->status[0] ? st->status : "?");
+			}
+			rdoc_item(d, "%s rep %u (%s): steps completed: %s; not completed: %s", m->configs[i].name,
+				  rp->rep, rp->status, ok.len ? ok.s : "none", not.len ? not.s : "none");
+			d->oom |= ok.oom || not.oom;
+			rbuf_free(&ok);
+			rbuf_free(&not);
+		}
+}
+
+/*
+ * The view of a configuration: its dutfs view where a repetition had a
+ * dutfs mount, "no dutfs" where none had (a run of dutprobe steps only, or
+ * view off).  Older manifests do not record the mounts: then the view as
+ * configured.
+ */
+static const char *config_view(const struct run_config *c)
+{
+	bool known = false;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		if (c->reps[r].dutfs_mounts > 0)
+			return c->view[0] ? c->view : "-";
+		known |= c->reps[r].dutfs_mounts == 0;
+	}
+	return known ? "no dutfs" : c->view[0] ? c->view : "-";
+}
+
+/*
+ * The filesystem the data went on: the one the run made ("ext4-ordered
+ * (ext4)"), or with filesystem none the one the target already had ("ext4,
+ * the target's own"), as the manifest recorded it from mountinfo; "none
+ * (raw)" for an image or device used without one.  A manifest from before
+ * the record says "the target's own (not recorded)", not "none".
+ */
+static void config_filesystem(const struct run_config *c, char *buf, size_t n)
+{
+	const char *seen = "";
+	bool none = !c->filesystem[0] || strcmp(c->filesystem, "none") == 0, recorded = false;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		recorded |= c->reps[r].dutfs_mounts >= 0;
+		if (!*seen && c->reps[r].filesystems && c->reps[r].filesystems[0])
+			seen = c->reps[r].filesystems;
+	}
+	if (!c->filesystem[0] && !*seen)
+		snprintf(buf, n, "-");          /* the manifest says nothing */
+	else if (none && *seen)
+		snprintf(buf, n, "%s, the target's own", seen);
+	else if (none && recorded)
+		snprintf(buf, n, "none (raw)");
+	else if (none)
+		snprintf(buf, n, "the target's own (not recorded)");
+	else if (*seen)
+		snprintf(buf, n, "%s (%s)", c->filesystem, seen);
+	else
+		snprintf(buf, n, "%s", c->filesystem);
+}
+
 static void facts(struct rdoc *d, const struct run_model *m)
 {
 	char mem[32];
@@ -53,6 +140,8 @@ static void facts(struct rdoc *d, const struct run_model *m)
 		  m->started_at[0] ? m->started_at : "?", m->finished_at[0] ? m->finished_at : "not yet");
 	rdoc_item(d, "experiment: %s; %u repetition%s per configuration",
 		  m->source[0] ? m->source : "?", m->repetitions, m->repetitions == 1 ? "" : "s");
+	if (strcmp(m->status, "complete") != 0)
+		steps_done(d, m);
 	if (m->have_host)
 		rdoc_item(d, "host: %s, %s, %u CPUs, %s GiB memory, %s", m->host.hostname,
 			  m->host.cpu_model, m->host.cpus,
@@ -62,6 +151,7 @@ static void facts(struct rdoc *d, const struct run_model *m)
 	rdoc_table(d, "", "#|configuration|status|>repetitions|view|filesystem|replica|reason");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct run_config *c = &m->configs[i];
+		char fsbuf[160];
 		unsigned ok = 0;
 
 		for (size_t r = 0; r < c->nreps; r++)
@@ -70,8 +160,9 @@ static void facts(struct rdoc *d, const struct run_model *m)
 		rdoc_cell(d, "%s", c->name);
 		rdoc_cell(d, "%s", c->status);
 		rdoc_cell(d, "%u of %zu complete", ok, c->nreps);
-		rdoc_cell(d, "%s", c->view[0] ? c->view : "-");
-		rdoc_cell(d, "%s", c->filesystem[0] ? c->filesystem : "-");
+		rdoc_cell(d, "%s", config_view(c));
+		config_filesystem(c, fsbuf, sizeof(fsbuf));
+		rdoc_cell(d, "%s", fsbuf);
 		rdoc_cell(d, "%s", c->replica[0] ? c->replica : "-");
 		rdoc_cell(d, "%s", c->reason[0] ? c->reason : "");
 	}
@@ -457,6 +548,28 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 	charts_of(d, cs, s->name);
 }
 
+/* Fewer requests than this of a class in one direction get no pattern sentence. */
+#define PATTERN_MIN_OPS 100
+
+/* The access pattern of each class and direction with enough requests, in words. */
+static void iomix_patterns(struct rdoc *d, const struct run_io_mix *mix)
+{
+	char p[200];
+	bool any = false;
+
+	for (int k = 0; k < RC_COUNT; k++)
+		for (int dir = 0; dir < 2; dir++) {
+			if (mix->cls[k].ops[dir] < PATTERN_MIN_OPS ||
+			    !run_io_pattern(&mix->cls[k], dir, p, sizeof(p)))
+				continue;
+			if (!any)
+				rdoc_list(d);
+			any = true;
+			rdoc_item(d, "%s %s: %s", rep_class_name((enum rep_class)k),
+				  dir == REP_WRITE ? "writes" : "reads", p);
+		}
+}
+
 /* One configuration's I/O mix table (whole traces, or the phase of a step); false when there is none. */
 static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step)
 {
@@ -469,9 +582,10 @@ static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *
 	run_io_mix_of(c, mark, &mix);
 	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
 		return false;
-	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; random = not "
-		 "sequential (a request that does not start where the previous one on the file "
-		 "ended)%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
+	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; sequential = "
+		 "starts where the previous request on the file ended, or at most one 8 KiB page "
+		 "before (a tail rewrite: PostgreSQL rewrites the current WAL page at each commit); "
+		 "random = the rest%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
 		 mix.ntraced == 1 ? "" : "s", step ? " (the trace between the step's markers)" : "",
 		 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
 		 "files count as heap" : "");
@@ -489,6 +603,7 @@ static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *
 		rdoc_cell(d, "%.1f", rep_pct(x->ops[1] - x->seq_ops[1], x->ops[1]));
 		rdoc_cell(d, "%s", run_fmt_num((double)x->bytes[1] / MIB, 2, c2, sizeof(c2)));
 	}
+	iomix_patterns(d, &mix);
 	return true;
 }
 

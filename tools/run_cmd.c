@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +112,12 @@ static int print_default_report(const struct dut_experiment *e, const char *rund
 	return r;
 }
 
-/* `dutlab report RUNDIR`: report.md, report.html and the charts. */
-static void write_run_report(const char *rundir)
+/*
+ * `dutlab report RUNDIR`: report.md, report.html and the charts; true when
+ * it wrote them.  It runs after the teardown, also after a Ctrl-C: the
+ * report of an interrupted run says so and which steps completed.
+ */
+static bool write_run_report(const char *rundir)
 {
 	char self[PATH_MAX];
 	char *argv[] = { self, "report", (char *)rundir, NULL };
@@ -122,13 +127,16 @@ static void write_run_report(const char *rundir)
 	int status = 0;
 
 	if (n < 0)
-		return;
+		return false;
 	self[n] = '\0';
 	printf("\n");
 	fflush(stdout);
-	if (run_command(argv, &o, &status) < 0 || status != 0)
+	if (run_command(argv, &o, &status) < 0 || status != 0) {
 		dut_warn("dutlab report %s failed (exit %d); the run directory is complete without it", rundir,
 			 status);
+		return false;
+	}
+	return true;
 }
 
 int dutlab_cmd_run(int argc, char **argv)
@@ -181,9 +189,12 @@ int dutlab_cmd_run(int argc, char **argv)
 	code = run_experiment(e, &ro, &rundir);
 	if (code == 0 && !ro.source && rundir)
 		print_default_report(e, rundir);
-	if ((code == 0 || code == 1) && rundir && !ro.dry_run)
-		write_run_report(rundir);
-	if (rundir && !ro.dry_run)
-		printf("\nrun directory: %s\n", rundir);
+	/* a run that started has a run directory: complete, failed (1) or interrupted (130) */
+	if (rundir && !ro.dry_run) {
+		bool report = write_run_report(rundir);
+
+		printf("\nrun directory: %s%s%s%s\n", rundir, report ? " (report: " : "",
+		       report ? rundir : "", report ? "/report.md)" : " (no report)");
+	}
 	return code;
 }

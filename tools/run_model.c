@@ -225,6 +225,56 @@ static int parse_more_traces(const struct mctx *x, json_object *art, const char 
 	return 0;
 }
 
+/* Whether the ", "-separated list has item. */
+static bool list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+		if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The rep's "targets" (optional): filesystems and dutfs mounts, for the Configurations table. */
+static int parse_rep_targets(const struct mctx *x, json_object *o, const char *path, struct run_rep *rp)
+{
+	json_object *tg, *fs, *dutfs;
+	size_t len = 0;
+	char p[256];
+	int r;
+
+	rp->dutfs_mounts = -1;
+	if ((r = member(x, o, path, "targets", json_type_array, false, &tg)) < 0)
+		return r;
+	if (!(rp->filesystems = calloc(1, 1)))
+		return -ENOMEM;
+	if (!tg)
+		return 0;
+	rp->dutfs_mounts = 0;
+	for (size_t i = 0; i < json_object_array_length(tg); i++) {
+		json_object *t = json_object_array_get_idx(tg, i);
+		const char *f;
+		char *nf;
+
+		pathf(p, sizeof(p), "%s.targets[%zu]", path, i);
+		if (!json_object_is_type(t, json_type_object))
+			return bad(x, p, "expected an object, found %s", found(t));
+		if ((r = member(x, t, p, "filesystem", json_type_string, false, &fs)) < 0 ||
+		    (r = member(x, t, p, "dutfs", json_type_boolean, false, &dutfs)) < 0)
+			return r;
+		rp->dutfs_mounts += dutfs && json_object_get_boolean(dutfs);
+		f = fs ? json_object_get_string(fs) : "";
+		if (!*f || list_has(rp->filesystems, f))
+			continue;
+		if (!(nf = realloc(rp->filesystems, len + strlen(f) + 3)))
+			return -ENOMEM;
+		rp->filesystems = nf;
+		len += (size_t)sprintf(nf + len, "%s%s", len ? ", " : "", f);
+	}
+	return 0;
+}
+
 static int parse_rep(const struct mctx *x, json_object *o, const char *path, struct run_rep *rp)
 {
 	json_object *steps, *art;
@@ -238,7 +288,8 @@ static int parse_rep(const struct mctx *x, json_object *o, const char *path, str
 	    (r = get_path(x, o, path, "dir", true, &rp->dir)) < 0 ||
 	    (r = get_str(x, o, path, "status", true, &rp->status)) < 0 ||
 	    (r = member(x, o, path, "steps", json_type_array, false, &steps)) < 0 ||
-	    (r = member(x, o, path, "artifacts", json_type_object, false, &art)) < 0)
+	    (r = member(x, o, path, "artifacts", json_type_object, false, &art)) < 0 ||
+	    (r = parse_rep_targets(x, o, path, rp)) < 0)
 		return r;
 	rp->rep = (unsigned)n;
 	if (art) {
@@ -433,6 +484,7 @@ static void free_rep(struct run_rep *rp)
 	}
 	free(rp->more_traces);
 	free(rp->more_io);
+	free(rp->filesystems);
 }
 
 void run_model_free(struct run_model *m)

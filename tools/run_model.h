@@ -57,6 +57,11 @@ struct run_rep {
 	char **more_traces;
 	struct report **more_io;
 	size_t nmore;
+	/* manifest "targets" (absent in older manifests): the filesystem types
+	 * the targets' data went on, distinct, ", "-joined ("" when none is
+	 * known), and how many targets had dutfs over them (-1: not recorded) */
+	char *filesystems;
+	int dutfs_mounts;
 };
 
 struct run_config {

@@ -122,6 +122,29 @@ size_t run_config_docs(const struct run_config *c, const char *step,
 	return n;
 }
 
+size_t run_config_docs_labeled(const struct run_config *c, const char *step, const struct dut_result **out,
+			       char (*labels)[RUN_DOC_LABEL_MAX], size_t max)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+
+		for (size_t d = 0; s && d < s->ndocs && n < max; d++) {
+			if (!s->docs[d].doc)
+				continue;
+			out[n] = s->docs[d].doc;
+			if (s->ndocs > 1)
+				snprintf(labels[n], RUN_DOC_LABEL_MAX, "%s rep %u run %zu", c->name, c->reps[r].rep,
+					 d + 1);
+			else
+				snprintf(labels[n], RUN_DOC_LABEL_MAX, "%s rep %u", c->name, c->reps[r].rep);
+			n++;
+		}
+	}
+	return n;
+}
+
 unsigned run_config_nreps_with(const struct run_config *c, const char *step)
 {
 	unsigned n = 0;
@@ -205,6 +228,7 @@ static void add_class(struct run_io_class *dst, const struct rep_stats *st)
 	for (int d = 0; d < 2; d++) {
 		dst->ops[d] += st->dir[d].ops;
 		dst->seq_ops[d] += st->dir[d].seq_ops;
+		dst->rewrite_ops[d] += st->dir[d].rewrite_ops;
 		dst->bytes[d] += st->dir[d].bytes;
 	}
 	dst->fsyncs += st->fsyncs;
@@ -273,6 +297,30 @@ void run_io_lat_of(const struct run_config *c, const char *phase, int cls, int w
 			}
 		}
 	}
+}
+
+const char *run_io_pattern(const struct run_io_class *x, int dir, char *buf, size_t n)
+{
+	uint64_t ops = x->ops[dir], seq = x->seq_ops[dir], rew = x->rewrite_ops[dir];
+	double seq_pct = rep_pct(seq, ops), rew_pct = rep_pct(rew, ops);
+	const char *what;
+	char cnt[32];
+
+	if (!ops)
+		return NULL;
+	if (seq_pct >= RUN_PATTERN_MIN_SHARE_PCT)
+		what = rew_pct < RUN_PATTERN_REWRITE_PCT ? "sequential" :
+		       dir == REP_WRITE ? "sequential appends with rewrites of the tail page" :
+		       "sequential with re-reads of the tail page";
+	else if (100.0 - seq_pct >= RUN_PATTERN_MIN_SHARE_PCT)
+		what = "random";
+	else
+		what = "mixed";
+	snprintf(buf, n, "%s (%.1f%% %s, %.1f%% tail %s, %.1f%% random of %s %s)", what,
+		 rep_pct(seq - rew, ops), dir == REP_WRITE ? "appends" : "continuing reads", rew_pct,
+		 dir == REP_WRITE ? "rewrites" : "re-reads", rep_pct(ops - seq, ops),
+		 run_fmt_count(ops, cnt, sizeof(cnt)), dir == REP_WRITE ? "writes" : "reads");
+	return buf;
 }
 
 /* The first and last step start of a configuration ("" when none is known). */

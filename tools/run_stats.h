@@ -55,6 +55,15 @@ size_t run_config_docs(const struct run_config *c, const char *step,
 		       const struct dut_result **out, size_t max);
 #define RUN_MAX_DOCS 256
 
+/*
+ * run_config_docs, and for each document who made it, for a legend:
+ * "ext4-ordered rep 2", or "ext4-ordered rep 2 run 3" for the third
+ * document of a step with repeat > 1.
+ */
+#define RUN_DOC_LABEL_MAX 160
+size_t run_config_docs_labeled(const struct run_config *c, const char *step, const struct dut_result **out,
+			       char (*labels)[RUN_DOC_LABEL_MAX], size_t max);
+
 /* Median and range over the configuration's documents of a step; n = 0: none has it. */
 struct cmp_stat run_metric(const struct run_config *c, const char *step, const char *phase,
 			   const char *metric);
@@ -70,6 +79,7 @@ unsigned run_config_nreps_with(const struct run_config *c, const char *step);
 /* I/O of one class: ops, sequential ops and bytes per direction (enum rep_dir). */
 struct run_io_class {
 	uint64_t ops[2], seq_ops[2], bytes[2];
+	uint64_t rewrite_ops[2];   /* of seq_ops: tail rewrites / re-reads (tools/report.h) */
 	uint64_t fsyncs;           /* fsync and fdatasync */
 };
 
@@ -94,6 +104,21 @@ void run_io_mix_of(const struct run_config *c, const char *phase, struct run_io_
  */
 void run_io_lat_of(const struct run_config *c, const char *phase, int cls, int what,
 		   struct dut_hist *h);
+
+/*
+ * The access pattern of one direction (enum rep_dir) of a class, as a
+ * phrase for the report, into buf: "sequential appends with rewrites of the
+ * tail page" (reads: "sequential with re-reads of the tail page") when at
+ * least RUN_PATTERN_MIN_SHARE_PCT of the requests are sequential and tail
+ * rewrites are at least RUN_PATTERN_REWRITE_PCT of them,
+ * "sequential" when that share is sequential without many rewrites,
+ * "random" when at least that share is random, else "mixed".  NULL when the
+ * class has no request that way.  The numbers follow in parentheses:
+ * "(52.1% appends, 47.7% tail rewrites, 0.2% random of 25,019 writes)".
+ */
+#define RUN_PATTERN_MIN_SHARE_PCT 90.0
+#define RUN_PATTERN_REWRITE_PCT 10.0
+const char *run_io_pattern(const struct run_io_class *x, int dir, char *buf, size_t n);
 
 /*
  * Did configuration a run entirely before b (every step of a's repetitions

@@ -261,7 +261,8 @@ static void test_findings_oltp(void)
 	CU_CHECK(x && strcmp(x->text, "sync-on: 67% of random reads hit heap relations (64 of 96, 2 traced "
 			     "repetitions)") == 0, "text: %s", x ? x->text : "");
 	x = find(f, FIND_RANDOM_READS, 1, "heap");
-	CU_CHECK(x && x->count[0] == 83 && x->count[1] == 143, "sync-off random reads");
+	/* 142: one read re-reads the last page read on its file (a tail re-read, sequential since #18) */
+	CU_CHECK(x && x->count[0] == 83 && x->count[1] == 142, "sync-off random reads");
 	x = find(f, FIND_WRITE_BYTES, 0, "wal");
 	CU_CHECK(x && x->count[0] == x->count[1] && near(x->value[0], 100), "sync-on: all writes WAL");
 	CU_CHECK(find(f, FIND_TPS_RATIO, 0, NULL) == NULL, "the first config is not compared with itself");

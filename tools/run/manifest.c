@@ -107,6 +107,22 @@ static json_object *rep_json(const struct run_state *st, const struct run_cfg_st
 		add_str(arts, rs->artifacts[i].key, rs->artifacts[i].file);
 	json_object_object_add(o, "artifacts", arts);
 	json_object_object_add(o, "memory", rep_memory_json(&rs->mem));
+	if (rs->ntargets) {
+		json_object *tg = json_object_new_array();
+
+		for (size_t i = 0; i < rs->ntargets; i++) {
+			const struct run_rep_target *t = &rs->targets[i];
+			json_object *x = json_object_new_object();
+
+			add_str(x, "name", t->name);
+			add_str(x, "path", t->path);
+			json_object_object_add(x, "dir", t->dir ? json_object_new_string(t->dir) : NULL);
+			json_object_object_add(x, "filesystem", t->filesystem ? json_object_new_string(t->filesystem) : NULL);
+			json_object_object_add(x, "dutfs", json_object_new_boolean(t->dutfs));
+			json_object_array_add(tg, x);
+		}
+		json_object_object_add(o, "targets", tg);
+	}
 	return o;
 }
 

@@ -381,7 +381,7 @@ static void summary(struct runner *R)
 		runner_say(R, "  %-32s %s%s%s", cs->dir, run_status_name(cs->status), cs->reason ? ": " : "",
 			   cs->reason ? cs->reason : "");
 	}
-	runner_say(R, "run directory: %s (manifest.json, run.log, <config>/rep<N>/)", R->st->rundir);
+	/* the run directory is named at the start, and by dutlab run at the end with its report */
 }
 
 static int setup_runner(struct runner *R, const struct dut_experiment *e, const struct run_opts *o,
@@ -478,7 +478,7 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		unsigned bad, cfg_bad = 0;
 
 		dutlab_run_print_plan(R.plan, stdout);
-		fflush(stdout);
+		rep_print_resolved(&R, stdout);
 		bad = runner_check(&R, false);
 		for (size_t c = 0; c < R.plan->nconfigs; c++)
 			if (!R.cfg_ok[c]) {
@@ -523,7 +523,7 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 
 		run_fmt_duration(R.plan->est_ns, est, sizeof(est));
 		runner_say(&R, "dutlab run: experiment %s: %zu configuration(s) x %u repetition(s), %zu items (setups and step runs); "
-			   "estimated %s\nrun directory: %s", e->name, R.plan->nconfigs, e->repetitions,
+			   "estimated %s\nrun directory: %s (manifest.json, run.log, <config>/rep<N>/)", e->name, R.plan->nconfigs, e->repetitions,
 			   R.plan->nitems, est, R.st->rundir);
 	}
 	run_signals_install();

@@ -70,6 +70,15 @@ struct run_rep_state {
 	struct run_rep_memory {
 		uint64_t budget_bytes, shared_buffers_bytes, peak_bytes, database_bytes;
 	} mem;
+	/* What each used target was staged as (manifest "targets"). */
+	struct run_rep_target {
+		char *name;
+		char *path;         /* the target, absolute */
+		char *dir;          /* where its data went (a directory); NULL: raw, no filesystem */
+		char *filesystem;   /* the type of dir's filesystem ("ext4", mountinfo); NULL: unknown */
+		bool dutfs;         /* a dutfs mount over it */
+	} *targets;
+	size_t ntargets;
 };
 
 struct run_cfg_state {

@@ -253,6 +253,35 @@ static unsigned check_global(struct runner *R, bool quiet)
 	return bad;
 }
 
+/*
+ * A directory target is the filesystem the user means to measure: one that
+ * does not exist (a drive not mounted, a typo) is refused, not made with
+ * mkdir -p on whatever filesystem holds its parent (the root filesystem,
+ * often).  Only under dutlab's own directory (run_var_root(), where the
+ * built-in experiment keeps its target) does the run make it.
+ */
+static int directory_target_exists(struct runner *R, const struct dut_target *t, struct dut_error *err)
+{
+	char path[PATH_MAX], fstype[64] = "", mnt[256] = "";
+	struct stat st;
+
+	if (t->type != DUT_TARGET_DIRECTORY)
+		return 0;
+	rep_target_path(R, t, path, sizeof(path));
+	if (stat(path, &st) == 0 || errno != ENOENT || under_var_root(path))
+		return 0;
+	if (rep_path_filesystem(path, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
+		dut_error_set(err, "target %s: directory %s does not exist; dutlab run does not create it, since "
+			      "it would be made on the %s filesystem mounted at %s and measure that instead: "
+			      "mount the drive you mean to measure and create the directory on it, or fix the path",
+			      t->name, path, fstype, mnt);
+	else
+		dut_error_set(err, "target %s: directory %s does not exist; dutlab run does not create it: mount "
+			      "the drive you mean to measure and create the directory on it, or fix the path",
+			      t->name, path);
+	return -ENOENT;
+}
+
 static int check_config(struct runner *R, size_t c, struct dut_error *err)
 {
 	const struct dut_config *cfg = &R->plan->configs[c];
@@ -285,6 +314,8 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 				      "yet); use shape = none", ct->target->name, ct->shape);
 			return -ENOTSUP;
 		}
+		if ((r = directory_target_exists(R, ct->target, err)) < 0)
+			return r;
 		r = rep_stage_check(R, cfg, ct, err);
 		if (r < 0)
 			return r;

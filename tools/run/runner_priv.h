@@ -86,8 +86,15 @@ const char *rep_stage_device(const struct rep_stage *s);
 int rep_stage_teardown(struct rep_stage *s, struct dut_error *err);
 /* mkdir -p the directories of image files (--dry-run: only say so). */
 int rep_make_image_dirs(struct runner *R, struct dut_error *err);
-/* The target's path made absolute against the experiment's directory. */
+/* The target's path made absolute against the experiment's directory (and the current one). */
 void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len);
+/* The filesystem type ("ext4") and mount point of path, or of its nearest
+ * existing ancestor (/proc/self/mountinfo, by device number); mnt may be NULL. */
+int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen);
+/* The manifest's record of the target (made at staging) gets dutfs = true: dutfs is mounted over it. */
+void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct);
+/* --dry-run: where each configuration's targets, mounts and shape files resolve to. */
+void rep_print_resolved(struct runner *R, FILE *out);
 
 /* runner_rep.c: one repetition */
 int rep_setup(struct runner *R, unsigned cfg, unsigned rep, struct dut_error *err);

@@ -452,6 +452,7 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 		return -EIO;
 	}
 	t->mounted = true;
+	rep_target_dutfs_mounted(R, t->ct);
 	if (run_read_pidfile(t->pidfile, &t->dutfs_pid) < 0)
 		runner_warn(R, "dutfs wrote no pid to %s: the end of its trace cannot be waited for", t->pidfile);
 	if (cfg->trace) {

@@ -182,6 +182,13 @@ void run_state_free(struct run_state *st)
 				free(rs->artifacts[a].file);
 			}
 			free(rs->artifacts);
+			for (size_t t = 0; t < rs->ntargets; t++) {
+				free(rs->targets[t].name);
+				free(rs->targets[t].path);
+				free(rs->targets[t].dir);
+				free(rs->targets[t].filesystem);
+			}
+			free(rs->targets);
 			free(rs->reason);
 		}
 		free(cs->reps);

@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "lib/cleanup.h"
+#include "probe/safety.h"
 #include "tools/run/runner_priv.h"
 #include "tools/run/stage.h"
+#include "tools/run/stage/stage_pure.h"
 
 struct rep_stage {
 	struct dut_stage *stage;
@@ -22,10 +27,51 @@ struct rep_stage {
 
 void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len)
 {
+	char rel[PATH_MAX], cwd[PATH_MAX];
+
 	if (t->path[0] == '/' || !R->e->base_dir)
-		run_pathf(buf, len, "%s", t->path);
+		run_pathf(rel, sizeof(rel), "%s", t->path);
 	else
-		run_pathf(buf, len, "%s/%s", R->e->base_dir, t->path);
+		run_pathf(rel, sizeof(rel), "%s/%s", R->e->base_dir, t->path);
+	/* an experiment named by a relative path has a relative base: resolve it here, once */
+	if (rel[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		run_pathf(buf, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
+	else
+		run_pathf(buf, len, "%s", rel);
+}
+
+int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char probe[PATH_MAX], line[4096];
+	struct stat st;
+
+	/* a path that does not exist yet would go on its nearest existing ancestor's filesystem */
+	run_pathf(probe, sizeof(probe), "%s", path);
+	while (stat(probe, &st) < 0) {
+		char *slash = strrchr(probe, '/');
+
+		if (errno != ENOENT || !slash)
+			return -errno;
+		if (slash == probe)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (!(f = fopen("/proc/self/mountinfo", "re")))
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct mountinfo_entry e;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (mountinfo_parse_line(line, &e) < 0 || e.major != major(st.st_dev) || e.minor != minor(st.st_dev))
+			continue;
+		snprintf(fstype, fslen, "%s", e.fstype);
+		if (mnt)
+			snprintf(mnt, mntlen, "%s", e.mount_point);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static void spec_of(const struct runner *R, const struct dut_config_target *ct, char *mnt_root, size_t len,
@@ -96,6 +142,45 @@ int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct
 	return dut_stage_check(&spec, err);
 }
 
+/*
+ * The manifest's record of a staged target: its path, the directory its
+ * data goes to and the filesystem that directory is on (for a directory
+ * target the filesystem it already had, which the experiment calls
+ * "none"); whether dutfs is mounted over it is set when it is
+ * (rep_target_dutfs_mounted).  Out of memory only loses the record.
+ */
+static void note_target(struct runner *R, const struct dut_config_target *ct, const char *dir)
+{
+	struct run_rep_state *rs;
+	struct run_rep_target *v, *t;
+	char path[PATH_MAX], fstype[64];
+
+	if (!R->rep)
+		return;
+	rs = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+	if (!(v = realloc(rs->targets, (rs->ntargets + 1) * sizeof(*v))))
+		return;
+	rs->targets = v;
+	t = &v[rs->ntargets++];
+	rep_target_path(R, ct->target, path, sizeof(path));
+	*t = (struct run_rep_target){ .name = strdup(ct->target->name), .path = strdup(path),
+				      .dir = dir ? strdup(dir) : NULL };
+	if (dir && rep_path_filesystem(dir, fstype, sizeof(fstype), NULL, 0) == 0)
+		t->filesystem = strdup(fstype);
+}
+
+void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct)
+{
+	struct run_rep_state *rs;
+
+	if (!R->rep)
+		return;
+	rs = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+	for (size_t i = 0; i < rs->ntargets; i++)
+		if (rs->targets[i].name && strcmp(rs->targets[i].name, ct->target->name) == 0)
+			rs->targets[i].dutfs = true;
+}
+
 int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
 		      struct rep_stage **ret, struct dut_error *err)
 {
@@ -112,6 +197,7 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 		free(s);
 		return r;
 	}
+	note_target(R, ct, dut_stage_dir(s->stage));
 	*ret = s;
 	return 0;
 }
@@ -132,4 +218,80 @@ int rep_stage_teardown(struct rep_stage *s, struct dut_error *err)
 
 	free(s);
 	return r;
+}
+
+/* A path resolved for the dry run: absolute, through links where it exists. */
+static void resolved(const char *path, char *buf, size_t len)
+{
+	char *real = realpath(path, NULL);
+
+	run_pathf(buf, len, "%s", real ? real : path);
+	free(real);
+}
+
+/* One target of a configuration: where it is, what the run makes of it, where data goes. */
+static void print_resolved_target(struct runner *R, const struct dut_config *cfg, size_t ti, FILE *out)
+{
+	const struct dut_config_target *ct = &cfg->targets[ti];
+	const struct dut_target *t = ct->target;
+	bool makes_fs = ct->fs && ct->fs->type != DUT_FS_NONE && t->type != DUT_TARGET_DIRECTORY;
+	char path[PATH_MAX], abs[PATH_MAX], fstype[64] = "", mnt[256] = "", *tmpl;
+	struct stat st;
+	bool exists;
+
+	rep_target_path(R, t, path, sizeof(path));
+	resolved(path, abs, sizeof(abs));
+	exists = stat(abs, &st) == 0;
+	fprintf(out, "    target %s: %s %s", t->name, dut_target_type_name(t->type), abs);
+	if (t->type == DUT_TARGET_DIRECTORY) {
+		if (exists && rep_path_filesystem(abs, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
+			fprintf(out, " (on %s, mounted at %s)", fstype, mnt);
+		else if (!exists && strncmp(abs, run_var_root(), strlen(run_var_root())) == 0 &&
+			 abs[strlen(run_var_root())] == '/')
+			fprintf(out, " (does not exist yet: the run makes it, under %s)", run_var_root());
+		else if (!exists)
+			fprintf(out, " (does not exist: a run is refused)");
+	} else if (t->type == DUT_TARGET_IMAGE) {
+		fprintf(out, " (%s; a loop device at run time)", exists ? "exists" : "made by the run");
+	}
+	fputc('\n', out);
+	if (makes_fs) {
+		tmpl = stage_mountpoint_template(R->work_root[0] ? R->work_root : "/run/dutlab-<pid>/stage",
+						 t->name);
+		fprintf(out, "      %s made on it, mounted at %s\n", ct->fs->name, tmpl ? tmpl : "?");
+		free(tmpl);
+	}
+	if (cfg_target_holds_data(R->e, cfg, ti)) {
+		fprintf(out, "      the run's data: %s/%s", makes_fs ? "<mount>" : abs, RUN_BACKING_NAME);
+		if (cfg->view != DUT_VIEW_OFF)
+			fprintf(out, ", through dutfs (view %s) mounted at /run/dutlab-<pid>/mnt-%zu", dut_view_name(cfg->view),
+				ti);
+		else
+			fprintf(out, ", without dutfs (view off)");
+		fputc('\n', out);
+		if (cfg->view != DUT_VIEW_OFF && ct->shape && strcmp(ct->shape, "none") != 0) {
+			char shape[PATH_MAX], sabs[PATH_MAX];
+
+			if (ct->shape[0] == '/' || !R->e->base_dir)
+				run_pathf(shape, sizeof(shape), "%s", ct->shape);
+			else
+				run_pathf(shape, sizeof(shape), "%s/%s", R->e->base_dir, ct->shape);
+			resolved(shape, sabs, sizeof(sabs));
+			fprintf(out, "      shape file: %s%s\n", sabs, access(sabs, R_OK) == 0 ? "" : " (cannot be read)");
+		}
+	}
+}
+
+void rep_print_resolved(struct runner *R, FILE *out)
+{
+	fprintf(out, "\nresolved paths (<pid>: the process id of the run; <mount>: the target's mount point):\n");
+	for (size_t c = 0; c < R->plan->nconfigs; c++) {
+		const struct dut_config *cfg = &R->plan->configs[c];
+
+		fprintf(out, "  [%u/%zu] %s\n", cfg->index + 1, R->plan->nconfigs, cfg->name);
+		for (size_t t = 0; t < R->e->ntargets; t++)
+			if (cfg_target_used(R->e, cfg, t))
+				print_resolved_target(R, cfg, t, out);
+	}
+	fflush(out);
 }

@@ -3,7 +3,8 @@
 # dutlab run, Ctrl-C in the middle of a step and during pgload cluster init:
 # the run tears everything down (nothing mounted, no loop device attached,
 # no postgres, initdb or dutfs of it left), the manifest says interrupted,
-# and the exit status is 130.
+# the exit status is 130, and report.md is written after the teardown,
+# saying the run was interrupted and which steps completed.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/it-lib.sh"
 
@@ -61,6 +62,23 @@ m=$run/manifest.json
 [ -n "$(jq -r '.finished_at // empty' "$m")" ] || fail "no finished_at"
 it_leftovers "$run" || fail "the interrupted run left something behind"
 echo "PASS: run interrupted mid-step torn down"
+
+# After the teardown the run still gets its report: report.md says the run
+# was interrupted and which steps completed (load) and which did not (rw).
+r=$run/report.md
+[ -s "$r" ] || fail "an interrupted run has no report.md"
+grep -q "^- status: interrupted" "$r" || fail "report.md does not give the status interrupted"
+grep -q "the run was interrupted" "$r" || fail "report.md does not say the run was interrupted"
+grep -q "rep 1 (interrupted): steps completed: load; not completed: rw (interrupted)" "$r" ||
+	{ grep -n "steps completed" "$r"; fail "report.md does not say which steps completed"; }
+# the run directory is named once at the start and once at the end, with the report
+[ "$(grep -c "run directory: " "$WORK/out.txt")" -eq 2 ] ||
+	{ grep -n "run directory: " "$WORK/out.txt"; fail "\"run directory:\" is not printed exactly twice"; }
+grep -q "^run directory: $run (report: $run/report.md)" "$WORK/out.txt" ||
+	fail "the last line does not name the report"
+# teardown first, report after: nothing of the run was mounted when the report was written
+tail -n 5 "$WORK/out.txt" | grep -q "run directory: $run (report:" || fail "the report line is not at the end"
+echo "PASS: an interrupted run has a partial report"
 
 # Ctrl-C as a terminal sends it (to the runner's whole process group) while
 # pgload cluster init runs: initdb (under runuser, pgload's process group)

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * How a request continues its file's stream (tools/report.h): sequential,
+ * a tail rewrite, random.  Regression (issue #18): PostgreSQL's WAL, written
+ * as appends that rewrite the current page at every commit, read as 99.8 %
+ * random; a random heap workload must still read as random.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "tests/cu_main.h"
+#include "tools/report.h"
+#include "tools/run_stats.h"
+
+DUT_DEFINE_FREEP(struct report *, report_free)
+
+static void test_access_rule_table(void)
+{
+	static const struct {
+		bool has_prev;
+		uint64_t prev_end, offset;
+		enum rep_access want;
+		const char *what;
+	} cases[] = {
+		{ false, 0, 0, REP_ACCESS_RANDOM, "the first request on a file" },
+		{ true, 8192, 8192, REP_ACCESS_SEQUENTIAL, "starts where the previous ended" },
+		{ true, 16384, 8192, REP_ACCESS_TAIL_REWRITE, "one page back: the tail page again" },
+		{ true, 16384, 12288, REP_ACCESS_TAIL_REWRITE, "half a page back" },
+		{ true, 16384, 16383, REP_ACCESS_TAIL_REWRITE, "one byte back" },
+		{ true, 16384, 8191, REP_ACCESS_RANDOM, "one byte more than a page back" },
+		{ true, 16384, 0, REP_ACCESS_RANDOM, "two pages back" },
+		{ true, 16384, 16385, REP_ACCESS_RANDOM, "a jump forward by a byte" },
+		{ true, 16384, 24576, REP_ACCESS_RANDOM, "a jump forward by a page" },
+		{ true, 4096, 0, REP_ACCESS_TAIL_REWRITE, "back to offset 0 within a page" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(cases); i++) {
+		enum rep_access a = rep_access_of(cases[i].has_prev, cases[i].prev_end, cases[i].offset);
+
+		CU_CHECK(a == cases[i].want, "%s: prev_end %llu offset %llu: got %d, want %d", cases[i].what,
+			 (unsigned long long)cases[i].prev_end, (unsigned long long)cases[i].offset, a,
+			 cases[i].want);
+	}
+}
+
+static struct dut_trace_file files[] = {
+	{ 1, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
+	{ 2, "base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663,
+			       .relfilenode = 16384 } },
+};
+
+#define NCOMMITS 1000
+#define NRANDOM 2000
+#define PAGE 8192u
+
+static struct dut_trace_rec rec(uint64_t ts, uint8_t op, uint32_t id, uint64_t off, uint32_t len)
+{
+	return (struct dut_trace_rec){ .ts_ns = ts, .offset = off, .len = len, .result = (int32_t)len,
+				       .lat_ns = 1000, .file_id = id, .pid = 10, .op = op };
+}
+
+/*
+ * WAL as PostgreSQL writes it: each commit writes from the start of the
+ * current, partly filled page through the end of its records (one to three
+ * pages), then fdatasyncs; the next commit starts at that last page again
+ * unless the commit filled it exactly.  Interleaved with it, random 8 KiB
+ * reads and writes of a 1 GiB heap file (xorshift, fixed seed).
+ */
+static size_t build(struct dut_trace_rec *v, uint64_t *ret_rewrites)
+{
+	uint64_t ts = 1000, page = 0, x = 88172645463325252ull, rewrites = 0;
+	bool prev_filled = false;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < NCOMMITS; i++) {
+		unsigned pages = 1 + i % 3;
+		bool filled = i % 7 == 0;
+
+		v[n++] = rec(ts++, DUT_OP_WRITE, 1, page * PAGE, pages * PAGE);
+		v[n++] = rec(ts++, DUT_OP_FDATASYNC, 1, 0, 0);
+		rewrites += i > 0 && !prev_filled;
+		page += filled ? pages : pages - 1;
+		prev_filled = filled;
+		for (unsigned k = 0; k < NRANDOM / NCOMMITS; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[n++] = rec(ts++, k ? DUT_OP_READ : DUT_OP_WRITE, 2, (x % 131072) * PAGE, PAGE);
+		}
+	}
+	*ret_rewrites = rewrites;
+	return n;
+}
+
+static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
+{
+	_cleanup_free_ struct dut_trace_rec *v = calloc(2 * NCOMMITS + NRANDOM, sizeof(*v));
+	_cleanup_(report_freep) struct report *rep = NULL;
+	struct dut_trace t = { .files = files, .nfiles = DUT_ARRAY_SIZE(files), .has_footer = true };
+	const struct rep_dirstats *wal, *heap_r, *heap_w;
+	uint64_t rewrites;
+	struct run_io_class c = { 0 };
+	char p[200];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	t.recs = v;
+	t.nrecs = build(v, &rewrites);
+	t.footer.records_written = t.nrecs;
+	CU_ASSERT_EQUAL_FATAL(report_build(&t, NULL, &rep), 0);
+	wal = &rep->phases[0].cls[RC_WAL].dir[REP_WRITE];
+	heap_r = &rep->phases[0].cls[RC_HEAP].dir[REP_READ];
+	heap_w = &rep->phases[0].cls[RC_HEAP].dir[REP_WRITE];
+
+	CU_ASSERT_EQUAL(wal->ops, NCOMMITS);
+	/* every write but the first continues the stream: no WAL write is random */
+	CU_CHECK(wal->seq_ops == NCOMMITS - 1, "WAL sequential %llu of %llu", (unsigned long long)wal->seq_ops,
+		 (unsigned long long)wal->ops);
+	CU_CHECK(wal->rewrite_ops == rewrites, "WAL tail rewrites %llu, built %llu",
+		 (unsigned long long)wal->rewrite_ops, (unsigned long long)rewrites);
+	CU_ASSERT(rewrites > NCOMMITS / 2);
+
+	/* random heap I/O: of 2,000 requests over 131,072 pages, hardly any lands within a page behind */
+	CU_ASSERT_EQUAL(heap_r->ops + heap_w->ops, NRANDOM);
+	CU_CHECK(heap_r->seq_ops + heap_w->seq_ops <= 2, "heap sequential %llu",
+		 (unsigned long long)(heap_r->seq_ops + heap_w->seq_ops));
+
+	/* the sentence the report gives each class */
+	for (int d = 0; d < 2; d++) {
+		c.ops[d] = rep->phases[0].cls[RC_WAL].dir[d].ops;
+		c.seq_ops[d] = rep->phases[0].cls[RC_WAL].dir[d].seq_ops;
+		c.rewrite_ops[d] = rep->phases[0].cls[RC_WAL].dir[d].rewrite_ops;
+	}
+	CU_ASSERT_PTR_NULL(run_io_pattern(&c, REP_READ, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_WRITE, p, sizeof(p)));
+	CU_CHECK(strncmp(p, "sequential appends with rewrites of the tail page (", 51) == 0, "WAL: %s", p);
+	/* the one random write is the first on the file */
+	CU_CHECK(strstr(p, "0.1% random of 1,000 writes") != NULL, "WAL: %s", p);
+	for (int d = 0; d < 2; d++) {
+		c.ops[d] = rep->phases[0].cls[RC_HEAP].dir[d].ops;
+		c.seq_ops[d] = rep->phases[0].cls[RC_HEAP].dir[d].seq_ops;
+		c.rewrite_ops[d] = rep->phases[0].cls[RC_HEAP].dir[d].rewrite_ops;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_READ, p, sizeof(p)));
+	CU_CHECK(strncmp(p, "random (", 8) == 0, "heap reads: %s", p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_WRITE, p, sizeof(p)));
+	CU_CHECK(strncmp(p, "random (", 8) == 0, "heap writes: %s", p);
+}
+
+/* Pure appends stay "sequential"; half and half is "mixed". */
+static void test_pattern_words(void)
+{
+	struct run_io_class app = { .ops = { 0, 1000 }, .seq_ops = { 0, 999 }, .rewrite_ops = { 0, 3 } };
+	struct run_io_class mix = { .ops = { 1000, 0 }, .seq_ops = { 500, 0 } };
+	char p[200];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&app, REP_WRITE, p, sizeof(p)));
+	CU_CHECK(strcmp(p, "sequential (99.6% appends, 0.3% tail rewrites, 0.1% random of 1,000 writes)") == 0,
+		 "%s", p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&mix, REP_READ, p, sizeof(p)));
+	CU_CHECK(strncmp(p, "mixed (", 7) == 0, "%s", p);
+}
+
+static const struct cu_test tests[] = {
+	{ "access_rule_table", test_access_rule_table },
+	{ "wal_tail_rewrites_are_sequential_heap_stays_random", test_wal_tail_rewrites_are_sequential_heap_stays_random },
+	{ "pattern_words", test_pattern_words },
+	{ NULL, NULL },
+};
+const struct cu_suite cu_suite = { .name = "report_access", .tests = tests };
