@@ -17,6 +17,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs_safe.h"
+#include "lib/pgbin.h"
 #include "lib/memcg.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
@@ -883,6 +884,7 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 	struct pgl_cluster_init_opts opts = *oo, *o = &opts;
 	char initdb[PATH_MAX + 16], password[40] = "", sb_text[64], mwm_text[64];
 	_cleanup_close_ int pgfd = -1;
+	char newest[PATH_MAX];
 	uid_t uid;
 	gid_t gid;
 	int r;
@@ -891,8 +893,11 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 	c.listen_tcp = o->listen_tcp;
 	if ((r = memory_plan(&opts, sb_text, mwm_text, sizeof(sb_text), &c, err)) < 0)
 		return r;
+	/* without --bindir: the newest PostgreSQL major installed (lib/pgbin.h) */
+	if (!o->bindir && (r = dut_pgbin_find(DUT_PG_ROOT, 0, newest, sizeof(newest), NULL, err)) < 0)
+		return r;
 	if (pgl_sys_absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
-	    pgl_sys_absolute_path(o->bindir ? o->bindir : PGL_DEFAULT_BINDIR, c.bindir, sizeof(c.bindir)) < 0)
+	    pgl_sys_absolute_path(o->bindir ? o->bindir : newest, c.bindir, sizeof(c.bindir)) < 0)
 		return -ENAMETOOLONG;
 	if ((r = pgl_cluster_check_bindir(c.bindir, err)) < 0)
 		return r;

@@ -39,7 +39,6 @@
 
 #include "lib/error.h"
 
-#define PGL_DEFAULT_BINDIR "/usr/lib/postgresql/15/bin"
 #define PGL_STATE_FILE "pgload_state.json"
 #define PGL_SERVER_LOG "pgload_server.log"
 #define PGL_MAX_TABLESPACES 16

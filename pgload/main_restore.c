@@ -11,6 +11,7 @@
 
 #include "lib/log.h"
 #include "lib/result.h"
+#include "lib/pgbin.h"
 #include "pgload/cluster.h"
 #include "pgload/main.h"
 #include "lib/redact.h"
@@ -238,7 +239,9 @@ static int main_run(struct restore_args *a, int argc, char **argv)
 
 int pgl_main_restore(int argc, char **argv)
 {
-	struct restore_args a = { .bindir = PGL_DEFAULT_BINDIR, .jobs = 2, .check = true };
+	struct restore_args a = { .jobs = 2, .check = true };
+	struct dut_error err = { "" };
+	char newest[PATH_MAX];
 	const char *sub;
 	int r;
 
@@ -249,6 +252,14 @@ int pgl_main_restore(int argc, char **argv)
 	sub = argv[1];
 	if ((r = parse_args(argc - 1, argv + 1, &a)) != 0)
 		return r < 0 ? 0 : r;
+	/* without --bindir: the newest PostgreSQL major installed, as cluster init takes */
+	if (!a.bindir) {
+		if (dut_pgbin_find(DUT_PG_ROOT, 0, newest, sizeof(newest), NULL, &err) < 0) {
+			dut_err("%s", err.msg);
+			return 1;
+		}
+		a.bindir = newest;
+	}
 	if (!strcmp(sub, "dump"))
 		return main_dump(&a);
 	if (!strcmp(sub, "run"))

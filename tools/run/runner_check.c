@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include "lib/fs_safe.h"
+#include "lib/pgbin.h"
 #include "tools/run/runner_priv.h"
-
-#define PG_BINDIR "/usr/lib/postgresql/15/bin"
 
 bool runner_pgload_has_standby(struct runner *R)
 {
@@ -187,8 +186,8 @@ static unsigned need_program(struct runner *R, const char *path, const char *wha
 		return 0;
 	if (!quiet)
 		runner_error(R, "%s is missing (%s): %s", what, path,
-			     strstr(path, PG_BINDIR) ? "install PostgreSQL 15 (tools/setup does)"
-						     : "build dutlab first (tools/setup, or ninja -C build)");
+			     strstr(path, DUT_PG_ROOT "/") ? "install the PostgreSQL server (tools/setup does)"
+							   : "build dutlab first (tools/setup, or ninja -C build)");
 	return 1;
 }
 
@@ -214,24 +213,37 @@ static unsigned check_global(struct runner *R, bool quiet)
 					     "(modprobe fuse), or use [dutfs] view = off");
 		}
 	}
-	if (n.cluster) {
+	if (n.cluster || n.restore) {
+		/* the server pgload will take: the newest major installed (lib/pgbin.h) */
 		static const char *const pg[] = { "initdb", "pg_ctl", "postgres" };
-		char path[256];
+		static const char *const rs[] = { "pg_dump", "pg_restore" };
+		struct dut_error perr = { "" };
+		char bindir[PATH_MAX], path[PATH_MAX + 16], what[32];
+		unsigned major = 0;
 
-		bad += need_program(R, R->pgload, "pgload", quiet);
-		for (size_t i = 0; i < sizeof(pg) / sizeof(pg[0]); i++) {
-			run_pathf(path, sizeof(path), "%s/%s", PG_BINDIR, pg[i]);
-			bad += need_program(R, path, "PostgreSQL 15", quiet);
+		if (dut_pgbin_find(DUT_PG_ROOT, 0, bindir, sizeof(bindir), &major, &perr) < 0) {
+			bad++;
+			if (!quiet)
+				runner_error(R, "%s", perr.msg);
+		} else {
+			snprintf(what, sizeof(what), "PostgreSQL %u", major);
+			for (size_t i = 0; n.cluster && i < sizeof(pg) / sizeof(pg[0]); i++) {
+				run_pathf(path, sizeof(path), "%s/%s", bindir, pg[i]);
+				bad += need_program(R, path, what, quiet);
+			}
+			for (size_t i = 0; n.restore && i < sizeof(rs) / sizeof(rs[0]); i++) {
+				run_pathf(path, sizeof(path), "%s/%s", bindir, rs[i]);
+				bad += need_program(R, path, what, quiet);
+			}
 		}
+	}
+	if (n.cluster) {
+		bad += need_program(R, R->pgload, "pgload", quiet);
 		if (!getpwnam("postgres")) {
 			bad++;
 			if (!quiet)
-				runner_error(R, "there is no user postgres: install PostgreSQL 15 (tools/setup does)");
+				runner_error(R, "there is no user postgres: install the PostgreSQL server (tools/setup does)");
 		}
-	}
-	if (n.restore) {
-		bad += need_program(R, PG_BINDIR "/pg_dump", "PostgreSQL 15", quiet);
-		bad += need_program(R, PG_BINDIR "/pg_restore", "PostgreSQL 15", quiet);
 	}
 	if (n.probe)
 		bad += need_program(R, R->dutprobe, "dutprobe", quiet);
