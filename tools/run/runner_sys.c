@@ -372,10 +372,7 @@ int run_find_tools(struct run_tools *t, struct dut_error *err)
 		n = 0;
 	exe[n] = '\0';
 	r = run_tools_resolve(n ? exe : NULL, env, getenv("PATH"), run_is_executable, t);
-	if (r == -ENOENT && env && *env)
-		dut_error_set(err, "DUT_BUILD_ROOT=%s has no fuse/dutfs, pgload/pgload and probe/dutprobe: "
-			      "build them (ninja -C %s) or unset DUT_BUILD_ROOT", env, env);
-	else if (r == -ENOENT)
+	if (r == -ENOENT)
 		dut_error_set(err, "cannot find dutfs, pgload and dutprobe: not in the build tree of %s, "
 			      "not beside it and not on PATH; build the whole project (ninja -C build) "
 			      "or install the dutlab package", n ? exe : "dutlab");

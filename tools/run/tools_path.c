@@ -64,14 +64,13 @@ int run_tools_resolve(const char *exe, const char *build_root, const char *path_
 
 	t->where = NULL;
 	if (build_root && build_root[0]) {
-		if ((r = try_dir(t, build_root, BUILD, is_exec)) < 0)
+		/* an explicit build root is the answer, not a hint: its paths are
+		 * taken even where a program is missing (the run's checks name
+		 * those it needs; a stand-in build may hold only one) */
+		if ((r = fill(t, build_root, BUILD)) < 0)
 			return r;
-		if (r) {
-			t->where = "DUT_BUILD_ROOT";
-			return 0;
-		}
-		/* an explicit build root that lacks them is the answer, not a hint */
-		return -ENOENT;
+		t->where = "DUT_BUILD_ROOT";
+		return 0;
 	}
 	if (exe && exe[0] == '/') {
 		if ((r = dir_of(exe, dir, sizeof(dir))) < 0 || (r = dir_of(dir, up, sizeof(up))) < 0)

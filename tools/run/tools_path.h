@@ -2,11 +2,12 @@
 /*
  * Where dutlab finds dutfs, pgload and dutprobe.  Pure: the caller says what
  * is executable.  In order:
- *   1. $DUT_BUILD_ROOT, a build tree (fuse/dutfs, pgload/pgload, probe/dutprobe);
+ *   1. $DUT_BUILD_ROOT, a build tree (fuse/dutfs, pgload/pgload, probe/dutprobe),
+ *      taken as it is: what it lacks, the run's checks report;
  *   2. the build tree the running program is in (build/tools/dutlab);
  *   3. the directory the program is installed in (/usr/bin/dutlab -> /usr/bin/dutfs);
  *   4. each directory of $PATH.
- * The first place that has all three wins; they are never mixed.
+ * Otherwise the first place that has all three wins; places are never mixed.
  */
 #ifndef DUT_RUN_TOOLS_PATH_H
 #define DUT_RUN_TOOLS_PATH_H
