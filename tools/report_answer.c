@@ -19,6 +19,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -39,6 +40,26 @@ static struct cmp_stat txn_mean(const struct run_config *c, const char *step)
 
 		if (ph && dut_phase_get_latency(ph, "txn", &s) == 0 && s.count)
 			v[n++] = s.mean;
+	}
+	return cmp_stat_of(v, n);
+}
+
+/* Median over a configuration's documents of a step of the sum of their phases' durations (s). */
+static struct cmp_stat all_phases_s(const struct run_config *c, const char *step)
+{
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	double v[RUN_MAX_DOCS];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < nd; i++) {
+		uint64_t ns, sum = 0;
+
+		for (size_t p = 0; p < dut_result_phase_count(docs[i]); p++)
+			if (dut_phase_get_duration(dut_result_phase_at(docs[i], p), &ns) == 0)
+				sum += ns;
+		if (sum)
+			v[n++] = (double)sum / 1e9;
 	}
 	return cmp_stat_of(v, n);
 }
@@ -113,9 +134,15 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 				answer_row(d, c->name, st, "restore time (s)", &v, 1, 2, &base);
 				break;
 			case DOC_OLTP_INIT:
+				/* the COPY phase only: the run summary's step time adds the
+				 * table creation, VACUUM and index builds */
 				v = run_duration(c, st, "init/load");
 				base = run_duration(b, st, "init/load");
-				answer_row(d, c->name, st, "load time (s)", &v, 1, 2, &base);
+				answer_row(d, c->name, st, "COPY load phase of pgload init (init/load, s)",
+					   &v, 1, 2, &base);
+				v = all_phases_s(c, st);
+				base = all_phases_s(b, st);
+				answer_row(d, c->name, st, "pgload init, all phases (s)", &v, 1, 2, &base);
 				break;
 			case DOC_DSS:
 				for (size_t k = 0; cmp && k < cmp->ninputs; k++)
@@ -228,12 +255,18 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	struct cmp_stat p50 = run_latency(c, step, "run", "txn", "p50");
 	struct cmp_stat in = run_metric(c, step, "run", "tps_including_connections");
 	struct cmp_stat ex = run_metric(c, step, "run", "tps_excluding_connections");
-	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32];
-	double share_r = -1, share_w = -1, share_c = -1, rpt = -1;
+	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32], cpu[400], srvtext[1200];
+	double share_r = -1, share_w = -1, share_c = -1, share_cpu = -1, rpt = -1;
 	struct run_io_mix mix = { 0 };
+	struct answer_srv sv;
 
 	if (!tps.n)
 		return;
+	answer_srv_of(c, step, &sv);
+	answer_srv_cpu_text(&sv, cpu, sizeof(cpu));
+	answer_srv_text(&sv, srvtext, sizeof(srvtext));
+	if (sv.cpu_share_pct.n)
+		share_cpu = sv.cpu_share_pct.median;
 	if (mark)
 		run_io_mix_of(c, mark, &mix);
 	if (!mix.ntraced || !tx.n || tx.median <= 0) {
@@ -297,27 +330,40 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	} else {
 		snprintf(conn, sizeof(conn), "connections: not in the result documents");
 	}
-	if (share_r >= LIMIT_SHARE_PCT && share_r >= share_w && share_r >= share_c)
+	if (share_r >= LIMIT_SHARE_PCT && share_r >= share_w && share_r >= share_c && share_r >= share_cpu)
 		snprintf(limit, sizeof(limit), "limited by device reads");
-	else if (share_w >= LIMIT_SHARE_PCT && share_w >= share_c)
+	else if (share_w >= LIMIT_SHARE_PCT && share_w >= share_c && share_w >= share_cpu)
 		snprintf(limit, sizeof(limit), "limited by WAL flushes");
+	else if (share_cpu >= LIMIT_SHARE_PCT && share_cpu >= share_c)
+		snprintf(limit, sizeof(limit), "limited by CPU (server and client CPU explain %.0f%% of the "
+			 "transaction time)", fmin(share_cpu, 100));
 	else if (share_c >= LIMIT_SHARE_PCT)
 		snprintf(limit, sizeof(limit), "limited by connection set-up");
-	else if (share_r < 0 || share_w < 0)
+	else if ((share_r < 0 || share_w < 0) && share_cpu < 0)
 		snprintf(limit, sizeof(limit), "what limited it is not shown: the evidence is missing");
-	else
+	else if (share_cpu < 0)
 		snprintf(limit, sizeof(limit), "not limited by the device reads or WAL flushes the trace "
 			 "saw (%.0f%% and %.0f%% of the transaction time): the rest is CPU, locks or the "
-			 "client, which this run did not measure", fmin(share_r, 100), fmin(share_w, 100));
+			 "client, and CPU was not measured", fmin(share_r, 100), fmin(share_w, 100));
+	else if (share_r < 0 || share_w < 0)
+		snprintf(limit, sizeof(limit), "not limited by CPU (%.0f%% of the transaction time); "
+			 "device reads and WAL flushes not traced, see PostgreSQL's figures below",
+			 fmin(share_cpu, 100));
+	else
+		snprintf(limit, sizeof(limit), "not limited by the device reads, WAL flushes or CPU the run "
+			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits "
+			 "(locks, the client; see the wait events below)", fmin(share_r, 100),
+			 fmin(share_w, 100), fmin(share_cpu, 100));
 	if (rpt >= 0 && rpt < FIND_MEMORY_READS_PER_TX) {
 		size_t l = strlen(limit);
 
 		snprintf(limit + l, sizeof(limit) - l, "; memory served its reads, the device was "
 			 "barely read (see What this run did not measure)");
 	}
-	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; CPU: not in the result documents.",
+	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; %s.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
-		  wal, *wal ? "; " : "", conn);
+		  wal, *wal ? "; " : "", conn, cpu);
+	rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */
