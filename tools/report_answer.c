@@ -257,6 +257,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	struct cmp_stat ex = run_metric(c, step, "run", "tps_excluding_connections");
 	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32], cpu[400], srvtext[1200];
 	double share_r = -1, share_w = -1, share_c = -1, share_cpu = -1, rpt = -1;
+	bool pg_r = false, pg_w = false;   /* the read / WAL share comes from pg_stat_*, not the trace */
 	struct run_io_mix mix = { 0 };
 	struct answer_srv sv;
 
@@ -323,6 +324,17 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		dut_hist_free(rh);
 		dut_hist_free(fh);
 	}
+	/* no trace: PostgreSQL's own read and WAL sync times stand in for it */
+	if (share_r < 0 && sv.blks_read_per_txn.n && sv.read_ms.n && mean.n && mean.median > 0) {
+		share_r = 100.0 * sv.blks_read_per_txn.median * sv.read_ms.median * 1e6 / mean.median;
+		pg_r = true;
+	}
+	if (share_w < 0 && sv.wal_sync_per_commit.n && sv.wal_sync_ms.n && p50.n && p50.median > 0) {
+		double spc = sv.wal_sync_per_commit.median;
+
+		share_w = 100.0 * (spc >= WAL_WAIT_PER_COMMIT ? 1.0 : spc) * sv.wal_sync_ms.median * 1e6 / p50.median;
+		pg_w = true;
+	}
 	if (in.n && ex.n && ex.median > 0) {
 		share_c = 100.0 * (1.0 - in.median / ex.median);
 		snprintf(conn, sizeof(conn), "connections: %.0f%% of the step's time (%s tx/s including "
@@ -350,10 +362,24 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 			 "device reads and WAL flushes not traced, see PostgreSQL's figures below",
 			 fmin(share_cpu, 100));
 	else
-		snprintf(limit, sizeof(limit), "not limited by the device reads, WAL flushes or CPU the run "
+		snprintf(limit, sizeof(limit), "not limited by the reads, WAL flushes or CPU the run "
 			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits "
 			 "(locks, the client; see the wait events below)", fmin(share_r, 100),
 			 fmin(share_w, 100), fmin(share_cpu, 100));
+	if (pg_r || pg_w) {
+		size_t l = strlen(limit);
+
+		/* the same shares as the trace's, from PostgreSQL's timings */
+		l += (size_t)snprintf(limit + l, sizeof(limit) - l, " (the trace has none; from PostgreSQL:");
+		if (pg_w && l < sizeof(limit))
+			l += (size_t)snprintf(limit + l, sizeof(limit) - l, " a commit's WAL sync is %.0f%% of the "
+					      "transaction latency p50%s", fmin(share_w, 100), pg_r ? "," : "");
+		if (pg_r && l < sizeof(limit))
+			l += (size_t)snprintf(limit + l, sizeof(limit) - l, " block reads are %.0f%% of the mean "
+					      "transaction time", fmin(share_r, 100));
+		if (l < sizeof(limit))
+			snprintf(limit + l, sizeof(limit) - l, ")");
+	}
 	if (rpt >= 0 && rpt < FIND_MEMORY_READS_PER_TX) {
 		size_t l = strlen(limit);
 

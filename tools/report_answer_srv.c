@@ -265,13 +265,14 @@ void answer_srv_text(const struct answer_srv *a, char *buf, size_t n)
 		else
 			ADD(", wal_sync_time absent (%s)", *a->wal_time_why ? a->wal_time_why : "not reported");
 	} else {
-		ADD("WAL syncs absent (%s), so the WAL flushes per commit are the trace's only",
+		ADD("WAL syncs absent (%s), so WAL flushes per commit are known only where a dutfs trace "
+		    "saw them",
 		    *a->wal_why ? a->wal_why : "not reported");
 	}
 	if (a->ckpts.n) {
 		ADD("; checkpoints during the step: %.0f", a->ckpts.median);
 		if (a->ckpt_bufs.n && a->ckpt_write_s.n && a->ckpt_sync_s.n)
-			ADD(", %s buffers written, write %.1f s, sync %.2f s",
+			ADD(", %s buffers written, write %.2f s, sync %.2f s",
 			    run_fmt_num(a->ckpt_bufs.median, 0, x, sizeof(x)), a->ckpt_write_s.median,
 			    a->ckpt_sync_s.median);
 		if (a->ckpt_tps[0])

@@ -584,7 +584,7 @@ static void test_answer_server_evidence(void)
 		return;
 	CU_CHECK(strstr(md, "- a, step oltp, from the server: PostgreSQL 15.20 says: pg_stat_wal: 0.90 WAL syncs "
 			"per commit, 0.500 ms per sync (wal_sync_time); checkpoints during the step: 1, 2,345 buffers "
-			"written, write 12.3 s, sync 0.20 s; TPS median 625 in the 2 s the checkpointer worked, 1,000 "
+			"written, write 12.30 s, sync 0.20 s; TPS median 625 in the 2 s the checkpointer worked, 1,000 "
 			"in the other 3 s (first run, per-second series); pg_stat_database: 0.0500 blocks read per "
 			"transaction, 0.200 ms per read (blk_read_time); wait events: IO:WALSync 41% of backend "
 			"samples, Client:ClientRead 30%, CPU:running 17%, LWLock:WALWrite 12%.") != NULL,
@@ -593,7 +593,7 @@ static void test_answer_server_evidence(void)
 	CU_CHECK(strstr(md, "CPU per transaction: server 0.100 ms, client (pgload) 0.025 ms; times 8 clients over 2 "
 			"usable CPUs against the mean transaction time of 2.00 ms, CPU explains 25% of it.") != NULL,
 		 "cpu:\n%s", md);
-	CU_CHECK(strstr(md, "not limited by the device reads, WAL flushes or CPU the run measured (4%, 1% and 25% "
+	CU_CHECK(strstr(md, "not limited by the reads, WAL flushes or CPU the run measured (4%, 1% and 25% "
 			"of the transaction time)") != NULL, "verdict:\n%s", md);
 	CU_CHECK(strstr(md, "CPU: not in the result documents") == NULL, "CPU is in them:\n%s", md);
 
@@ -621,7 +621,7 @@ static void test_answer_server_pg13(void)
 	if (!md)
 		return;
 	CU_CHECK(strstr(md, "from the server: PostgreSQL 13.12 says: WAL syncs absent (PostgreSQL 13 has no "
-			"pg_stat_wal (it is new in 14)), so the WAL flushes per commit are the trace's only; "
+			"pg_stat_wal (it is new in 14)), so WAL flushes per commit are known only where a dutfs trace saw them; "
 			"checkpoints during the step: 1") != NULL, "pg13:\n%s", md);
 	CU_CHECK(strstr(md, "0.00 WAL syncs") == NULL && strstr(md, "pg_stat_wal: 0") == NULL, "no zero:\n%s", md);
 }
