@@ -214,6 +214,22 @@ void answer_srv_of(const struct run_config *c, const char *step, struct answer_s
 	a.mean_ms = cmp_stat_of(v[11], n[11]);
 	if (!a.cpu_why)
 		a.cpu_why = "";
+	a.wait_read_pct = a.wait_wal_pct = -1;
+	if (backend > 0) {
+		static const char *const rd[] = { "IO:DataFileRead", "IO:DataFilePrefetch" };
+		static const char *const wl[] = { "IO:WALSync", "IO:WALWrite", "IO:WALInitSync",
+						  "IO:WALInitWrite", "LWLock:WALWrite" };
+		double r = 0, w = 0;
+
+		for (size_t k = 0; k < nws; k++) {
+			for (size_t i = 0; i < sizeof(rd) / sizeof(rd[0]); i++)
+				r += strcmp(ws[k].ev, rd[i]) == 0 ? ws[k].count : 0;
+			for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++)
+				w += strcmp(ws[k].ev, wl[i]) == 0 ? ws[k].count : 0;
+		}
+		a.wait_read_pct = 100.0 * r / backend;
+		a.wait_wal_pct = 100.0 * w / backend;
+	}
 	waits_text(ws, nws, backend, a.waits, sizeof(a.waits));
 	*ret = a;
 }
@@ -269,7 +285,11 @@ void answer_srv_text(const struct answer_srv *a, char *buf, size_t n)
 		    "saw them",
 		    *a->wal_why ? a->wal_why : "not reported");
 	}
-	if (a->ckpts.n) {
+	if (a->ckpts.n && a->ckpts.max == 0) {
+		ADD("; no checkpoint during the step");
+		if (a->ckpt_tps[0])
+			ADD(" (%s)", a->ckpt_tps);
+	} else if (a->ckpts.n) {
 		ADD("; checkpoints during the step: %.0f", a->ckpts.median);
 		if (a->ckpt_bufs.n && a->ckpt_write_s.n && a->ckpt_sync_s.n)
 			ADD(", %s buffers written, write %.2f s, sync %.2f s",

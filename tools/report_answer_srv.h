@@ -25,6 +25,9 @@ struct answer_srv {
 	struct cmp_stat mean_ms;       /* that mean */
 	unsigned clients, cpus;        /* of the first document */
 	const char *wal_why, *wal_time_why, *ckpt_why, *cpu_why;   /* borrowed from a document */
+	/* shares (%) of the client backends' samples: waiting for block reads (IO:DataFileRead,
+	 * DataFilePrefetch), for WAL (IO:WALSync, WALWrite, WALInit*, LWLock:WALWrite); -1: none */
+	double wait_read_pct, wait_wal_pct;
 	char waits[400];               /* the top backend wait events with their share */
 	char ckpt_tps[300];            /* TPS in the seconds the checkpointer worked vs the others */
 };
