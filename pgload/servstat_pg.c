@@ -166,11 +166,16 @@ static int server_facts(PGconn *admin, struct pgl_servstat *s, char *admin_pid, 
 	return 0;
 }
 
-/* Its own connection, in database postgres when it can (else the target's, noted). */
+/*
+ * Its own connection, in another database than the target (postgres, or
+ * template1 when the target is postgres), so that its queries are not
+ * transactions of the measured database; else in the target's, noted.
+ */
 static PGconn *connect_sampler(const char *conninfo, struct pgl_servstat *s)
 {
+	const char *other = strcmp(s->dbname, "postgres") != 0 ? "postgres" : "template1";
 	const char *keys[] = { "application_name", "dbname", "dbname", "options", "connect_timeout", NULL };
-	const char *vals[] = { "pgload_servstat", conninfo, "postgres", "-c statement_timeout=5000", "10", NULL };
+	const char *vals[] = { "pgload_servstat", conninfo, other, "-c statement_timeout=5000", "10", NULL };
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
 
 	if (c && PQstatus(c) == CONNECTION_OK)
@@ -183,8 +188,8 @@ static PGconn *connect_sampler(const char *conninfo, struct pgl_servstat *s)
 	keys[4] = NULL;
 	c = PQconnectdbParams(keys, vals, 1);
 	if (c && PQstatus(c) == CONNECTION_OK) {
-		snprintf(s->note, sizeof(s->note), "no database postgres: the sampler's queries are "
-			 "transactions of %s too (about %.0f a second)", s->dbname, 1e9 / PGL_WAIT_INTERVAL_NS);
+		snprintf(s->note, sizeof(s->note), "cannot connect to database %s: the sampler's queries are "
+			 "transactions of %s too (about %.0f a second)", other, s->dbname, 1e9 / PGL_WAIT_INTERVAL_NS);
 		return c;
 	}
 	note(s, "server statistics not collected: cannot connect", c);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The collector of a run's server-side evidence (servstat.h): a connection
- * of its own to the "postgres" database (so that its queries are not
- * transactions of the measured database), a sampling thread for
+ * of its own to another database than the target (postgres, or template1
+ * when the target is postgres: its queries are not transactions of the
+ * measured database), a sampling thread for
  * pg_stat_activity, and the counter and CPU readings around the interval.
  * Nothing here is fatal to the run: what fails is noted in the result.
  *

@@ -79,11 +79,13 @@ srv() { jq -r ".phases[] | select(.name == \"run\") | .extra.server$2" "$T/$1.js
 gt0() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
 [ "$(srv simple .collected)" = true ] || fail "simple: no server statistics: $(srv simple .note)"
 # -t 150 x 4 clients, simple protocol: the clients made exactly 600 commits in
-# the database; pgload's admin connection (phase markers, relmap snapshots) and
-# autovacuum add a few more, and the sampler sits in database postgres.
+# the database (their backends publish them when they exit, before pgload's
+# second reading); the sampler sits in template1; what may add a few is
+# autovacuum/autoanalyze of the pgbench tables and pgload's admin connection's
+# relmap snapshot (--relmap) if its statistics are published late.
 c=$(srv simple .counters.xact_commit)
-awk -v c="$c" 'BEGIN { exit !(c >= 600 && c <= 640) }' ||
-	fail "simple: pg_stat_database counted $c commits for pgload's 600 (want 600..640)"
+awk -v c="$c" 'BEGIN { exit !(c >= 600 && c <= 615) }' ||
+	fail "simple: pg_stat_database counted $c commits for pgload's 600 (want 600..615)"
 ok "simple: pg_stat_database counted $c commits for pgload's 600"
 s=$(srv simple .counters.wal_sync)
 gt0 "$s" || fail "simple: tpcb-like run with wal_sync $s"
