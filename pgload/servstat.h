@@ -95,6 +95,7 @@ struct pgl_waits {
 	uint64_t samples;          /* queries of pg_stat_activity */
 	uint64_t backend_samples;  /* client backend rows over all samples */
 	uint64_t dropped;          /* rows whose (proc, type, event) did not fit */
+	bool own_role_only;        /* no pg_read_all_stats: only our role's client backends sampled */
 	size_t n;
 	struct pgl_wait_entry e[PGL_WAITS_MAX];
 	/* per second since the start: samples, and those with the checkpointer at work */

@@ -39,6 +39,15 @@ static const char activity_sql[] =
 	"WHERE backend_type IN ('checkpointer', 'walwriter', 'background writer') "
 	"OR (backend_type = 'client backend' AND datname = $1 AND pid <> $2::int "
 	"AND application_name <> 'pgload_lag')";
+/*
+ * Without pg_read_all_stats PostgreSQL hides the wait events of other roles'
+ * processes (the auxiliary ones too: NULL, which would read as CPU): only
+ * the client backends of our own role, which pgload's clients are.
+ */
+static const char activity_own_sql[] =
+	"SELECT backend_type, wait_event_type, wait_event FROM pg_stat_activity "
+	"WHERE backend_type = 'client backend' AND datname = $1 AND pid <> $2::int "
+	"AND application_name <> 'pgload_lag' AND usename = current_user";
 
 static void note(struct pgl_servstat *s, const char *what, PGconn *conn)
 {
@@ -150,7 +159,8 @@ static int server_facts(PGconn *admin, struct pgl_servstat *s, char *admin_pid, 
 {
 	PGresult *r = PQexec(admin, "SELECT current_setting('server_version_num'), current_database(), "
 			     "pg_backend_pid(), coalesce(current_setting('track_io_timing', true), ''), "
-			     "coalesce(current_setting('track_wal_io_timing', true), '')");
+			     "coalesce(current_setting('track_wal_io_timing', true), ''), "
+			     "pg_has_role('pg_read_all_stats', 'USAGE')");
 
 	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
 		note(s, "server statistics not collected", admin);
@@ -162,6 +172,7 @@ static int server_facts(PGconn *admin, struct pgl_servstat *s, char *admin_pid, 
 	snprintf(admin_pid, len, "%s", PQgetvalue(r, 0, 2));
 	snprintf(s->track_io_timing, sizeof(s->track_io_timing), "%s", PQgetvalue(r, 0, 3));
 	snprintf(s->track_wal_io_timing, sizeof(s->track_wal_io_timing), "%s", PQgetvalue(r, 0, 4));
+	s->waits.own_role_only = strcmp(PQgetvalue(r, 0, 5), "t") != 0;
 	PQclear(r);
 	return 0;
 }
@@ -214,7 +225,8 @@ struct pgl_servstat_collector *pgl_servstat_open(const char *conninfo, PGconn *a
 		free(c);
 		return NULL;
 	}
-	r = PQprepare(c->conn, "pgl_activity", activity_sql, 2, NULL);
+	r = PQprepare(c->conn, "pgl_activity", res->waits.own_role_only ? activity_own_sql : activity_sql,
+		      2, NULL);
 	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
 		note(res, "server statistics not collected", c->conn);
 		PQclear(r);

@@ -131,6 +131,9 @@ static json_object *waits_json(const struct pgl_waits *w)
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)w->samples));
 	json_object_object_add(o, "backend_samples", json_object_new_int64((int64_t)w->backend_samples));
 	json_object_object_add(o, "rows_not_counted", json_object_new_int64((int64_t)w->dropped));
+	json_object_object_add(o, "sampled", json_object_new_string(w->own_role_only ?
+		"client backends of pgload's role only (no pg_read_all_stats)" :
+		"client backends, checkpointer, walwriter, background writer"));
 	for (size_t i = 0; i < w->n; i++) {
 		json_object *e = json_object_new_object();
 
