@@ -435,7 +435,8 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; %s%s%s.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
 		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
-	rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
+	if (sv.ndocs)
+		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */

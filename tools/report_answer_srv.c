@@ -242,8 +242,9 @@ static const char *of_runs(const struct answer_srv *a)
 void answer_srv_cpu_text(const struct answer_srv *a, char *buf, size_t n)
 {
 	if (!a->ndocs) {
-		snprintf(buf, n, "CPU: not in the result documents (they predate pgload's server "
-			 "statistics, or the runs used --no-server-stats)");
+		snprintf(buf, n, "CPU: not in the result documents, nor PostgreSQL's counters and wait "
+			 "events (the documents predate pgload's server statistics, or the runs used "
+			 "--no-server-stats)");
 		return;
 	}
 	if (a->server_cpu_ms.n && !a->cpu_share_pct.n) {
