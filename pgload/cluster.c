@@ -622,9 +622,18 @@ static int check_new_dirs(const struct pgl_cluster_init_opts *o, struct dut_erro
 
 static int append_settings(const struct pgl_cluster_init_opts *o, int pgfd, struct dut_error *err)
 {
-	_cleanup_free_ char *text = pgl_settings_text(o->sets, o->nsets,
+	_cleanup_free_ char *ver = NULL;
+	size_t vlen;
+	/* I/O timings for pgload run's server counters (docs/pgload.md); track_wal_io_timing is new in 14 */
+	bool wal_timing = pgl_sys_read_at(pgfd, "PG_VERSION", &ver, &vlen) == 0 && atoi(ver) >= 14;
+	_cleanup_free_ char *text = pgl_settings_text(o->sets, o->nsets, wal_timing ?
 		"\n# added by pgload cluster init (TCP logins, with --listen-tcp, use SCRAM)\n"
 		"password_encryption = 'scram-sha-256'\n"
+		"track_io_timing = on\ntrack_wal_io_timing = on\n"
+		"# added by pgload cluster init --set\n" :
+		"\n# added by pgload cluster init (TCP logins, with --listen-tcp, use SCRAM)\n"
+		"password_encryption = 'scram-sha-256'\n"
+		"track_io_timing = on\n"
 		"# added by pgload cluster init --set\n");
 	int r;
 

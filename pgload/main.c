@@ -31,11 +31,13 @@ static const char usage[] =
 	"       pgload run  [TARGET] [-b SCRIPT[@WEIGHT]]... [-S] [-N] [-c CLIENTS] [-j THREADS]\n"
 	"                   [-T SECONDS | -t TXNS] [-R TPS] [-M simple|extended|prepared]\n"
 	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [--standby-lag]\n"
-	"                   [--spin auto|off|USEC] [COMMON]\n"
+	"                   [--spin auto|off|USEC] [--no-server-stats] [COMMON]\n"
 	"                   (--spin: a thread driving one client polls its socket up to USEC before\n"
 	"                   sleeping; auto: 150 us when -j equals -c and 2 x clients <= CPUs)\n"
 	"                   (replay lag of streaming standbys is sampled when the target has any;\n"
 	"                   --standby-lag samples even when none is seen: docs/pgload-standby.md)\n"
+	"                   (--no-server-stats: no pg_stat_* counters, wait-event samples or\n"
+	"                   server CPU: docs/pgload.md, \"Server-side evidence\")\n"
 	"TARGET: --pgdata DIR (a cluster made by pgload cluster init) or -d CONNINFO\n"
 	"COMMON: --json FILE (result document), --relmap FILE (relation map),\n"
 	"        --dutfs-control FILE (default: found above the data directory),\n"
@@ -48,7 +50,7 @@ static const char usage[] =
 enum {
 	OPT_PGDATA = 256, OPT_JSON, OPT_RELMAP, OPT_DUTFS, OPT_JOBS, OPT_FILLFACTOR, OPT_TABLES_ON,
 	OPT_INDEXES_ON, OPT_PIPELINE, OPT_MAX_TRIES, OPT_SEED, OPT_WORKLOAD, OPT_DEBUG,
-	OPT_STANDBY_LAG, OPT_SPIN,
+	OPT_STANDBY_LAG, OPT_SPIN, OPT_NO_SERVER_STATS,
 };
 
 struct common {
@@ -341,6 +343,7 @@ static int main_run(int argc, char **argv)
 		{ "scale", required_argument, NULL, 's' },
 		{ "standby-lag", no_argument, NULL, OPT_STANDBY_LAG },
 		{ "spin", required_argument, NULL, OPT_SPIN },
+		{ "no-server-stats", no_argument, NULL, OPT_NO_SERVER_STATS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
@@ -392,6 +395,7 @@ static int main_run(int argc, char **argv)
 			break;
 		case OPT_PIPELINE: cfg->pipeline = true; break;
 		case OPT_STANDBY_LAG: cfg->standby_lag = true; break;
+		case OPT_NO_SERVER_STATS: cfg->no_server_stats = true; break;
 		case OPT_SPIN:
 			if (pgl_spin_parse(optarg, &cfg->spin_mode, &spin_fixed_ns) < 0) {
 				dut_err("--spin %s: expected auto, off or microseconds (1..%d)", optarg,

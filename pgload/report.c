@@ -148,6 +148,7 @@ void pgl_run_print(const struct pgl_run_result *r, FILE *out)
 		}
 	}
 	print_replica(&r->replica, c->standby_lag, out);
+	pgl_servstat_print(&r->server, r->committed, out);
 	for (unsigned t = 0; t < r->nthreads; t++)
 		if (r->th[t].first_error[0])
 			fprintf(out, "thread %u: %s\n", t, r->th[t].first_error);
@@ -390,6 +391,45 @@ static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
 	return 0;
 }
 
+/*
+ * extra.server (servstat.h), the per-second series of the wait-event
+ * samples (the share of them with the checkpointer at work), and the CPU
+ * per transaction as metrics.
+ */
+static int add_server(struct dut_result_phase *ph, const struct pgl_run_result *r)
+{
+	static const char *const cols[] = { "t_s", "samples", "checkpointer_busy" };
+	static const char *const units[] = { "s", "samples", "share" };
+	const struct pgl_servstat *sv = &r->server;
+	const struct pgl_waits *w = &sv->waits;
+	json_object *o = pgl_servstat_to_json(sv, r->committed);
+	struct dut_series *ser;
+	int ret;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(dut_phase_extra(ph), "server", o);
+	if (!sv->collected || !r->committed)
+		return 0;
+	if (sv->have_server_cpu &&
+	    (ret = dut_phase_set_metric(ph, "server_cpu_s_per_txn", sv->server_cpu_s / (double)r->committed, "s")) < 0)
+		return ret;
+	if ((ret = dut_phase_set_metric(ph, "client_cpu_s_per_txn", sv->client_cpu_s / (double)r->committed, "s")) < 0)
+		return ret;
+	if (!w->nsecs)
+		return 0;
+	if (!(ser = dut_phase_add_series(ph, "server_per_second", cols, units, 3)))
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nsecs; i++) {
+		double row[3] = { (double)(i + 1), w->sec_samples[i],
+				  w->sec_samples[i] ? (double)w->sec_ckpt_busy[i] / w->sec_samples[i] : 0.0 };
+
+		if ((ret = dut_series_append(ser, row)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 {
 	const struct pgl_run_config *c = &r->cfg;
@@ -435,7 +475,8 @@ int pgl_run_to_doc(const struct pgl_run_result *r, struct dut_result *doc)
 		return ret;
 	if (c->rate > 0 && (ret = dut_phase_set_latency(ph, "schedule_lag", &r->lag_sum)) < 0)
 		return ret;
-	if ((ret = add_series(ph, r)) < 0 || (ret = add_replica(doc, ph, &r->replica)) < 0)
+	if ((ret = add_series(ph, r)) < 0 || (ret = add_replica(doc, ph, &r->replica)) < 0 ||
+	    (ret = add_server(ph, r)) < 0)
 		return ret;
 	extra = dut_phase_extra(ph);
 	json_object_object_add(extra, "interrupted", json_object_new_boolean(r->interrupted));

@@ -139,5 +139,6 @@ void pgl_run_result_free(struct pgl_run_result *r)
 	dut_hist_free(r->lagh);
 	free(r->secs);
 	pgl_replica_lag_free(&r->replica);
+	pgl_servstat_free(&r->server);
 	memset(r, 0, sizeof(*r));
 }

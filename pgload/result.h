@@ -16,6 +16,7 @@
 #include "pgload/retry.h"
 #include "pgload/throttle.h"
 #include "pgload/script.h"
+#include "pgload/servstat.h"
 #include "pgload/settings.h"
 #include "pgload/spin.h"
 
@@ -75,6 +76,7 @@ struct pgl_run_config {
 	bool standby_lag;               /* --standby-lag: sample even without a standby seen */
 	enum pgl_spin_mode spin_mode;   /* --spin */
 	uint64_t spin_ns;               /* the budget it resolved to (0: no spinning) */
+	bool no_server_stats;           /* --no-server-stats: no servstat.h collection */
 };
 
 struct pgl_run_result {
@@ -88,6 +90,7 @@ struct pgl_run_result {
 	bool interrupted;               /* stopped by SIGINT/SIGTERM */
 	struct pgl_replica_lag replica; /* standbys' replay lag (lag.h), filled by the sampler */
 	struct pgl_memory_info mem;     /* filled by main after the run */
+	struct pgl_servstat server;     /* PostgreSQL's counters, wait events, CPU (servstat.h) */
 	/* Filled by pgl_run_result_finish(): */
 	uint64_t committed, failed;
 	uint64_t conn_ns_total;

@@ -23,6 +23,7 @@
 #include "pgload/client.h"
 #include "pgload/lag_sampler.h"
 #include "pgload/pgconn.h"
+#include "pgload/servstat_pg.h"
 #include "pgload/session.h"
 
 struct run_shared {
@@ -304,6 +305,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	struct thread_arg *ta;
 	pthread_t *tids;
 	struct pgl_lag_sampler *lag = NULL;
+	struct pgl_servstat_collector *srv = NULL;
 	sigset_t block, old;
 	unsigned started = 0;
 	uint64_t start = 0;
@@ -344,7 +346,12 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	/* Every client is connected and idle: their backends' pids go to the relmap. */
 	pgl_session_note_backends(s);
 	lag = open_lag_sampler(s, res);
+	if (!o->cfg.no_server_stats)
+		srv = pgl_servstat_open(s->conninfo, s->admin, &res->server);
+	else
+		snprintf(res->server.note, sizeof(res->server.note), "not collected (--no-server-stats)");
 	pgl_phase_begin(s, "run");
+	pgl_servstat_start(srv, pgl_now_ns());
 	start = res->bench_start_ns = pgl_now_ns();
 	if (lag && pgl_lag_sampler_start(lag, start) < 0) {
 		pgl_lag_sampler_stop(lag);
@@ -357,7 +364,9 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		if (ta[t].th.end_ns > res->end_ns)
 			res->end_ns = ta[t].th.end_ns;
 	}
+	pgl_servstat_end_cpu(srv);
 	pgl_lag_sampler_stop(lag);
+	pgl_servstat_finish(srv);
 	pgl_phase_end(s, "run");
 	pthread_barrier_destroy(&sh.connected);
 	pthread_barrier_destroy(&sh.go);

@@ -19,6 +19,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -39,6 +40,26 @@ static struct cmp_stat txn_mean(const struct run_config *c, const char *step)
 
 		if (ph && dut_phase_get_latency(ph, "txn", &s) == 0 && s.count)
 			v[n++] = s.mean;
+	}
+	return cmp_stat_of(v, n);
+}
+
+/* Median over a configuration's documents of a step of the sum of their phases' durations (s). */
+static struct cmp_stat all_phases_s(const struct run_config *c, const char *step)
+{
+	const struct dut_result *docs[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, step, docs, RUN_MAX_DOCS);
+	double v[RUN_MAX_DOCS];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < nd; i++) {
+		uint64_t ns, sum = 0;
+
+		for (size_t p = 0; p < dut_result_phase_count(docs[i]); p++)
+			if (dut_phase_get_duration(dut_result_phase_at(docs[i], p), &ns) == 0)
+				sum += ns;
+		if (sum)
+			v[n++] = (double)sum / 1e9;
 	}
 	return cmp_stat_of(v, n);
 }
@@ -113,9 +134,15 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 				answer_row(d, c->name, st, "restore time (s)", &v, 1, 2, &base);
 				break;
 			case DOC_OLTP_INIT:
+				/* the COPY phase only: the run summary's step time adds the
+				 * table creation, VACUUM and index builds */
 				v = run_duration(c, st, "init/load");
 				base = run_duration(b, st, "init/load");
-				answer_row(d, c->name, st, "load time (s)", &v, 1, 2, &base);
+				answer_row(d, c->name, st, "COPY load phase of pgload init (init/load, s)",
+					   &v, 1, 2, &base);
+				v = all_phases_s(c, st);
+				base = all_phases_s(b, st);
+				answer_row(d, c->name, st, "pgload init, all phases (s)", &v, 1, 2, &base);
 				break;
 			case DOC_DSS:
 				for (size_t k = 0; cmp && k < cmp->ninputs; k++)
@@ -218,6 +245,50 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 /* Fewer WAL fsyncs per commit than this: commits did not wait for flushes. */
 #define WAL_WAIT_PER_COMMIT 0.05
 
+/* One estimate of a share of the transaction time (%, -1: none) and where it comes from. */
+struct view {
+	double v;
+	const char *src;
+};
+
+/* The largest of the three into *ret (-1 when none); its source. */
+static const char *view_pick(const struct view v[3], double *ret)
+{
+	int best = -1;
+
+	for (int i = 0; i < 3; i++)
+		if (v[i].v >= 0 && (best < 0 || v[i].v > v[best].v))
+			best = i;
+	*ret = best < 0 ? -1 : v[best].v;
+	return best < 0 ? "" : v[best].src;
+}
+
+/* "read share by source: 6% the trace, 18% blk_read_time, ...; WAL share ..." (only with two or more) */
+static void views_text(const struct view r[3], const struct view w[3], char *buf, size_t n)
+{
+	const struct view *all[2] = { r, w };
+	const char *what[2] = { "read share of the transaction time by source:", "WAL share by source:" };
+	size_t l = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < 2; k++) {
+		int have = 0;
+
+		for (int i = 0; i < 3; i++)
+			have += all[k][i].v >= 0;
+		if (have < 2)
+			continue;
+		l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s%s", l ? "; " : "", what[k]);
+		for (int i = 0, first = 1; i < 3; i++) {
+			if (all[k][i].v < 0)
+				continue;
+			l += (size_t)snprintf(buf + l, l < n ? n - l : 0, "%s %.0f%% %s", first ? "" : ",",
+					      fmin(all[k][i].v, 100), all[k][i].src);
+			first = 0;
+		}
+	}
+}
+
 /* Why an OLTP step of a configuration ran as it did, from the trace and the document. */
 static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const char *step)
 {
@@ -228,12 +299,20 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	struct cmp_stat p50 = run_latency(c, step, "run", "txn", "p50");
 	struct cmp_stat in = run_metric(c, step, "run", "tps_including_connections");
 	struct cmp_stat ex = run_metric(c, step, "run", "tps_excluding_connections");
-	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32];
-	double share_r = -1, share_w = -1, share_c = -1, rpt = -1;
+	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32], cpu[400], srvtext[1200];
+	double share_r = -1, share_w = -1, share_c = -1, share_cpu = -1, rpt = -1;
+	const char *src_r = "", *src_w = "";
+	char views[300] = "";
 	struct run_io_mix mix = { 0 };
+	struct answer_srv sv;
 
 	if (!tps.n)
 		return;
+	answer_srv_of(c, step, &sv);
+	answer_srv_cpu_text(&sv, cpu, sizeof(cpu));
+	answer_srv_text(&sv, srvtext, sizeof(srvtext));
+	if (sv.cpu_share_pct.n)
+		share_cpu = sv.cpu_share_pct.median;
 	if (mark)
 		run_io_mix_of(c, mark, &mix);
 	if (!mix.ntraced || !tx.n || tx.median <= 0) {
@@ -290,6 +369,30 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		dut_hist_free(rh);
 		dut_hist_free(fh);
 	}
+	/*
+	 * Three views of the read and WAL shares: the trace (the device below dutfs), the
+	 * server's own timings (the syscalls: FUSE and queueing included) and the wait-event
+	 * samples (the backends' wall time, waits for another backend's flush included).
+	 * Each may miss part of the time, none counts time that is not there: the largest counts.
+	 */
+	{
+		struct view rv[3] = { { share_r, "the trace" }, { -1, "blk_read_time" },
+				      { sv.wait_read_pct, "the wait events" } };
+		struct view wv[3] = { { share_w, "the trace" }, { -1, "wal_sync_time" },
+				      { sv.wait_wal_pct, "the wait events" } };
+
+		if (sv.blks_read_per_txn.n && sv.read_ms.n && mean.n && mean.median > 0)
+			rv[1].v = 100.0 * sv.blks_read_per_txn.median * sv.read_ms.median * 1e6 / mean.median;
+		if (sv.wal_sync_per_commit.n && sv.wal_sync_ms.n && p50.n && p50.median > 0) {
+			double spc = sv.wal_sync_per_commit.median;
+
+			wv[1].v = 100.0 * (spc >= WAL_WAIT_PER_COMMIT ? 1.0 : spc) * sv.wal_sync_ms.median * 1e6 /
+				  p50.median;
+		}
+		src_r = view_pick(rv, &share_r);
+		src_w = view_pick(wv, &share_w);
+		views_text(rv, wv, views, sizeof(views));
+	}
 	if (in.n && ex.n && ex.median > 0) {
 		share_c = 100.0 * (1.0 - in.median / ex.median);
 		snprintf(conn, sizeof(conn), "connections: %.0f%% of the step's time (%s tx/s including "
@@ -297,27 +400,43 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	} else {
 		snprintf(conn, sizeof(conn), "connections: not in the result documents");
 	}
-	if (share_r >= LIMIT_SHARE_PCT && share_r >= share_w && share_r >= share_c)
-		snprintf(limit, sizeof(limit), "limited by device reads");
-	else if (share_w >= LIMIT_SHARE_PCT && share_w >= share_c)
-		snprintf(limit, sizeof(limit), "limited by WAL flushes");
+	if (share_r >= LIMIT_SHARE_PCT && share_r >= share_w && share_r >= share_c && share_r >= share_cpu)
+		snprintf(limit, sizeof(limit), "limited by device reads (%.0f%% of the transaction time, from "
+			 "%s)", fmin(share_r, 100), src_r);
+	else if (share_w >= LIMIT_SHARE_PCT && share_w >= share_c && share_w >= share_cpu)
+		snprintf(limit, sizeof(limit), "limited by WAL flushes (%.0f%% of the transaction time, from "
+			 "%s)", fmin(share_w, 100), src_w);
+	else if (share_cpu >= LIMIT_SHARE_PCT && share_cpu >= share_c)
+		snprintf(limit, sizeof(limit), "limited by CPU (server and client CPU explain %.0f%% of the "
+			 "transaction time)", fmin(share_cpu, 100));
 	else if (share_c >= LIMIT_SHARE_PCT)
 		snprintf(limit, sizeof(limit), "limited by connection set-up");
-	else if (share_r < 0 || share_w < 0)
+	else if ((share_r < 0 || share_w < 0) && share_cpu < 0)
 		snprintf(limit, sizeof(limit), "what limited it is not shown: the evidence is missing");
-	else
-		snprintf(limit, sizeof(limit), "not limited by the device reads or WAL flushes the trace "
+	else if (share_cpu < 0)
+		snprintf(limit, sizeof(limit), "not limited by the device reads or WAL flushes the run "
 			 "saw (%.0f%% and %.0f%% of the transaction time): the rest is CPU, locks or the "
-			 "client, which this run did not measure", fmin(share_r, 100), fmin(share_w, 100));
+			 "client, and CPU was not measured", fmin(share_r, 100), fmin(share_w, 100));
+	else if (share_r < 0 || share_w < 0)
+		snprintf(limit, sizeof(limit), "not limited by CPU (%.0f%% of the transaction time); "
+			 "the %s not measured", fmin(share_cpu, 100), share_r < 0 && share_w < 0 ?
+			 "device reads and WAL flushes were" : share_r < 0 ? "device reads were" : "WAL flushes were");
+	else
+		snprintf(limit, sizeof(limit), "not limited by the reads, WAL flushes or CPU the run "
+			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits "
+			 "(locks, the client; see the wait events below)", fmin(share_r, 100),
+			 fmin(share_w, 100), fmin(share_cpu, 100));
 	if (rpt >= 0 && rpt < FIND_MEMORY_READS_PER_TX) {
 		size_t l = strlen(limit);
 
 		snprintf(limit + l, sizeof(limit) - l, "; memory served its reads, the device was "
 			 "barely read (see What this run did not measure)");
 	}
-	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; CPU: not in the result documents.",
+	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; %s%s%s.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
-		  wal, *wal ? "; " : "", conn);
+		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
+	if (sv.ndocs)
+		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */

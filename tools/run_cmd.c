@@ -66,7 +66,7 @@ static void print_step_figures(const struct dut_experiment *e, const char *repdi
 		for (size_t p = 0; p < dut_result_phase_count(doc); p++)
 			if (dut_phase_get_duration(dut_result_phase_at(doc, p), &ns) == 0)
 				total_ns += ns;
-		printf("  %-14s %.1f s\n", e->steps[i].name, (double)total_ns / 1e9);
+		printf("  %-14s %.1f s, all phases\n", e->steps[i].name, (double)total_ns / 1e9);
 	}
 }
 

@@ -2,6 +2,7 @@
 /* manifest.json of a run directory -> struct run_model (pure; json-c). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,4 +544,54 @@ const struct run_step *run_rep_step(const struct run_rep *r, const char *name)
 		if (strcmp(r->steps[i].name, name) == 0)
 			return &r->steps[i];
 	return NULL;
+}
+
+/* ---- the server-side evidence of pgload run documents ---- */
+
+struct json_object *run_server_json(const struct dut_result *doc)
+{
+	struct dut_result_phase *ph = doc ? dut_result_find_phase(doc, "run") : NULL;
+	json_object *srv, *col;
+
+	if (!ph || !json_object_object_get_ex(dut_phase_extra(ph), "server", &srv) ||
+	    !json_object_is_type(srv, json_type_object) ||
+	    !json_object_object_get_ex(srv, "collected", &col) || !json_object_get_boolean(col))
+		return NULL;
+	return srv;
+}
+
+static double num_member(json_object *o, const char *name)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, name, &v) || !v ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+double run_server_counter(const struct dut_result *doc, const char *name, const char **why)
+{
+	json_object *srv = run_server_json(doc), *ctr = NULL, *ab = NULL, *w;
+	double v;
+
+	if (why)
+		*why = "";
+	if (!srv)
+		return NAN;
+	json_object_object_get_ex(srv, "counters", &ctr);
+	v = num_member(ctr, name);
+	if (isnan(v) && why && json_object_object_get_ex(srv, "absent", &ab) &&
+	    json_object_object_get_ex(ab, name, &w) && json_object_is_type(w, json_type_string))
+		*why = json_object_get_string(w);
+	return v;
+}
+
+double run_server_cpu(const struct dut_result *doc, const char *name)
+{
+	json_object *srv = run_server_json(doc), *cpu = NULL;
+
+	if (!srv || !json_object_object_get_ex(srv, "cpu", &cpu))
+		return NAN;
+	return num_member(cpu, name);
 }

@@ -113,4 +113,19 @@ int run_model_note(struct run_model *m, const char *fmt, ...) __attribute__((for
 /* The step with this name in a rep, or NULL. */
 const struct run_step *run_rep_step(const struct run_rep *r, const char *name);
 
+/*
+ * The server-side evidence of a pgload run document (pgload/servstat.h:
+ * extra.server of phase "run", docs/pgload.md): NULL when the document has
+ * none, or when it says it was not collected.
+ */
+struct json_object *run_server_json(const struct dut_result *doc);
+/*
+ * The delta of counter name (a pg_stat_* column, e.g. "wal_sync") there;
+ * NAN when absent, and then *why (may be NULL) is the document's reason
+ * ("" when it gives none).
+ */
+double run_server_counter(const struct dut_result *doc, const char *name, const char **why);
+/* A number of extra.server.cpu ("server_s_per_txn", "cpus", ...): NAN when absent or null. */
+double run_server_cpu(const struct dut_result *doc, const char *name);
+
 #endif

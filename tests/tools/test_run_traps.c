@@ -492,7 +492,7 @@ static void test_answer_section(void)
 	CU_CHECK(strstr(md, "| a | oltp | TPS (tx/s) | 1,000.0 | (1 value) | 1 | 1.00x |") != NULL,
 		 "numbers:\n%s", md);
 	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): not limited by the device reads or WAL flushes "
-			"the trace saw (4% and 1% of the transaction time)") != NULL, "why:\n%s", md);
+			"the run saw (4% and 1% of the transaction time)") != NULL, "why:\n%s", md);
 	CU_CHECK(strstr(md, "device reads: 0.40 per transaction, p50 0.200 ms, p99 0.200 ms; they can explain "
 			"4% of the mean transaction time (2.00 ms)") != NULL, "reads:\n%s", md);
 	CU_CHECK(strstr(md, "WAL flushes: 0.01 fsync per commit, p50 1.000 ms, p99 1.000 ms, against a "
@@ -511,8 +511,141 @@ static void test_answer_section(void)
 		cu_fail("report_run_build");
 		return;
 	}
-	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes. Evidence: device reads: 0.0400 per "
-			"transaction") && strstr(md, "(a commit waits for one flush: 67% of it)"), "wal-bound:\n%s", md);
+	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes (67% of the transaction time, from "
+			"the trace). Evidence: device reads: 0.0400 per transaction") && strstr(md, "(a commit waits for one flush: 67% of it)"), "wal-bound:\n%s", md);
+}
+
+
+/*
+ * A pgload run document with the server-side evidence (pgload/servstat.h):
+ * 10,000 commits in 10 s, 8 clients, mean latency 2 ms; the counters of
+ * PostgreSQL 15 (or 13: no pg_stat_wal), wait events, CPU per transaction.
+ */
+static void server_doc(char *buf, size_t n, int version, double server_s_per_txn)
+{
+	bool v13 = version < 140000;
+	char wal[400];
+
+	if (v13)
+		snprintf(wal, sizeof(wal), "\"wal_sync\":null,\"wal_sync_time\":null,\"wal_records\":null");
+	else
+		snprintf(wal, sizeof(wal), "\"wal_sync\":9000,\"wal_sync_time\":4500,\"wal_records\":40000");
+	snprintf(buf, n, DOC_HEAD "\"pgload\",\"version\":\"0\"},\"config\":{\"workload\":\"oltp\",\"clients\":8},"
+		 "\"phases\":[{\"name\":\"run\",\"duration_ns\":10000000000,\"metrics\":{"
+		 "\"tps\":{\"value\":1000,\"unit\":\"tx/s\"},\"committed\":{\"value\":10000,\"unit\":\"tx\"},"
+		 "\"tps_including_connections\":{\"value\":1000,\"unit\":\"tx/s\"},"
+		 "\"tps_excluding_connections\":{\"value\":1000,\"unit\":\"tx/s\"}},"
+		 "\"latency\":{\"txn\":{\"unit\":\"ns\",\"count\":10000,\"min\":1000,\"max\":9000000,"
+		 "\"mean\":2000000,\"stddev\":1000,\"p50\":1500000,\"p90\":3000000,\"p99\":8000000,\"p99.9\":9000000,\"p99.99\":9000000}},"
+		 "\"series\":{\"per_second\":{\"columns\":[\"t_s\",\"tps\"],\"units\":[\"s\",\"tx/s\"],"
+		 "\"rows\":[[1,1000],[2,1000],[3,600],[4,650],[5,1000],[6,300]]},"
+		 "\"server_per_second\":{\"columns\":[\"t_s\",\"samples\",\"checkpointer_busy\"],"
+		 "\"units\":[\"s\",\"samples\",\"share\"],\"rows\":[[1,10,0],[2,10,0],[3,10,0.5],[4,10,1],[5,10,0],[6,3,0]]}},"
+		 "\"extra\":{\"server\":{\"collected\":true,\"server_version_num\":%d,\"interval_s\":10.1,"
+		 "\"counters\":{\"xact_commit\":10010,%s,\"checkpoints_timed\":0,\"checkpoints_req\":1,"
+		 "\"buffers_checkpoint\":2345,\"checkpoint_write_time\":12300,\"checkpoint_sync_time\":200,"
+		 "\"blks_read\":500,\"blk_read_time\":100},"
+		 "\"absent\":{%s},"
+		 "\"waits\":{\"samples\":100,\"backend_samples\":800,\"events\":["
+		 "{\"process\":\"backend\",\"type\":\"IO\",\"event\":\"WALSync\",\"count\":328},"
+		 "{\"process\":\"backend\",\"type\":\"Client\",\"event\":\"ClientRead\",\"count\":240},"
+		 "{\"process\":\"backend\",\"type\":\"CPU\",\"event\":\"running\",\"count\":136},"
+		 "{\"process\":\"backend\",\"type\":\"LWLock\",\"event\":\"WALWrite\",\"count\":96},"
+		 "{\"process\":\"checkpointer\",\"type\":\"Activity\",\"event\":\"CheckpointerMain\",\"count\":90}]},"
+		 "\"cpu\":{\"cpus\":2,\"wall_s\":10,\"server_s_per_txn\":%g,\"client_s_per_txn\":0.000025}}}}]}",
+		 version, wal, v13 ? "\"wal_sync\":\"PostgreSQL 13 has no pg_stat_wal (it is new in 14)\","
+		 "\"wal_sync_time\":\"PostgreSQL 13 has no pg_stat_wal (it is new in 14)\"" : "", server_s_per_txn);
+}
+
+static char *answer_md(struct run_model *m)
+{
+	_cleanup_(findings_freep) struct findings *f = build(m);
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	struct charts none = { 0 };
+	char *md = NULL;
+
+	if (!f || report_run_build(m, f, &none, &d) < 0 || render_md(d, &md) < 0)
+		cu_fail("report_run_build");
+	return md;
+}
+
+/* The why from PostgreSQL's counters, wait events and CPU, beside the trace's figures. */
+static void test_answer_server_evidence(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_free_ char *md = NULL;
+	char d[8192];
+
+	server_doc(d, sizeof(d), 150020, 0.0001);
+	set_doc(m, 0, d);
+	attach_trace(m, 4000, 100, 8192, 10000000000ull);
+	md = answer_md(m);
+	if (!md)
+		return;
+	CU_CHECK(strstr(md, "- a, step oltp, from the server: PostgreSQL 15.20 says: pg_stat_wal: 0.90 WAL syncs "
+			"per commit, 0.500 ms per sync (wal_sync_time); checkpoints during the step: 1, 2,345 buffers "
+			"written, write 12.30 s, sync 0.20 s; TPS median 625 in the 2 s the checkpointer worked, 1,000 "
+			"in the other 3 s (first run, per-second series); pg_stat_database: 0.0500 blocks read per "
+			"transaction, 0.200 ms per read (blk_read_time); wait events: IO:WALSync 41% of backend "
+			"samples, Client:ClientRead 30%, CPU:running 17%, LWLock:WALWrite 12%.") != NULL,
+		 "server line:\n%s", md);
+	/* (0.100 + 0.025 ms) x 8 clients / 2 CPUs = 0.5 ms of the 2 ms mean: 25% */
+	CU_CHECK(strstr(md, "CPU per transaction: server 0.100 ms, client (pgload) 0.025 ms; times 8 clients over 2 "
+			"usable CPUs against the mean transaction time of 2.00 ms, CPU explains 25% of it; ") != NULL,
+		 "cpu:\n%s", md);
+	/* WAL: 1% by the trace, 0.5 ms per sync / 1.5 ms p50 = 33% by wal_sync_time, 41% + 12% of the
+	 * backends' samples waiting for WAL: the largest view counts, and is named */
+	CU_CHECK(strstr(md, "- a, step oltp (1,000.0 tx/s): limited by WAL flushes (53% of the transaction time, "
+			"from the wait events).") != NULL, "verdict:\n%s", md);
+	CU_CHECK(strstr(md, "read share of the transaction time by source: 4% the trace, 0% blk_read_time, 0% the "
+			"wait events; WAL share by source: 1% the trace, 33% wal_sync_time, 53% the wait events.")
+		 != NULL, "views:\n%s", md);
+	CU_CHECK(strstr(md, "CPU: not in the result documents") == NULL, "CPU is in them:\n%s", md);
+
+	/* 0.4 ms of server CPU per transaction: (0.425 x 4) / 2 ms = 85%: CPU-bound, from the evidence */
+	dut_result_free(m->configs[0].reps[0].steps[0].docs[0].doc);
+	server_doc(d, sizeof(d), 150020, 0.0004);
+	set_doc(m, 0, d);
+	free(md);
+	md = answer_md(m);
+	CU_CHECK(md && strstr(md, "- a, step oltp (1,000.0 tx/s): limited by CPU (server and client CPU explain 85% "
+			      "of the transaction time)"), "cpu-bound:\n%s", md ? md : "");
+}
+
+/* PostgreSQL 13 has no pg_stat_wal: the answer says so, and shows no 0. */
+static void test_answer_server_pg13(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_free_ char *md = NULL;
+	char d[8192];
+
+	server_doc(d, sizeof(d), 130012, 0.0001);
+	set_doc(m, 0, d);
+	attach_trace(m, 4000, 100, 8192, 10000000000ull);
+	md = answer_md(m);
+	if (!md)
+		return;
+	CU_CHECK(strstr(md, "from the server: PostgreSQL 13.12 says: WAL syncs absent (PostgreSQL 13 has no "
+			"pg_stat_wal (it is new in 14)), so WAL flushes per commit are known only where a dutfs trace saw them; "
+			"checkpoints during the step: 1") != NULL, "pg13:\n%s", md);
+	CU_CHECK(strstr(md, "0.00 WAL syncs") == NULL && strstr(md, "pg_stat_wal: 0") == NULL, "no zero:\n%s", md);
+}
+
+/* The two load figures measure different things and say so. */
+static void test_answer_load_labels(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m =
+		model("", "{\"name\":\"load\",\"status\":\"ok\",\"results\":[\"load.json\"]}");
+	_cleanup_free_ char *md = NULL;
+
+	set_doc(m, 0, DOC_HEAD "\"pgload\",\"version\":\"0\"},\"config\":{\"workload\":\"oltp-init\"},"
+		"\"phases\":[{\"name\":\"init/create\",\"duration_ns\":500000000},"
+		"{\"name\":\"init/load\",\"duration_ns\":4420000000},"
+		"{\"name\":\"init/vacuum\",\"duration_ns\":1080000000},"
+		"{\"name\":\"init/pkeys\",\"duration_ns\":2000000000}]}");
+	md = answer_md(m);
+	CU_CHECK(md && strstr(md, "| a | load | COPY load phase of pgload init (init/load, s) | 4.42 |") &&
+		 strstr(md, "| a | load | pgload init, all phases (s) | 8.00 |"), "load rows:\n%s", md ? md : "");
 }
 
 static const struct cu_test tests[] = {
@@ -526,6 +659,9 @@ static const struct cu_test tests[] = {
 	{ "no_share_of_zero_bytes", test_no_share_of_zero },
 	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },
 	{ "answer_section_first", test_answer_section },
+	{ "answer_server_evidence", test_answer_server_evidence },
+	{ "answer_server_pg13_absent_not_zero", test_answer_server_pg13 },
+	{ "answer_load_labels", test_answer_load_labels },
 	{ NULL, NULL },
 };
 
