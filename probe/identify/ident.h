@@ -234,7 +234,7 @@ struct dp_identity {
 	/* a disk behind a USB bridge: what smartctl said about the drive inside */
 	struct dp_inner_probe inner;
 	unsigned nnotes;
-	char notes[DP_MAX_NOTES][512];  /* explanations for the reader (USB bridge, ...) */
+	char notes[DP_MAX_NOTES][1024]; /* explanations for the reader (USB bridge, ...) */
 };
 
 /*

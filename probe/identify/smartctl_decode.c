@@ -296,7 +296,12 @@ static void join_messages(const struct dp_inner_drive *d, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < d->nmessages && n + 1 < len; i++) {
-		int w = snprintf(buf + n, len - n, "%s%s", i ? "; " : "", d->messages[i]);
+		int w;
+
+		/* smartctl's list of every -d type it knows says nothing about this device */
+		if (strncmp(d->messages[i], "=======> VALID ARGUMENTS", 24) == 0)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s", n ? "; " : "", d->messages[i]);
 		if (w < 0)
 			break;
 		n += (size_t)w;
