@@ -112,6 +112,8 @@ calls_are() {
 
 # --- NVMe behind a JMicron JMS583: -d sntjmicron, one call per run ---
 identify sdj "sntjmicron=nvme-sntjmicron.json"
+echo "--- dutprobe identify on the JMS583 disk, smartctl = the stand-in (README and docs/dutprobe.md quote it):"
+echo "$OUT"
 expect_msg "Inner drive (behind the USB bridge, through smartctl)"
 expect_msg "bridge                   152d:0583 JMicron JMS583 (USB to NVMe)"
 expect_msg "passthrough              smartctl -d sntjmicron (JMicron vendor SCSI-to-NVMe passthrough) on $WORK/dev/sdj"
