@@ -120,6 +120,12 @@ int dp_inner_query(const struct dp_inner_env *env, const struct dp_usb_bridge_mo
 				 strchr(env->smartctl, '/') ? "" : " on PATH");
 			return 0;
 		}
+		if (r < 0) {
+			/* cannot be started (EACCES, ENOMEM): every other type would fail alike */
+			ret->state = DP_INNER_FAILED;
+			snprintf(ret->reason, sizeof(ret->reason), "%s", a->message);
+			return 0;
+		}
 		if (a->ok) {
 			ret->state = DP_INNER_OK;
 			ret->used = (int)(ret->nattempts - 1);

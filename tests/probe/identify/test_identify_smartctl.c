@@ -529,6 +529,19 @@ static void test_no_smartctl(void)
 		 "reason '%s'", p->reason);
 }
 
+static void test_cannot_start_stops(void)
+{
+	static const struct fake_answer answers[] = { { "", NULL, -EACCES, 0 } };
+	struct fake_ctx c = { .answers = answers, .nanswers = DUT_ARRAY_SIZE(answers) };
+	_cleanup_free_ struct dp_inner_probe *p = calloc(1, sizeof(*p));
+
+	CU_ASSERT_FATAL(p != NULL);
+	run_query(&c, 0x1234, 0x5678, p);
+	CU_CHECK(p->state == DP_INNER_FAILED && p->nattempts == 1 && c.calls == 1 &&
+		 strstr(p->reason, "could not run smartctl: Permission denied"),
+		 "state %d n %u calls %u reason '%s'", p->state, p->nattempts, c.calls, p->reason);
+}
+
 static void test_permission_hint(void)
 {
 	static const struct fake_answer answers[] = { { "sntjmicron", "permission-denied.json", 0, 0 } };
@@ -584,6 +597,7 @@ static const struct cu_test tests[] = {
 	{ "unknown_bridge_tries_in_turn", test_unknown_bridge_tries_in_turn },
 	{ "all_fail_says_why", test_all_fail_says_why },
 	{ "no_smartctl", test_no_smartctl },
+	{ "cannot_start_stops", test_cannot_start_stops },
 	{ "permission_hint", test_permission_hint },
 	{ "bridge_note_follows_outcome", test_bridge_note_follows_outcome },
 	{ NULL, NULL },
