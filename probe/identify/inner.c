@@ -27,7 +27,7 @@ static void first_line(const char *s, char *buf, size_t len)
 static const char *permission_hint(const char *msg)
 {
 	return strstr(msg, "Permission denied") || strstr(msg, "Operation not permitted") ?
-	       " (smartctl needs root for SCSI passthrough)" : "";
+	       " (SCSI passthrough needs root with CAP_SYS_RAWIO)" : "";
 }
 
 /* One smartctl run: 0 (ran; a->ok says whether it reached the drive), or -ENOENT/-errno. */

@@ -175,7 +175,7 @@ expect_msg "bridge                   1234:5678 not in dutprobe's table"
 expect_msg "result                   inner drive not reached on $WORK/dev/sdu (tried -d auto, -d sat, -d sntasmedia, -d sntrealtek, -d sntjmicron: each failed)"
 expect_msg "tried -d auto            failed (exit status 1): /dev/sdc: Unknown USB bridge [0x1234:0x5678 (0x100)]"
 expect_msg "tried -d sat             failed (exit status 2): Read Device Identity failed"
-expect_msg "tried -d sntrealtek      failed (exit status 1): /dev/sdc: Unknown device type 'sntrealtek'"
+expect_msg "tried -d sntrealtek      failed (exit status 1): /dev/sdc: Unknown SNT device type 'sntrealtek'"
 expect_msg "tried -d sntjmicron      failed (exit status 2): Read NVMe Identify Controller failed"
 expect_msg "The usb-storage driver (Bulk-Only Transport)"
 jqe '.target.bridge | .known == false and .name == null and .state == "failed" and .passthrough == null
@@ -187,7 +187,7 @@ calls_are " -j -a $WORK/dev/sdu -j -a -d sat $WORK/dev/sdu -j -a -d sntasmedia $
 # --- a known bridge whose passthrough fails (an smartctl older than 7.2 lacks sntrealtek) ---
 identify sdr "sntrealtek=unsupported-type.json"
 expect_msg "result                   inner drive not reached on $WORK/dev/sdr (tried -d sntrealtek: failed)"
-expect_msg "Unknown device type 'sntrealtek'"
+expect_msg "Unknown SNT device type 'sntrealtek'"
 jqe '.target.bridge.state == "failed" and .target.bridge.name == "Realtek RTL9210"
      and (.target.bridge.attempts | length) == 1 and .target.bridge.attempts[0].exit_status == 1' "$WORK/sdr.json"
 
@@ -209,5 +209,19 @@ jqe '.target.link.kind == "sata" and (.target | has("bridge") | not) and (.targe
 PATH="$BIN:$PATH" run 0 "$DUTPROBE" identify "$WORK/dev/sdk"
 case "$OUT" in *"Inner drive"*) fail "an Inner drive section for a SATA disk" ;; esac
 [ ! -s "$LOG" ] || fail "smartctl ran for a disk that is not behind USB: $(cat "$LOG")"
+
+# --- the real smartctl, when installed, on the same nodes: they have no driver (major
+# 240), so every open fails; its own JSON must come through as the reasons ---
+REAL=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v smartctl || true)
+if [ -n "$REAL" ] && [ "$(readlink -f "$REAL")" != "$(readlink -f "$STANDIN")" ]; then
+	DUTPROBE_SMARTCTL=$REAL run 0 "$DUTPROBE" identify "$WORK/dev/sdu" --json "$WORK/real.json"
+	jqe '.target.bridge | .state == "failed" and .smartctl == "'"$REAL"'" and (.attempts | length) == 5
+	     and all(.attempts[]; .exit_status >= 1 and (.message | length) > 0 and (.reached_drive | not))' "$WORK/real.json"
+	DUTPROBE_SMARTCTL=$REAL run 0 "$DUTPROBE" identify "$WORK/dev/sdj"
+	expect_msg "tried -d sntjmicron      failed (exit status 2): Smartctl open device: $WORK/dev/sdj [USB NVMe JMicron] failed"
+	echo "real smartctl ($REAL): every type refused with its own message, as expected"
+else
+	echo "real smartctl not installed: its part skipped"
+fi
 
 echo "PASS: identify behind USB bridges (JMS583, ASM2362, JMS578/sat, unknown bridge, RTL9210 failing, no smartctl, SATA)"

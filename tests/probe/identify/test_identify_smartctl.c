@@ -167,7 +167,7 @@ static void test_decode_failures(void)
 		const char *why;          /* substring of dp_smartctl_reached_drive's reason */
 	} rows[] = {
 		{ "failed-passthrough.json", 2, "NVMe", "Read NVMe Identify Controller failed" },
-		{ "unsupported-type.json", 1, "", "Unknown device type 'sntrealtek'" },
+		{ "unsupported-type.json", 1, "", "Unknown SNT device type 'sntrealtek'" },
 		{ "unknown-bridge.json", 1, "", "Unknown USB bridge [0x1234:0x5678" },
 		{ "failed-sat.json", 2, "ATA", "Read Device Identity failed" },
 		{ "permission-denied.json", 2, "", "Permission denied" },
@@ -497,7 +497,7 @@ static void test_all_fail_says_why(void)
 		{ 0, "Unknown USB bridge" },
 		{ -ETIME, "no answer within 1 s" },
 		{ -EBADMSG, "not complete JSON" },
-		{ 0, "Unknown device type 'sntrealtek'" },
+		{ 0, "Unknown SNT device type 'sntrealtek'" },
 		{ -EFBIG, "more than 1048576 bytes" },
 	};
 	struct fake_ctx c = { .answers = answers, .nanswers = DUT_ARRAY_SIZE(answers) };
@@ -550,7 +550,7 @@ static void test_permission_hint(void)
 
 	CU_ASSERT_FATAL(p != NULL);
 	run_query(&c, 0x152d, 0x0583, p);
-	CU_CHECK(p->state == DP_INNER_FAILED && strstr(p->attempts[0].message, "needs root"),
+	CU_CHECK(p->state == DP_INNER_FAILED && strstr(p->attempts[0].message, "needs root with CAP_SYS_RAWIO"),
 		 "message '%s'", p->attempts[0].message);
 }
 
