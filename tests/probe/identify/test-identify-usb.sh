@@ -139,6 +139,8 @@ jqe '.target.inner_drive | .protocol == "NVMe" and .model == "INTEL SSDPEKKW256G
      and .nvme_health.data_units_read == 14723381 and .nvme_health.media_errors == 0
      and .nvme_health.critical_warning == 0 and .ata_attributes == []' "$WORK/sdj.json"
 calls_are " -j -a -d sntjmicron $WORK/dev/sdj"
+echo "--- its JSON document's bridge and inner_drive:"
+jq '.target | {bridge, inner_drive}' "$WORK/sdj.json"
 
 # --- NVMe behind an ASMedia ASM2362: -d sntasmedia, a critical warning, a counter > 2^53 ---
 identify sda "sntasmedia=nvme-sntasmedia.json"
