@@ -30,8 +30,11 @@ static void usage(FILE *f)
 		"               the table\n"
 		"Reports the device's identity (NVMe identify and SMART/health through libnvme,\n"
 		"everything else from sysfs), its queue settings, and the link it sits on with\n"
-		"the interface ceiling in MB/s.  Reads only; NVMe admin commands need root.\n"
-		"Environment: DUTPROBE_SYSFS_ROOT (default /sys) for tests.\n");
+		"the interface ceiling in MB/s.  Behind a USB bridge, the drive inside through\n"
+		"smartmontools (smartctl -j -a -d TYPE, the type chosen from the bridge's USB\n"
+		"ids).  Reads only; NVMe admin commands and smartctl need root.\n"
+		"Environment: DUTPROBE_SYSFS_ROOT (default /sys) for tests; DUTPROBE_SMARTCTL\n"
+		"(default: smartctl on PATH).\n");
 }
 
 /* Warn once per failed NVMe command: the table shows it too, stderr makes it loud. */
@@ -108,12 +111,14 @@ int dutprobe_identify_main(int argc, char **argv)
 		dut_err("identify: out of memory");
 		return 1;
 	}
-	r = dp_identify(argv[optind], id, err, sizeof(err));
+	r = dp_identify(argv[optind], NULL, id, err, sizeof(err));
 	if (r < 0) {
 		dut_err("identify: %s", err);
 		return 1;
 	}
 	warn_nvme(id);
+	if (id->inner.state == DP_INNER_NO_SMARTCTL)
+		dut_warn("%s is behind a USB bridge; %s", id->dev.disk, id->inner.reason);
 
 	if (json_path) {
 		r = write_json(id, json_path, argc, argv);

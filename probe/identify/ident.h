@@ -5,7 +5,8 @@
  * renderers.  Layers:
  *
  *   nvme_decode.c   pure: identify controller/namespace and SMART pages -> structs
- *   sysfs_parse.c   pure: sysfs value parsing, mountinfo, USB bridge table
+ *   sysfs_parse.c   pure: sysfs value parsing, mountinfo
+ *   inner.h         the drive behind a USB bridge (bridge table, smartctl)
  *   link.c          pure: interface ceilings (the rate table) and link text
  *   sysfs_linux.c   reads files under the sysfs root (DUTPROBE_SYSFS_ROOT)
  *   nvme_linux.c    libnvme commands on an fd
@@ -20,20 +21,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <json-c/json.h>
+
+#include "probe/identify/inner.h"
+#include "probe/identify/nvme_types.h"
 
 struct nvme_id_ctrl;
 struct nvme_id_ns;
 struct nvme_smart_log;
 
 /* ---------------- NVMe ---------------- */
-
-/* A 128-bit little-endian counter from the SMART log, clamped to 64 bits. */
-struct dp_counter {
-	uint64_t value;
-	bool saturated;        /* the device's value is >= 2^64 (value = UINT64_MAX) */
-};
 
 struct dp_nvme_ctrl {
 	uint16_t vid, ssvid;
@@ -63,29 +62,6 @@ struct dp_nvme_ns {
 	uint64_t size_bytes;          /* nsze * data_bytes of the format in use */
 	uint8_t dlfeat;
 	bool dealloc_reads_zeroes;    /* DLFEAT bits 2:0 = 001b */
-};
-
-/* Critical warning bits of the SMART log (NVMe 1.4 fig. 194). */
-enum {
-	DP_CW_SPARE = 1 << 0,
-	DP_CW_TEMPERATURE = 1 << 1,
-	DP_CW_RELIABILITY = 1 << 2,
-	DP_CW_READ_ONLY = 1 << 3,
-	DP_CW_VOLATILE_BACKUP = 1 << 4,
-	DP_CW_PMR_READ_ONLY = 1 << 5,
-};
-
-struct dp_nvme_smart {
-	uint8_t critical_warning;
-	unsigned temperature_k;       /* composite; 0 = not reported */
-	int temperature_c;
-	unsigned avail_spare_pct, spare_thresh_pct, percent_used;
-	struct dp_counter data_units_read, data_units_written;  /* units of 512,000 bytes */
-	struct dp_counter bytes_read, bytes_written;            /* units * 512,000 */
-	struct dp_counter host_reads, host_writes;              /* commands */
-	struct dp_counter ctrl_busy_minutes, power_cycles, power_on_hours;
-	struct dp_counter unsafe_shutdowns, media_errors, error_log_entries;
-	uint32_t warning_temp_minutes, critical_temp_minutes;
 };
 
 /* Outcome of one NVMe command: both 0 = ok. */
@@ -144,16 +120,10 @@ struct dp_sata_link {
 	double gbps;                 /* 0 = unknown / link down */
 };
 
-struct dp_usb_bridge_model {
-	uint16_t vid, pid;
-	const char *chip;            /* "ASMedia ASM2362" */
-	const char *inner;           /* "NVMe" or "SATA" */
-	const char *passthrough;     /* what can reach the inner drive */
-};
-
 struct dp_usb_link {
 	char dev[32];                /* 2-1 */
 	uint16_t vid, pid;
+	uint16_t bcd;                /* bcdDevice (the bridge firmware's release); 0 = unknown */
 	char manufacturer[64], product[64], serial[64];
 	unsigned speed_mbps;
 	unsigned lanes;              /* rx_lanes; 0 = unknown */
@@ -227,7 +197,6 @@ int dp_parse_devnum(const char *s, unsigned *ret_major, unsigned *ret_minor);
 void dp_strip(char *s);  /* trailing white space and newline */
 /* Copy src into dst[len], truncating; always NUL-terminated when len > 0. */
 size_t dp_strlcpy(char *dst, const char *src, size_t len);
-const struct dp_usb_bridge_model *dp_usb_bridge_lookup(uint16_t vid, uint16_t pid);
 /*
  * Find the mount holding a file from /proc/self/mountinfo text: the entry
  * with the given device number whose mount point is the longest prefix of
@@ -262,16 +231,27 @@ struct dp_identity {
 	struct dp_blockdev dev;
 	bool have_nvme;
 	struct dp_nvme_info nvme;
+	/* a disk behind a USB bridge: what smartctl said about the drive inside */
+	struct dp_inner_probe inner;
 	unsigned nnotes;
-	char notes[DP_MAX_NOTES][512];  /* explanations for the reader (USB bridge, ...) */
+	char notes[DP_MAX_NOTES][1024]; /* explanations for the reader (USB bridge, ...) */
 };
 
-/* identify.c: returns 0, or -errno with a message in err (len errlen). */
-int dp_identify(const char *target, struct dp_identity *ret, char *err, size_t errlen);
+/*
+ * identify.c: returns 0, or -errno with a message in err (len errlen).
+ * inner_env: how to run smartctl for a disk behind a USB bridge (NULL = the
+ * defaults of dp_inner_env_default()).
+ */
+int dp_identify(const char *target, const struct dp_inner_env *inner_env, struct dp_identity *ret,
+		char *err, size_t errlen);
 void dp_identity_add_note(struct dp_identity *id, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The USB bridge explanation (pure; identify.c adds it as a note). */
-void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *buf, size_t len);
+/*
+ * The USB bridge explanation (pure; identify.c adds it as a note); inner:
+ * what smartctl reached through the bridge (NULL = not asked).
+ */
+void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname,
+			const struct dp_inner_probe *inner, char *buf, size_t len);
 
 /* render.c */
 struct dp_renderer {
@@ -281,5 +261,8 @@ struct dp_renderer {
 int dp_render_human(const struct dp_identity *id, void *ctx /* FILE * */);
 /* Fill obj (the result document's target object) with the identity. */
 int dp_render_json(const struct dp_identity *id, void *ctx /* json_object * */);
+/* render_inner.c: the "Inner drive" section; the "bridge" and "inner_drive" objects */
+void dp_render_human_inner(FILE *f, const struct dp_usb_link *u, const struct dp_inner_probe *p);
+int dp_render_json_inner(json_object *o, const struct dp_usb_link *u, const struct dp_inner_probe *p);
 
 #endif

@@ -3,7 +3,8 @@
  * Target -> struct dp_identity: stat the target, find its block device in
  * sysfs (through the device number, which works for /dev/disk/by-id links
  * and for files alike), and for NVMe send identify/SMART commands to the
- * whole-disk namespace node.
+ * whole-disk namespace node; behind a USB bridge, ask smartctl about the
+ * drive inside (inner.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -229,13 +230,48 @@ static void query_nvme(const char *target, struct dp_identity *id)
 	dp_nvme_collect(fd, &id->nvme);
 }
 
+/*
+ * A disk behind a USB bridge: ask smartctl (through env's ops) about the
+ * drive inside.  Like the NVMe commands it goes to the whole disk, and only
+ * to a node that is the device sysfs names.
+ */
+static int query_inner(const char *target, const struct dp_inner_env *env, struct dp_identity *id)
+{
+	struct dp_blockdev *bd = &id->dev;
+	struct dp_inner_env def;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!env) {
+		dp_inner_env_default(&def);
+		env = &def;
+	}
+	if (id->kind == DP_TARGET_DISK && !bd->stack[0])
+		dp_strlcpy(path, target, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "/dev/%s", bd->disk);
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	    (bd->disk_major && (major(st.st_rdev) != bd->disk_major ||
+				minor(st.st_rdev) != bd->disk_minor))) {
+		id->inner.state = DP_INNER_SKIPPED;
+		id->inner.used = -1;
+		dp_strlcpy(id->inner.smartctl, env->smartctl, sizeof(id->inner.smartctl));
+		dp_strlcpy(id->inner.device, path, sizeof(id->inner.device));
+		snprintf(id->inner.reason, sizeof(id->inner.reason),
+			 "%.400s is not the block device %u:%u that sysfs names", path, bd->disk_major,
+			 bd->disk_minor);
+		return 0;
+	}
+	return dp_inner_query(env, bd->link.usb.model, path, &id->inner);
+}
+
 static void add_notes(struct dp_identity *id)
 {
 	struct dp_blockdev *bd = &id->dev;
 	char note[sizeof(id->notes[0])];
 
 	if (bd->link.kind == DP_LINK_USB) {
-		dp_usb_bridge_note(&bd->link.usb, bd->disk, note, sizeof(note));
+		dp_usb_bridge_note(&bd->link.usb, bd->disk, &id->inner, note, sizeof(note));
 		dp_identity_add_note(id, "%s", note);
 	}
 	if (bd->is_loop && bd->loop_dio == 0)
@@ -250,16 +286,22 @@ static void add_notes(struct dp_identity *id)
 				     id->fs_type[0] ? id->fs_type : "its", bd->name);
 }
 
-int dp_identify(const char *target, struct dp_identity *id, char *err, size_t errlen)
+int dp_identify(const char *target, const struct dp_inner_env *inner_env, struct dp_identity *id,
+		char *err, size_t errlen)
 {
 	int r;
 
 	memset(id, 0, sizeof(*id));
+	id->inner.used = -1;
 	r = resolve_target(target, id, err, errlen);
 	if (r < 0)
 		return r;
 	if (id->dev.is_nvme)
 		query_nvme(target, id);
+	if (id->dev.link.kind == DP_LINK_USB && (r = query_inner(target, inner_env, id)) < 0) {
+		snprintf(err, errlen, "out of memory asking smartctl about %s", id->dev.disk);
+		return r;
+	}
 	add_notes(id);
 	return 0;
 }

@@ -26,11 +26,12 @@ static void replace_dev(const char *tmpl, const char *devname, char *buf, size_t
 	buf[n] = '\0';
 }
 
-void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *buf, size_t len)
+void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname,
+			const struct dp_inner_probe *inner, char *buf, size_t len)
 {
 	const struct dp_usb_bridge_model *m = u->model;
-	char who[192], what[512];
-	const char *inner = m ? m->inner : NULL;
+	char who[192], what[640];
+	const char *inner_if = m ? m->inner : NULL;
 	bool uas = strcmp(u->driver, "uas") == 0;
 	size_t n;
 
@@ -42,7 +43,27 @@ void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *
 			 u->manufacturer, u->manufacturer[0] && u->product[0] ? " " : "",
 			 u->product, u->vid, u->pid);
 
-	if (m) {
+	if (inner && inner->state == DP_INNER_OK) {
+		const struct dp_smartctl_attempt *a = &inner->attempts[inner->used];
+		const char *desc = dp_smartctl_type_desc(a->dtype);
+
+		n = (size_t)snprintf(buf, len,
+			"/dev/%s sits behind a USB bridge: %s, driven by %s. The vendor, model and "
+			"serial under \"Block device\" come from the bridge's SCSI INQUIRY answer; "
+			"those under \"Inner drive\" are the drive's own, read by smartctl -d %s "
+			"(%s) through the bridge.", devname, who,
+			uas ? "uas (USB Attached SCSI)" : u->driver[0] ? u->driver : "an unknown driver",
+			a->dtype[0] ? a->dtype : "auto", desc);
+		goto out;
+	}
+	if (inner && inner->state == DP_INNER_NO_SMARTCTL) {
+		snprintf(what, sizeof(what), "What could work: apt-get install smartmontools, then "
+			 "dutprobe identify asks smartctl through the bridge; otherwise put the drive "
+			 "in an internal slot.");
+	} else if (inner && inner->state == DP_INNER_FAILED) {
+		snprintf(what, sizeof(what), "smartctl %s (see \"Inner drive\"); otherwise put the "
+			 "drive in an internal slot.", inner->reason);
+	} else if (m) {
 		char cmds[256];
 
 		replace_dev(m->passthrough, devname, cmds, sizeof(cmds));
@@ -60,15 +81,17 @@ void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname, char *
 		"/dev/%s sits behind a USB bridge: %s, driven by %s. The host speaks SCSI to the "
 		"bridge, which translates to %s: the vendor, model and serial the kernel shows come "
 		"from the bridge's SCSI INQUIRY answer (the bridge's or enclosure's strings), not "
-		"from the drive inside, and %s are not passed through, so the inner drive's model, "
-		"firmware and health are not visible here. %s",
+		"from the drive inside, and %s are not passed through as such, so the inner drive's "
+		"model, firmware and health are not visible here. %s",
 		devname, who, uas ? "uas (USB Attached SCSI)" :
 		u->driver[0] ? u->driver : "an unknown driver",
-		inner ? (strcmp(inner, "NVMe") == 0 ? "NVMe commands" : "ATA commands") :
-			"the drive's own protocol",
-		inner && strcmp(inner, "SATA") == 0 ? "ATA IDENTIFY/SMART commands" :
+		!inner_if ? "the drive's own protocol" :
+		strcmp(inner_if, "NVMe") == 0 ? "NVMe commands" :
+		strcmp(inner_if, "SATA") == 0 ? "ATA commands" : "NVMe or ATA commands",
+		inner_if && strcmp(inner_if, "SATA") == 0 ? "ATA IDENTIFY/SMART commands" :
 			"NVMe admin commands (identify, SMART log)",
 		what);
+out:
 	if (n < len && strcmp(u->driver, "usb-storage") == 0)
 		snprintf(buf + n, len - n, " The usb-storage driver (Bulk-Only Transport) runs one "
 			 "command at a time: no queueing, so random-I/O rates are far below what "

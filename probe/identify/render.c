@@ -11,10 +11,12 @@
 
 #include "lib/cleanup.h"
 #include "probe/identify/ident.h"
+#include "probe/identify/render_json.h"
+#include "probe/identify/render_util.h"
 
 /* ---------------- human ---------------- */
 
-static char *fmt_iec(uint64_t bytes, char *buf, size_t len)
+char *dp_fmt_iec(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
@@ -31,8 +33,7 @@ static char *fmt_iec(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-static void row(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void row(FILE *f, const char *key, const char *fmt, ...)
+void dp_row(FILE *f, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,7 +44,7 @@ static void row(FILE *f, const char *key, const char *fmt, ...)
 	fputc('\n', f);
 }
 
-static const char *counter_text(struct dp_counter c, char *buf, size_t len)
+const char *dp_counter_text(struct dp_counter c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%" PRIu64, c.saturated ? ">= " : "", c.value);
 	return buf;
@@ -55,55 +56,55 @@ static void human_blockdev(FILE *f, const struct dp_blockdev *bd)
 
 	fprintf(f, "Block device\n");
 	if (bd->stack[0])
-		row(f, "stacked", "%s -> %s", bd->stack, bd->name);
+		dp_row(f, "stacked", "%s -> %s", bd->stack, bd->name);
 	if (bd->is_partition)
-		row(f, "partition", "%s = partition %u of %s, starts at %s", bd->name, bd->partno,
-		    bd->disk, fmt_iec(bd->part_start_bytes, a, sizeof(a)));
-	row(f, "disk", "%s (%u:%u)", bd->disk, bd->disk_major, bd->disk_minor);
+		dp_row(f, "partition", "%s = partition %u of %s, starts at %s", bd->name, bd->partno,
+		    bd->disk, dp_fmt_iec(bd->part_start_bytes, a, sizeof(a)));
+	dp_row(f, "disk", "%s (%u:%u)", bd->disk, bd->disk_major, bd->disk_minor);
 	if (bd->is_partition)
-		row(f, "partition size", "%s", fmt_iec(bd->size_bytes, a, sizeof(a)));
-	row(f, "disk size", "%s", fmt_iec(bd->disk_size_bytes, a, sizeof(a)));
+		dp_row(f, "partition size", "%s", dp_fmt_iec(bd->size_bytes, a, sizeof(a)));
+	dp_row(f, "disk size", "%s", dp_fmt_iec(bd->disk_size_bytes, a, sizeof(a)));
 	if (bd->vendor[0] || bd->model[0])
-		row(f, "vendor / model", "%s%s%s", bd->vendor, bd->vendor[0] ? " " : "", bd->model);
+		dp_row(f, "vendor / model", "%s%s%s", bd->vendor, bd->vendor[0] ? " " : "", bd->model);
 	if (bd->serial[0])
-		row(f, "serial", "%s", bd->serial);
+		dp_row(f, "serial", "%s", bd->serial);
 	if (bd->firmware[0])
-		row(f, "firmware", "%s", bd->firmware);
-	row(f, "rotational", "%s", bd->rotational < 0 ? "unknown" :
+		dp_row(f, "firmware", "%s", bd->firmware);
+	dp_row(f, "rotational", "%s", bd->rotational < 0 ? "unknown" :
 	    bd->rotational ? "yes (spinning disk, or a device that says so)" : "no");
-	row(f, "logical / physical block", "%" PRIu32 " / %" PRIu32 " bytes",
+	dp_row(f, "logical / physical block", "%" PRIu32 " / %" PRIu32 " bytes",
 	    bd->logical_block_bytes, bd->physical_block_bytes);
-	row(f, "minimum / optimal I/O", "%" PRIu64 " / %" PRIu64 " bytes%s", bd->minimum_io_bytes,
+	dp_row(f, "minimum / optimal I/O", "%" PRIu64 " / %" PRIu64 " bytes%s", bd->minimum_io_bytes,
 	    bd->optimal_io_bytes, bd->optimal_io_bytes ? "" : " (0 = not reported)");
-	row(f, "scheduler", "%s", bd->scheduler[0] ? bd->scheduler : "unknown");
-	row(f, "write cache", "%s", bd->write_cache[0] ? bd->write_cache : "unknown");
+	dp_row(f, "scheduler", "%s", bd->scheduler[0] ? bd->scheduler : "unknown");
+	dp_row(f, "write cache", "%s", bd->write_cache[0] ? bd->write_cache : "unknown");
 	if (bd->discard_max_bytes)
-		row(f, "discard", "yes: up to %s per request, granularity %s",
-		    fmt_iec(bd->discard_max_bytes, a, sizeof(a)),
-		    fmt_iec(bd->discard_granularity_bytes, b, sizeof(b)));
+		dp_row(f, "discard", "yes: up to %s per request, granularity %s",
+		    dp_fmt_iec(bd->discard_max_bytes, a, sizeof(a)),
+		    dp_fmt_iec(bd->discard_granularity_bytes, b, sizeof(b)));
 	else
-		row(f, "discard", "no (discard_max_bytes = 0)");
+		dp_row(f, "discard", "no (discard_max_bytes = 0)");
 	if (bd->is_loop) {
-		row(f, "loop backing file", "%s", bd->loop_backing[0] ? bd->loop_backing : "(none)");
-		row(f, "loop direct I/O", "%s", bd->loop_dio < 0 ? "unknown" : bd->loop_dio ? "on" : "off");
+		dp_row(f, "loop backing file", "%s", bd->loop_backing[0] ? bd->loop_backing : "(none)");
+		dp_row(f, "loop direct I/O", "%s", bd->loop_dio < 0 ? "unknown" : bd->loop_dio ? "on" : "off");
 	}
 }
 
 static void human_link(FILE *f, const struct dp_link *l)
 {
 	fprintf(f, "Link\n");
-	row(f, "link", "%s", l->desc);
+	dp_row(f, "link", "%s", l->desc);
 	if (l->ceiling_bytes_per_s > 0)
-		row(f, "interface ceiling", "%.0f MB/s", l->ceiling_bytes_per_s / 1e6);
+		dp_row(f, "interface ceiling", "%.0f MB/s", l->ceiling_bytes_per_s / 1e6);
 	else
-		row(f, "interface ceiling", "unknown");
-	row(f, "ceiling basis", "%s", l->basis);
+		dp_row(f, "interface ceiling", "unknown");
+	dp_row(f, "ceiling basis", "%s", l->basis);
 	if (l->kind == DP_LINK_USB) {
 		const struct dp_usb_link *u = &l->usb;
-		row(f, "USB bridge", "%04x:%04x %s%s%s%s%s", u->vid, u->pid, u->manufacturer,
+		dp_row(f, "USB bridge", "%04x:%04x %s%s%s%s%s", u->vid, u->pid, u->manufacturer,
 		    u->manufacturer[0] ? " " : "", u->product, u->model ? " = " : "",
 		    u->model ? u->model->chip : "");
-		row(f, "USB driver", "%s", u->driver[0] ? u->driver : "unknown");
+		dp_row(f, "USB driver", "%s", u->driver[0] ? u->driver : "unknown");
 	}
 }
 
@@ -116,68 +117,68 @@ static void human_nvme(FILE *f, const struct dp_nvme_info *n)
 
 	fprintf(f, "NVMe (%s)\n", n->dev_path);
 	if (n->q_ctrl.err)
-		row(f, "controller", "%s", dp_nvme_query_text("identify controller", &n->q_ctrl, err, sizeof(err)));
+		dp_row(f, "controller", "%s", dp_nvme_query_text("identify controller", &n->q_ctrl, err, sizeof(err)));
 	else {
-		row(f, "model", "%s", ct->mn);
-		row(f, "serial", "%s", ct->sn);
-		row(f, "firmware", "%s", ct->fr);
-		row(f, "PCI vendor id", "0x%04x (subsystem 0x%04x)", ct->vid, ct->ssvid);
-		row(f, "NVMe version", "%u.%u.%u", ct->ver >> 16, (ct->ver >> 8) & 0xff, ct->ver & 0xff);
+		dp_row(f, "model", "%s", ct->mn);
+		dp_row(f, "serial", "%s", ct->sn);
+		dp_row(f, "firmware", "%s", ct->fr);
+		dp_row(f, "PCI vendor id", "0x%04x (subsystem 0x%04x)", ct->vid, ct->ssvid);
+		dp_row(f, "NVMe version", "%u.%u.%u", ct->ver >> 16, (ct->ver >> 8) & 0xff, ct->ver & 0xff);
 		if (ct->tnvmcap_bytes.value)
-			row(f, "total capacity", "%s", fmt_iec(ct->tnvmcap_bytes.value, a, sizeof(a)));
-		row(f, "namespaces", "%" PRIu32, ct->nn);
-		row(f, "volatile write cache", "%s", !ct->vwc_present ? "not present" :
+			dp_row(f, "total capacity", "%s", dp_fmt_iec(ct->tnvmcap_bytes.value, a, sizeof(a)));
+		dp_row(f, "namespaces", "%" PRIu32, ct->nn);
+		dp_row(f, "volatile write cache", "%s", !ct->vwc_present ? "not present" :
 		    n->q_vwc.err ? dp_nvme_query_text("present; get features 06h", &n->q_vwc, err, sizeof(err)) :
 		    n->vwc_enabled ? "present, enabled" : "present, disabled");
-		row(f, "deallocate / write zeroes", "%s / %s", ct->dsm_supported ? "yes" : "no",
+		dp_row(f, "deallocate / write zeroes", "%s / %s", ct->dsm_supported ? "yes" : "no",
 		    ct->write_zeroes_supported ? "yes" : "no");
 	}
 	if (n->q_nsid.err)
-		row(f, "namespace", "%s", dp_nvme_query_text("namespace id", &n->q_nsid, err, sizeof(err)));
+		dp_row(f, "namespace", "%s", dp_nvme_query_text("namespace id", &n->q_nsid, err, sizeof(err)));
 	else if (n->q_ns.err)
-		row(f, "namespace", "%s", dp_nvme_query_text("identify namespace", &n->q_ns, err, sizeof(err)));
+		dp_row(f, "namespace", "%s", dp_nvme_query_text("identify namespace", &n->q_ns, err, sizeof(err)));
 	else {
-		row(f, "namespace", "%" PRIu32 ": %" PRIu64 " blocks = %s", ns->nsid, ns->nsze,
-		    fmt_iec(ns->size_bytes, a, sizeof(a)));
+		dp_row(f, "namespace", "%" PRIu32 ": %" PRIu64 " blocks = %s", ns->nsid, ns->nsze,
+		    dp_fmt_iec(ns->size_bytes, a, sizeof(a)));
 		for (unsigned i = 0; i < ns->nlbaf; i++) {
 			char key[32];
 			if (!ns->lbaf[i].data_bytes)
 				continue;
 			snprintf(key, sizeof(key), "LBA format %u", i);
-			row(f, key, "%" PRIu64 " + %u metadata bytes, rel. perf %u%s",
+			dp_row(f, key, "%" PRIu64 " + %u metadata bytes, rel. perf %u%s",
 			    ns->lbaf[i].data_bytes, ns->lbaf[i].metadata_bytes, ns->lbaf[i].rel_perf,
 			    i == ns->in_use ? "  <- in use" : "");
 		}
-		row(f, "deallocated blocks read", "%s", ns->dealloc_reads_zeroes ? "zeroes" :
+		dp_row(f, "deallocated blocks read", "%s", ns->dealloc_reads_zeroes ? "zeroes" :
 		    (ns->dlfeat & 7) == 2 ? "ones (0xff)" : "not reported");
 	}
 	if (n->q_smart.err) {
-		row(f, "SMART / health", "%s", dp_nvme_query_text("SMART log", &n->q_smart, err, sizeof(err)));
+		dp_row(f, "SMART / health", "%s", dp_nvme_query_text("SMART log", &n->q_smart, err, sizeof(err)));
 		return;
 	}
 	if (s->critical_warning == 0)
-		row(f, "critical warnings", "none");
+		dp_row(f, "critical warnings", "none");
 	for (unsigned bit = 0; bit < 8; bit++) {
 		if (!(s->critical_warning & (1u << bit)))
 			continue;
 		const char *name = dp_nvme_crit_warning_name(bit);
-		row(f, "critical warning", "bit %u: %s", bit, name ? name : "reserved bit set");
+		dp_row(f, "critical warning", "bit %u: %s", bit, name ? name : "reserved bit set");
 	}
 	if (s->temperature_k)
-		row(f, "temperature", "%d C (%u K)", s->temperature_c, s->temperature_k);
-	row(f, "spare / threshold", "%u%% / %u%%", s->avail_spare_pct, s->spare_thresh_pct);
-	row(f, "percent used", "%u%%", s->percent_used);
-	row(f, "data read", "%s units = %s", counter_text(s->data_units_read, a, sizeof(a)),
-	    fmt_iec(s->bytes_read.value, b, sizeof(b)));
-	row(f, "data written", "%s units = %s", counter_text(s->data_units_written, a, sizeof(a)),
-	    fmt_iec(s->bytes_written.value, b, sizeof(b)));
-	row(f, "host read / write cmds", "%s / %s", counter_text(s->host_reads, a, sizeof(a)),
-	    counter_text(s->host_writes, b, sizeof(b)));
-	row(f, "power-on hours", "%s", counter_text(s->power_on_hours, a, sizeof(a)));
-	row(f, "power cycles", "%s", counter_text(s->power_cycles, a, sizeof(a)));
-	row(f, "unsafe shutdowns", "%s", counter_text(s->unsafe_shutdowns, a, sizeof(a)));
-	row(f, "media errors", "%s", counter_text(s->media_errors, a, sizeof(a)));
-	row(f, "error log entries", "%s", counter_text(s->error_log_entries, c, sizeof(c)));
+		dp_row(f, "temperature", "%d C (%u K)", s->temperature_c, s->temperature_k);
+	dp_row(f, "spare / threshold", "%u%% / %u%%", s->avail_spare_pct, s->spare_thresh_pct);
+	dp_row(f, "percent used", "%u%%", s->percent_used);
+	dp_row(f, "data read", "%s units = %s", dp_counter_text(s->data_units_read, a, sizeof(a)),
+	    dp_fmt_iec(s->bytes_read.value, b, sizeof(b)));
+	dp_row(f, "data written", "%s units = %s", dp_counter_text(s->data_units_written, a, sizeof(a)),
+	    dp_fmt_iec(s->bytes_written.value, b, sizeof(b)));
+	dp_row(f, "host read / write cmds", "%s / %s", dp_counter_text(s->host_reads, a, sizeof(a)),
+	    dp_counter_text(s->host_writes, b, sizeof(b)));
+	dp_row(f, "power-on hours", "%s", dp_counter_text(s->power_on_hours, a, sizeof(a)));
+	dp_row(f, "power cycles", "%s", dp_counter_text(s->power_cycles, a, sizeof(a)));
+	dp_row(f, "unsafe shutdowns", "%s", dp_counter_text(s->unsafe_shutdowns, a, sizeof(a)));
+	dp_row(f, "media errors", "%s", dp_counter_text(s->media_errors, a, sizeof(a)));
+	dp_row(f, "error log entries", "%s", dp_counter_text(s->error_log_entries, c, sizeof(c)));
 }
 
 int dp_render_human(const struct dp_identity *id, void *ctx)
@@ -186,25 +187,27 @@ int dp_render_human(const struct dp_identity *id, void *ctx)
 	char a[96];
 
 	fprintf(f, "Target\n");
-	row(f, "path", "%s", id->target);
-	row(f, "kind", "%s", id->kind == DP_TARGET_FILE ? "regular file" :
+	dp_row(f, "path", "%s", id->target);
+	dp_row(f, "kind", "%s", id->kind == DP_TARGET_FILE ? "regular file" :
 	    id->kind == DP_TARGET_DIRECTORY ? "directory" :
 	    id->kind == DP_TARGET_PARTITION ? "partition" : "block device");
 	if (id->kind == DP_TARGET_FILE || id->kind == DP_TARGET_DIRECTORY) {
 		if (id->kind == DP_TARGET_FILE)
-			row(f, "file size", "%s", fmt_iec(id->file_size_bytes, a, sizeof(a)));
-		row(f, "file system", "%s", id->fs_type[0] ? id->fs_type : "unknown");
+			dp_row(f, "file size", "%s", dp_fmt_iec(id->file_size_bytes, a, sizeof(a)));
+		dp_row(f, "file system", "%s", id->fs_type[0] ? id->fs_type : "unknown");
 		if (id->mountpoint[0])
-			row(f, "mounted at", "%s (from %s)", id->mountpoint, id->fs_source);
+			dp_row(f, "mounted at", "%s (from %s)", id->mountpoint, id->fs_source);
 	}
 	if (id->through[0])
-		row(f, "through", "%s", id->through);
+		dp_row(f, "through", "%s", id->through);
 	if (id->have_dev) {
 		human_blockdev(f, &id->dev);
 		human_link(f, &id->dev.link);
 	}
 	if (id->have_nvme)
 		human_nvme(f, &id->nvme);
+	if (id->have_dev && id->dev.link.kind == DP_LINK_USB)
+		dp_render_human_inner(f, &id->dev.link.usb, &id->inner);
 	for (unsigned i = 0; i < id->nnotes; i++)
 		fprintf(f, "%s%s\n", i == 0 ? "Notes\n  - " : "  - ", id->notes[i]);
 	return ferror(f) ? -EIO : 0;
@@ -212,33 +215,7 @@ int dp_render_human(const struct dp_identity *id, void *ctx)
 
 /* ---------------- JSON ---------------- */
 
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-#define ADD(o, k, v) do { if ((r = add((o), (k), (v))) < 0) return r; } while (0)
-#define STR(s) json_object_new_string(s)
-#define U64(v) json_object_new_uint64(v)
-#define I64(v) json_object_new_int64(v)
-#define BOOL(v) json_object_new_boolean(v)
-#define DBL(v) json_object_new_double(v)
-/* JSON null when cond is false (json-c represents null as a NULL member) */
-#define ADD_OR_NULL(o, k, cond, v)                                              \
-	do {                                                                     \
-		if (cond)                                                        \
-			ADD((o), (k), (v));                                      \
-		else if (json_object_object_add((o), (k), NULL) < 0)             \
-			return -ENOMEM;                                          \
-	} while (0)
-
-static int json_counter(json_object *o, json_object *sat, const char *key, struct dp_counter c)
+int dp_json_counter(json_object *o, json_object *sat, const char *key, struct dp_counter c)
 {
 	int r;
 
@@ -422,18 +399,18 @@ static int json_nvme(json_object *o, const struct dp_nvme_info *n)
 		ADD(s, "spare_threshold_pct", U64(sm->spare_thresh_pct));
 		ADD(s, "percent_used", U64(sm->percent_used));
 		ADD(s, "saturated", sat = json_object_new_array());
-		if ((r = json_counter(s, sat, "data_units_read", sm->data_units_read)) < 0 ||
-		    (r = json_counter(s, sat, "data_units_written", sm->data_units_written)) < 0 ||
-		    (r = json_counter(s, sat, "bytes_read", sm->bytes_read)) < 0 ||
-		    (r = json_counter(s, sat, "bytes_written", sm->bytes_written)) < 0 ||
-		    (r = json_counter(s, sat, "host_read_commands", sm->host_reads)) < 0 ||
-		    (r = json_counter(s, sat, "host_write_commands", sm->host_writes)) < 0 ||
-		    (r = json_counter(s, sat, "controller_busy_minutes", sm->ctrl_busy_minutes)) < 0 ||
-		    (r = json_counter(s, sat, "power_cycles", sm->power_cycles)) < 0 ||
-		    (r = json_counter(s, sat, "power_on_hours", sm->power_on_hours)) < 0 ||
-		    (r = json_counter(s, sat, "unsafe_shutdowns", sm->unsafe_shutdowns)) < 0 ||
-		    (r = json_counter(s, sat, "media_errors", sm->media_errors)) < 0 ||
-		    (r = json_counter(s, sat, "error_log_entries", sm->error_log_entries)) < 0)
+		if ((r = dp_json_counter(s, sat, "data_units_read", sm->data_units_read)) < 0 ||
+		    (r = dp_json_counter(s, sat, "data_units_written", sm->data_units_written)) < 0 ||
+		    (r = dp_json_counter(s, sat, "bytes_read", sm->bytes_read)) < 0 ||
+		    (r = dp_json_counter(s, sat, "bytes_written", sm->bytes_written)) < 0 ||
+		    (r = dp_json_counter(s, sat, "host_read_commands", sm->host_reads)) < 0 ||
+		    (r = dp_json_counter(s, sat, "host_write_commands", sm->host_writes)) < 0 ||
+		    (r = dp_json_counter(s, sat, "controller_busy_minutes", sm->ctrl_busy_minutes)) < 0 ||
+		    (r = dp_json_counter(s, sat, "power_cycles", sm->power_cycles)) < 0 ||
+		    (r = dp_json_counter(s, sat, "power_on_hours", sm->power_on_hours)) < 0 ||
+		    (r = dp_json_counter(s, sat, "unsafe_shutdowns", sm->unsafe_shutdowns)) < 0 ||
+		    (r = dp_json_counter(s, sat, "media_errors", sm->media_errors)) < 0 ||
+		    (r = dp_json_counter(s, sat, "error_log_entries", sm->error_log_entries)) < 0)
 			return r;
 	}
 	return 0;
@@ -463,6 +440,9 @@ int dp_render_json(const struct dp_identity *id, void *ctx)
 			return r;
 		ADD(o, "link", p = json_object_new_object());
 		if ((r = json_link(p, &id->dev.link)) < 0)
+			return r;
+		if (id->dev.link.kind == DP_LINK_USB && id->inner.state != DP_INNER_NOT_TRIED &&
+		    (r = dp_render_json_inner(o, &id->dev.link.usb, &id->inner)) < 0)
 			return r;
 	}
 	if (id->have_nvme) {

@@ -152,6 +152,8 @@ static void read_usb(const char *root, const char *dir, const char *child, struc
 		dp_parse_hex16(buf, &u->vid);
 	if (read_attr(root, dir, "idProduct", buf, sizeof(buf)) == 0)
 		dp_parse_hex16(buf, &u->pid);
+	if (read_attr(root, dir, "bcdDevice", buf, sizeof(buf)) == 0)
+		dp_parse_hex16(buf, &u->bcd);
 	attr_str(root, dir, "manufacturer", u->manufacturer, sizeof(u->manufacturer));
 	attr_str(root, dir, "product", u->product, sizeof(u->product));
 	attr_str(root, dir, "serial", u->serial, sizeof(u->serial));
@@ -167,7 +169,7 @@ static void read_usb(const char *root, const char *dir, const char *child, struc
 	/* The interface (2-1:1.0) below the device is bound to uas or usb-storage. */
 	if (child[0])
 		readlink_base(root, child, "driver", u->driver, sizeof(u->driver));
-	u->model = dp_usb_bridge_lookup(u->vid, u->pid);
+	u->model = dp_usb_bridge_lookup(u->vid, u->pid, u->bcd);
 }
 
 static void read_pcie(const char *root, const char *dir, struct dp_pcie_link *p)

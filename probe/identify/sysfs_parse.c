@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Pure parsing of sysfs attribute values, /proc/self/mountinfo lines, and
- * the table of USB bridges we can name.  No I/O here.
+ * Pure parsing of sysfs attribute values and /proc/self/mountinfo lines.
+ * No I/O here (the USB bridge table is in usb_bridge.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -162,38 +162,6 @@ int dp_parse_devnum(const char *s, unsigned *ret_major, unsigned *ret_minor)
 	*ret_major = ma;
 	*ret_minor = mi;
 	return 0;
-}
-
-/*
- * USB bridges whose chip we can name from vid:pid, and what reaches the
- * drive behind it.  smartctl's -d sntasmedia / sntjmicron / sntrealtek
- * use the chips' vendor SCSI commands that wrap NVMe admin commands.
- */
-static const struct dp_usb_bridge_model usb_bridges[] = {
-	{ 0x174c, 0x2362, "ASMedia ASM2362", "NVMe",
-	  "ASMedia vendor SCSI-to-NVMe passthrough: smartctl -d sntasmedia -a /dev/DEV" },
-	{ 0x174c, 0x2364, "ASMedia ASM2364", "NVMe",
-	  "ASMedia vendor SCSI-to-NVMe passthrough: smartctl -d sntasmedia -a /dev/DEV" },
-	{ 0x152d, 0x0583, "JMicron JMS583", "NVMe",
-	  "JMicron vendor SCSI-to-NVMe passthrough: smartctl -d sntjmicron -a /dev/DEV" },
-	{ 0x152d, 0x0586, "JMicron JMS586", "NVMe",
-	  "JMicron vendor SCSI-to-NVMe passthrough: smartctl -d sntjmicron -a /dev/DEV" },
-	{ 0x0bda, 0x9210, "Realtek RTL9210", "NVMe",
-	  "Realtek vendor SCSI-to-NVMe passthrough: smartctl -d sntrealtek -a /dev/DEV" },
-	{ 0x174c, 0x55aa, "ASMedia ASM1051E/ASM1053E/ASM1153E", "SATA",
-	  "SCSI/ATA Translation passthrough (SAT ATA PASS-THROUGH): smartctl -d sat -a /dev/DEV, hdparm -I /dev/DEV" },
-	{ 0x152d, 0x0578, "JMicron JMS578", "SATA",
-	  "SCSI/ATA Translation passthrough: smartctl -d sat -a /dev/DEV, hdparm -I /dev/DEV" },
-	{ 0x152d, 0x0567, "JMicron JMS567", "SATA",
-	  "SCSI/ATA Translation passthrough: smartctl -d sat -a /dev/DEV, hdparm -I /dev/DEV" },
-};
-
-const struct dp_usb_bridge_model *dp_usb_bridge_lookup(uint16_t vid, uint16_t pid)
-{
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(usb_bridges); i++)
-		if (usb_bridges[i].vid == vid && usb_bridges[i].pid == pid)
-			return &usb_bridges[i];
-	return NULL;
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */

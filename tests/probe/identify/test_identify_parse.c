@@ -168,7 +168,7 @@ static void test_link_descriptions(void)
 	l.usb.vid = 0x152d;
 	l.usb.pid = 0x0583;
 	l.usb.speed_mbps = 5000;
-	l.usb.model = dp_usb_bridge_lookup(0x152d, 0x0583);
+	l.usb.model = dp_usb_bridge_lookup(0x152d, 0x0583, 0);
 	dp_link_finish(&l, NULL);
 	CU_CHECK(strcmp(l.desc, "USB 3.0 / 3.2 Gen 1 (5 Gbit/s) via JMicron JMS583") == 0 &&
 		 fabs(l.ceiling_bytes_per_s - 500e6) < 1, "usb: '%s'", l.desc);
@@ -195,8 +195,8 @@ static void test_usb_bridge_note(void)
 		u.vid = rows[i].vid;
 		u.pid = rows[i].pid;
 		dp_strlcpy(u.driver, rows[i].driver, sizeof(u.driver));
-		u.model = dp_usb_bridge_lookup(u.vid, u.pid);
-		dp_usb_bridge_note(&u, "sdc", note, sizeof(note));
+		u.model = dp_usb_bridge_lookup(u.vid, u.pid, 0);
+		dp_usb_bridge_note(&u, "sdc", NULL, note, sizeof(note));
 		for (int k = 0; k < 3; k++)
 			CU_CHECK(strstr(note, rows[i].want[k]) != NULL, "%04x:%04x: note lacks '%s':\n%s",
 				 rows[i].vid, rows[i].pid, rows[i].want[k], note);
