@@ -234,8 +234,18 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	}
 	if (c.cfg->replica != DUT_REPLICA_NONE && access(json, F_OK) == 0)
 		save_replica_lag(R, s, json, name);
-	if (strcmp(s->type->name, "identify") == 0 && !ss->device && access(json, F_OK) == 0)
-		ss->device = identify_device(json);
+	if (strcmp(s->type->name, "identify") == 0 && !ss->device && access(json, F_OK) == 0 &&
+	    (ss->device = identify_device(json))) {
+		/* the path identify saw is the run's staging mount; the experiment's target names it for good */
+		const char *tn = s->target ? s->target : R->e->pg_target;
+
+		for (size_t i = 0; i < R->e->ntargets; i++)
+			if (strcmp(R->e->targets[i].name, tn) == 0 && R->e->targets[i].path) {
+				json_object_object_add(ss->device, "experiment_target", json_object_new_string(tn));
+				json_object_object_add(ss->device, "experiment_path",
+						       json_object_new_string(R->e->targets[i].path));
+			}
+	}
 	if (c.relmap_path && access(c.relmap_path, F_OK) == 0)
 		run_rep_add_artifact(rs, "relmap", "relmap.json");
 	ss->status = finish_status(r, status);

@@ -29,6 +29,8 @@ for q in $changed; do
 	it_step tpch | grep -v '^|' | grep -qw "$q" || fail "step tpch: $q's plan changed but no sentence names it"
 done
 echo "ok: plans changed: ${changed:-none}"
+# the sentence under the m-time table says which plans changed, or that none did
+it_expect tpch '^(Plans changed for Q[0-9]+|Every query kept its plan in every result)' "no sentence on changed plans"
 it_section Answer | grep -qi 'm-time' || fail "the Answer has no m-time"
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: fs-dss.ini (small) ran 5 configurations in $TOOK s; phases, 22 queries and m-time in the report"

@@ -22,8 +22,9 @@ row=$(it_rows identify "$cfg")
 [ -n "$row" ] || fail "step identify: no row"
 grep -q "loop" <<<"$row" || fail "step identify does not name the loop device: $row"
 awk -F'|' '{ exit !($3 ~ /[^ ]/ && $6 ~ /[^ -]/ && $8 ~ /[^ -]/) }' <<<"$row" || fail "step identify: target, device or link missing: $row"
-jq -e '[.configs[0].reps[0].steps[] | select(.name == "identify") | .device.name // empty] | length == 1' "$m" >/dev/null ||
-	fail "manifest.json does not record the identified device"
+jq -e '[.configs[0].reps[0].steps[] | select(.name == "identify") | .device |
+	select(.name != null and .link != null and (.experiment_path // "" | endswith("/slc-restore.img")))] | length == 1' "$m" >/dev/null ||
+	fail "manifest.json does not record the identified device, its link and the experiment's target: $(jq -c '.configs[0].reps[0].steps[0].device' "$m")"
 it_section Answer | grep -q "Device under test" || fail "the Answer does not name the device under test"
 # slc: both passes with their levels (MB/s), and a knee or the reason there is none
 it_expect cache "^\| $cfg \| 1 \| write \| [0-9.,]+ \| [0-9.,]+ \|" "no first pass with its throughput"
