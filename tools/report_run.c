@@ -15,6 +15,7 @@
 #include "tools/report_answer.h"
 #include "tools/report_buf.h"
 #include "tools/report_doc.h"
+#include "tools/report_run_steps.h"
 #include "tools/run_stats.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -193,13 +194,19 @@ static void oltp_table(struct rdoc *d, const struct run_model *m, const char *st
 {
 	struct cmp_stat base = run_metric(&m->configs[0], step, "run", "tps");
 
-	rdoc_table(d, SPREAD_NOTE, "configuration|>runs|>TPS (tx/s)|>TPS min-max (tx/s)|"
-		   ">ratio to first|>latency p50 (ms)|>latency p99 (ms)|>p99 min-max (ms)");
+	rdoc_table(d, SPREAD_NOTE " TPS excludes the time the clients took to connect (pgbench's "
+		   "\"without initial connection time\"); connection time = from the start until every client "
+		   "was connected, and TPS including it beside.",
+		   "configuration|>runs|>TPS (tx/s)|>TPS min-max (tx/s)|"
+		   ">ratio to first|>latency p50 (ms)|>latency p99 (ms)|>p99 min-max (ms)|"
+		   ">connection time (s)|>TPS incl. connections (tx/s)");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct run_config *c = &m->configs[i];
 		struct cmp_stat tps = run_metric(c, step, "run", "tps");
 		struct cmp_stat p50 = run_latency(c, step, "run", "txn", "p50");
 		struct cmp_stat p99 = run_latency(c, step, "run", "txn", "p99");
+		struct cmp_stat conn = run_metric(c, step, "run", "connection_time_total");
+		struct cmp_stat incl = run_metric(c, step, "run", "tps_including_connections");
 		char a[64];
 		double ratio;
 
@@ -216,6 +223,8 @@ static void oltp_table(struct rdoc *d, const struct run_model *m, const char *st
 		rdoc_cell(d, "%s", run_fmt_median(&p50, 1e-6, 2, a, sizeof(a)));
 		rdoc_cell(d, "%s", run_fmt_median(&p99, 1e-6, 2, a, sizeof(a)));
 		rdoc_cell(d, "%s", run_fmt_range(&p99, 1e-6, 2, a, sizeof(a)));
+		rdoc_cell(d, "%s", run_fmt_median(&conn, 1e-9, 3, a, sizeof(a)));
+		rdoc_cell(d, "%s", run_fmt_median(&incl, 1, 1, a, sizeof(a)));
 	}
 }
 
@@ -336,176 +345,7 @@ static void dss_mtime(struct rdoc *d, const struct run_model *m, const char *ste
 	cmp_free(cmp);
 }
 
-/*
- * With one document, the spread shown is that document's own: dutprobe bench
- * keeps the min and max of its repetitions as <metric>_min and <metric>_max.
- */
-static bool own_range(const struct run_config *c, const char *step, const char *phase,
-		      const char *metric, struct cmp_stat *v)
-{
-	struct cmp_stat lo, hi;
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s_min", metric);
-	lo = run_metric(c, step, phase, name);
-	snprintf(name, sizeof(name), "%s_max", metric);
-	hi = run_metric(c, step, phase, name);
-	if (v->n != 1 || lo.n != 1 || hi.n != 1)
-		return false;
-	v->min = lo.median;
-	v->max = hi.median;
-	v->n = 2;   /* a range to print */
-	return true;
-}
-
-/* median and range cells of a bench metric */
-static void bench_cells(struct rdoc *d, const struct run_config *c, const char *step, const char *pn,
-			const char *metric, double scale, int dec)
-{
-	struct cmp_stat v = run_metric(c, step, pn, metric);
-	bool own = own_range(c, step, pn, metric, &v);
-	char a[64];
-
-	rdoc_cell(d, "%s", run_fmt_median(&v, scale, dec, a, sizeof(a)));
-	rdoc_cell(d, "%s%s", run_fmt_range(&v, scale, dec, a, sizeof(a)), own ? " (its own reps)" : "");
-}
-
-static void bench_table(struct rdoc *d, const struct run_model *m, const char *step)
-{
-	rdoc_table(d, "dutprobe bench rows. Each document's value is already the median of its own "
-		   "repetitions; here: the median over the documents of the configuration, with their "
-		   "min-max range (with one document: the min-max of its own repetitions, marked \"its own "
-		   "reps\"). cache = above the link's ceiling (the page cache, not the device).",
-		   "configuration|row|>documents|>MB/s|>MB/s min-max|>IOPS|>IOPS min-max|>p99 (ms)|cache");
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct run_config *c = &m->configs[i];
-		const struct dut_result *docs[1];
-
-		if (!run_config_docs(c, step, docs, 1))
-			continue;
-		for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
-			struct dut_result_phase *ph = dut_result_phase_at(docs[0], p);
-			const char *pn = dut_phase_name(ph);
-			struct cmp_stat bw = run_metric(c, step, pn, "bw");
-			struct cmp_stat p99 = run_latency(c, step, pn, "io", "p99");
-			json_object *flag = run_jget(dut_phase_extra(ph), "cache_not_device");
-			char a[64];
-
-			rdoc_cell(d, "%s", c->name);
-			rdoc_cell(d, "%s", pn);
-			rdoc_cell(d, "%u", bw.n);
-			bench_cells(d, c, step, pn, "bw", 1e-6, 1);
-			bench_cells(d, c, step, pn, "iops", 1, 0);
-			rdoc_cell(d, "%s", run_fmt_median(&p99, 1e-6, 2, a, sizeof(a)));
-			rdoc_cell(d, "%s", flag && json_object_get_boolean(flag) ? "cache" : "");
-		}
-	}
-}
-
-static void slc_table(struct rdoc *d, const struct run_model *m, const char *step)
-{
-	rdoc_table(d, "Knees of the sequential write throughput (dutprobe slc): where the level changed, "
-		   "with the 95% interval of the position.",
-		   "configuration|document|knee|>after (MiB)|>95% interval (MiB)|>before (MB/s)|>after (MB/s)|"
-		   ">change|confidence");
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct dut_result *docs[RUN_MAX_DOCS];
-		size_t nd = run_config_docs(&m->configs[i], step, docs, RUN_MAX_DOCS);
-
-		for (size_t k = 0; k < nd; k++) {
-			struct dut_result_phase *ph = dut_result_find_phase(docs[k], "write");
-			json_object *knees = ph ? run_jget(dut_phase_extra(ph), "knees") : NULL;
-			size_t nk = knees ? json_object_array_length(knees) : 0;
-			char a[32], b[32];
-
-			for (size_t j = 0; j < nk || (j == 0 && !nk); j++) {
-				json_object *kn = nk ? json_object_array_get_idx(knees, j) : NULL;
-
-				rdoc_cell(d, "%s", m->configs[i].name);
-				rdoc_cell(d, "%zu", k + 1);
-				if (!kn) {
-					rdoc_cell(d, "none found");
-					for (int e = 0; e < 6; e++)
-						rdoc_cell(d, "-");
-					continue;
-				}
-				rdoc_cell(d, "%zu", j + 1);
-				rdoc_cell(d, "%s", run_fmt_num(json_object_get_double(run_knee_bytes(kn)) / MIB, 0, a, sizeof(a)));
-				rdoc_cell(d, "%s-%s", run_fmt_num(json_object_get_double(run_jget(kn, "ci95_lo_bytes")) / MIB, 0, a, sizeof(a)),
-					  run_fmt_num(json_object_get_double(run_jget(kn, "ci95_hi_bytes")) / MIB, 0, b, sizeof(b)));
-				rdoc_cell(d, "%s", run_fmt_num(json_object_get_double(run_jget(kn, "bw_before")) / 1e6, 1, a, sizeof(a)));
-				rdoc_cell(d, "%s", run_fmt_num(json_object_get_double(run_jget(kn, "bw_after")) / 1e6, 1, a, sizeof(a)));
-				rdoc_cell(d, "%+.0f%%", json_object_get_double(run_jget(kn, "rel_change")) * 100);
-				rdoc_cell(d, "%s", json_object_get_string(run_jget(kn, "confidence")) ?: "?");
-			}
-		}
-	}
-}
-
-static void fill_table(struct rdoc *d, const struct run_model *m, const char *step)
-{
-	rdoc_table(d, "Random-write IOPS per fill level and queue depth (dutprobe fill). " SPREAD_NOTE,
-		   "configuration|level|queue depth|>runs|>IOPS|>IOPS min-max");
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct run_config *c = &m->configs[i];
-		const struct dut_result *docs[1];
-		json_object *phases;
-
-		if (!run_config_docs(c, step, docs, 1) ||
-		    !json_object_object_get_ex(dut_result_json(docs[0]), "phases", &phases))
-			continue;
-		for (size_t p = 0; p < json_object_array_length(phases); p++) {
-			json_object *ph = json_object_array_get_idx(phases, p);
-			const char *pn = json_object_get_string(run_jget(ph, "name"));
-
-			json_object_object_foreach(run_jget(ph, "metrics"), name, val) {
-				struct cmp_stat st;
-				char a[64];
-
-				(void)val;
-				if (strncmp(name, "iops_qd", 7) != 0)
-					continue;
-				st = run_metric(c, step, pn, name);
-				rdoc_cell(d, "%s", c->name);
-				rdoc_cell(d, "%s", strncmp(pn, "level_", 6) == 0 ? pn + 6 : pn);
-				rdoc_cell(d, "%s", name + 7);
-				rdoc_cell(d, "%u", st.n);
-				rdoc_cell(d, "%s", run_fmt_median(&st, 1, 0, a, sizeof(a)));
-				rdoc_cell(d, "%s", run_fmt_range(&st, 1, 0, a, sizeof(a)));
-			}
-		}
-	}
-}
-
 static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *step);
-
-/* dutprobe identify: the target, the device beneath it, its link and ceiling, per configuration. */
-static void identify_table(struct rdoc *d, const struct run_model *m, const char *step)
-{
-	rdoc_table(d, "The target of each configuration as dutprobe identify saw it (the first "
-		   "repetition's document).", "configuration|target|kind|through|device|model|link|>ceiling (MB/s)");
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct dut_result *docs[1];
-		json_object *t, *bd, *link;
-		char a[32];
-		double ceil;
-
-		if (!run_config_docs(&m->configs[i], step, docs, 1))
-			continue;
-		t = run_jget(dut_result_json(docs[0]), "target");
-		bd = run_jget(t, "block_device");
-		link = run_jget(t, "link");
-		ceil = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
-		rdoc_cell(d, "%s", m->configs[i].name);
-		rdoc_cell(d, "%s", run_jstr(t, "path"));
-		rdoc_cell(d, "%s", run_jstr(t, "kind"));
-		rdoc_cell(d, "%s", run_jstr(t, "through"));
-		rdoc_cell(d, "%s", run_jstr(bd, "name"));
-		rdoc_cell(d, "%s", *run_jstr(bd, "model") ? run_jstr(bd, "model") : run_jstr(bd, "vendor"));
-		rdoc_cell(d, "%s", run_jstr(link, "description"));
-		rdoc_cell(d, "%s", ceil > 0 ? run_fmt_num(ceil / 1e6, 0, a, sizeof(a)) : "unknown");
-	}
-}
 
 static void step_section(struct rdoc *d, const struct run_model *m, const struct charts *cs,
 			 const struct run_stepinfo *s)
@@ -514,6 +354,7 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 	switch (s->kind) {
 	case DOC_OLTP:
 		oltp_table(d, m, s->name);
+		report_replica_lag_table(d, m, s->name);
 		break;
 	case DOC_OLTP_INIT:
 		phase_table(d, m, s->name);
@@ -523,19 +364,19 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 		dss_mtime(d, m, s->name);
 		break;
 	case DOC_PROBE_BENCH:
-		bench_table(d, m, s->name);
+		report_bench_table(d, m, s->name);
 		break;
 	case DOC_PROBE_SLC:
-		slc_table(d, m, s->name);
+		report_slc_table(d, m, s->name);
 		break;
 	case DOC_PROBE_FILL:
-		fill_table(d, m, s->name);
+		report_fill_table(d, m, s->name);
 		break;
 	case DOC_PROBE_IDENTIFY:
-		identify_table(d, m, s->name);
+		report_identify_table(d, m, s->name);
 		break;
 	case DOC_RESTORE:
-		phase_table(d, m, s->name);
+		report_restore_table(d, m, s->name);
 		break;
 	case DOC_OTHER:
 		rdoc_para(d, "No table for this step: its documents are of a kind the report does not "

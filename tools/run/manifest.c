@@ -64,6 +64,8 @@ static json_object *step_json(const struct dut_step *s, const struct run_step_st
 		add_str(o, "started_at", ss->started_at);
 	add_int(o, "wall_ns", (int64_t)ss->wall_ns);
 	json_object_object_add(o, "results", list_json(&ss->results));
+	if (ss->device)
+		json_object_object_add(o, "device", json_object_get(ss->device));
 	json_object_object_add(o, "logs", list_json(&ss->logs));
 	return o;
 }

@@ -56,6 +56,7 @@ struct run_step_state {
 	unsigned runs_done;     /* iterations finished */
 	char **argv;            /* the measuring command of the first iteration (NULL-terminated) */
 	struct run_argv_list { char **v; size_t n; } results, logs;   /* files written, in order */
+	json_object *device;    /* identify: the target and the device beneath it (manifest), or NULL */
 };
 
 struct run_rep_state {

@@ -169,6 +169,7 @@ void run_state_free(struct run_state *st)
 
 			for (size_t s = 0; rs->steps && s < st->exp->nsteps; s++) {
 				run_strv_free(rs->steps[s].argv);
+				json_object_put(rs->steps[s].device);
 				for (size_t i = 0; i < rs->steps[s].results.n; i++)
 					free(rs->steps[s].results.v[i]);
 				for (size_t i = 0; i < rs->steps[s].logs.n; i++)

@@ -119,6 +119,37 @@ static void save_replica_lag(struct runner *R, const struct dut_step *s, const c
 	json_object_put(result);
 }
 
+/* What dutprobe identify found, for manifest.json: the target path, the device beneath it, its link. */
+static json_object *identify_device(const char *json)
+{
+	json_object *doc = json_object_from_file(json), *t, *bd, *link, *o, *v;
+
+	if (!doc)
+		return NULL;
+	o = json_object_new_object();
+	if (o && json_object_object_get_ex(doc, "target", &t)) {
+		static const char *const tkeys[] = { "path", "kind", "through" };
+		static const char *const bkeys[] = { "name", "model", "vendor", "size_bytes", "rotational" };
+
+		for (size_t i = 0; i < sizeof(tkeys) / sizeof(tkeys[0]); i++)
+			if (json_object_object_get_ex(t, tkeys[i], &v))
+				json_object_object_add(o, strcmp(tkeys[i], "path") == 0 ? "target" : tkeys[i],
+						       json_object_get(v));
+		if (json_object_object_get_ex(t, "block_device", &bd))
+			for (size_t i = 0; i < sizeof(bkeys) / sizeof(bkeys[0]); i++)
+				if (json_object_object_get_ex(bd, bkeys[i], &v))
+					json_object_object_add(o, bkeys[i], json_object_get(v));
+		if (json_object_object_get_ex(t, "link", &link) && json_object_is_type(link, json_type_object)) {
+			if (json_object_object_get_ex(link, "description", &v))
+				json_object_object_add(o, "link", json_object_get(v));
+			if (json_object_object_get_ex(link, "ceiling_bytes_per_s", &v))
+				json_object_object_add(o, "ceiling_bytes_per_s", json_object_get(v));
+		}
+	}
+	json_object_put(doc);
+	return o;
+}
+
 static enum run_status finish_status(int r, int status)
 {
 	if (r == -EINTR)
@@ -203,6 +234,18 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	}
 	if (c.cfg->replica != DUT_REPLICA_NONE && access(json, F_OK) == 0)
 		save_replica_lag(R, s, json, name);
+	if (strcmp(s->type->name, "identify") == 0 && !ss->device && access(json, F_OK) == 0 &&
+	    (ss->device = identify_device(json))) {
+		/* the path identify saw is the run's staging mount; the experiment's target names it for good */
+		const char *tn = s->target ? s->target : R->e->pg_target;
+
+		for (size_t i = 0; i < R->e->ntargets; i++)
+			if (strcmp(R->e->targets[i].name, tn) == 0 && R->e->targets[i].path) {
+				json_object_object_add(ss->device, "experiment_target", json_object_new_string(tn));
+				json_object_object_add(ss->device, "experiment_path",
+						       json_object_new_string(R->e->targets[i].path));
+			}
+	}
 	if (c.relmap_path && access(c.relmap_path, F_OK) == 0)
 		run_rep_add_artifact(rs, "relmap", "relmap.json");
 	ss->status = finish_status(r, status);

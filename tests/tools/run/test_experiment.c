@@ -285,8 +285,8 @@ static void test_dss_and_restore(void)
 	CU_ASSERT_DOUBLE_EQUAL(dut_step_param(&e->steps[0], "scale")->d, 0.1, 1e-12);
 	CU_ASSERT_EQUAL(dut_step_param(&e->steps[0], "queries")->u, 3);
 	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
-	/* 30 + 15 + 6 + 60 s */
-	CU_ASSERT_EQUAL(p->items[1].est_ns, 111 * S);
+	/* a fixed 1 s per phase plus per SF: (1 + 6) + (1 + 12) + (1 + 30) + (1 + 10) s */
+	CU_ASSERT(p->items[1].est_ns > 62 * S - S / 1000 && p->items[1].est_ns < 62 * S + S / 1000);
 	CU_ASSERT_EQUAL(p->configs[0].targets[0].space_bytes,
 			(64ull << 20) + (1ull << 30) + db + db + db / 3);
 	dut_plan_free(p);
@@ -582,6 +582,46 @@ static void test_shipped_experiments_parse_and_fit_15_minutes(void)
 	CU_CHECK(n >= 6, "expected at least 6 shipped experiments (one per field report), found %u", n);
 }
 
+/*
+ * The plan's estimate of each shipped experiment is within 2x of the time it
+ * took, run in full on the 2-core reference machine (wall time of `dutlab run`,
+ * 2026-12-01, one run each on a machine other work loaded: load average 8-21).
+ * fs-dss was estimated at 6m18s and took 3m55s; its per-phase constants were
+ * from another machine.
+ */
+static void test_shipped_estimates_within_2x_of_measured(void)
+{
+	static const struct { const char *file; unsigned measured_s; } runs[] = {
+		{ "fs-dss.ini", 235 },
+		{ "slc-restore.ini", 156 },
+		{ "hot-standby.ini", 447 },
+		{ "placement.ini", 393 },
+		{ "fs-oltp.ini", 550 },
+	};
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct dut_experiment *e = NULL;
+		struct dut_plan *p = NULL;
+		struct dut_error err = { "" };
+		char path[4352];
+		double est_s;
+
+		snprintf(path, sizeof(path), "%s/tools/experiments/%s", cu_source_root(), runs[i].file);
+		CU_CHECK(dut_experiment_load(path, &e, &err) == 0, "%s: %s", runs[i].file, err.msg);
+		if (!e)
+			continue;
+		CU_CHECK(dut_experiment_plan(e, &p) == 0, "%s: plan failed", runs[i].file);
+		if (p) {
+			est_s = (double)p->est_ns / S;
+			CU_CHECK(est_s <= 2.0 * runs[i].measured_s && est_s >= runs[i].measured_s / 2.0,
+				 "%s: estimated %.0f s, measured %u s: not within 2x", runs[i].file, est_s,
+				 runs[i].measured_s);
+		}
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "default_experiment_is_the_main_job", test_default_experiment_is_the_main_job },
 	{ "matrix_expands_first_key_slowest", test_matrix_expands_first_key_slowest },
@@ -594,6 +634,7 @@ static const struct cu_test tests[] = {
 	{ "bad_input_cites_the_line", test_bad_input_cites_the_line },
 	{ "load_reports_missing_file", test_load_reports_missing_file },
 	{ "shipped_experiments_parse_and_fit_15_minutes", test_shipped_experiments_parse_and_fit_15_minutes },
+	{ "shipped_estimates_within_2x_of_measured", test_shipped_estimates_within_2x_of_measured },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The shipped experiment tools/experiments/fs-oltp.ini, end to end in a
+# small variant: the same four filesystems and three steps (load,
+# select-only, tpcb-like), on the shipped image size in this test's directory, at
+# scale 1 with 3 s runs repeated twice instead of three times (the time
+# a CI run has); then the report a DBA reads: TPS with its spread, the
+# latency percentiles and the connection time of both pgbench steps in
+# every configuration, the load times, and the Answer first, in numbers.
+. "$(dirname "$0")/it-lib.sh"
+for t in mkfs.ext4 mkfs.xfs mkfs.btrfs; do
+	command -v $t >/dev/null || skip "$t is not installed"
+done
+it_small fs-oltp -e 's/^scale = .*/scale = 1/' \
+	-e 's/^duration = .*/duration = 3s/' -e 's/^repeat = .*/repeat = 2/' >"$WORK/fs-oltp.ini"
+it_run_small "$WORK/fs-oltp.ini"
+it_check_report load read-only read-write
+for cfg in ext4-ordered ext4-writeback xfs btrfs; do
+	it_rows load "$cfg" | grep -qE '\| [0-9.]+ \|' || fail "step load: no load time for $cfg"
+	for s in read-only read-write; do
+		# configuration | runs | TPS | TPS min-max | ratio | p50 | p99 | p99 min-max | connection time
+		row=$(it_rows "$s" "$cfg" | head -1)
+		[ -n "$row" ] || fail "step $s: no row for $cfg: $(it_step "$s")"
+		awk -F'|' -v r="$row" 'BEGIN { n = split(r, c, "|");
+			if (c[3] + 0 != 2 || c[4] !~ /[0-9]/ || c[5] !~ /[0-9]+.*-/ || c[7] !~ /[0-9]/ || c[8] !~ /[0-9]/ ||
+			    c[10] !~ /[0-9]/) exit 1 }' || fail "step $s, $cfg: a figure is missing: $row"
+	done
+done
+it_step read-only | grep -q 'connection time' || fail "the OLTP table has no connection time column"
+it_section Answer | grep -q 'btrfs' || fail "the Answer does not name btrfs"
+it_leftovers "$RUN" || fail "the run left things behind"
+echo "PASS: fs-oltp.ini (small) ran 4 configurations in $TOOK s; the report has TPS, latency and connection time"
