@@ -618,31 +618,6 @@ static int empty_drive_findings(const struct run_model *m, size_t ci, const stru
 	return 0;
 }
 
-/* Transactions of a step over the repetitions that have a trace with its marker. */
-static uint64_t traced_transactions(const struct run_config *c, const char *step, const char *mark)
-{
-	double tx = 0;
-
-	for (size_t r = 0; r < c->nreps; r++) {
-		const struct run_rep *rp = &c->reps[r];
-		const struct run_step *s = run_rep_step(rp, step);
-		bool has = false;
-
-		for (size_t p = 1; rp->io && p < rp->io->nphases && !has; p++)
-			has = strcmp(rp->io->phases[p].name, mark) == 0;
-		for (size_t d = 0; has && s && d < s->ndocs; d++) {
-			struct dut_result_phase *ph = s->docs[d].doc ?
-				dut_result_find_phase(s->docs[d].doc, "run") : NULL;
-			const char *unit;
-			double v;
-
-			if (ph && dut_phase_get_metric(ph, "committed", &v, &unit) == 0)
-				tx += v;
-		}
-	}
-	return (uint64_t)tx;
-}
-
 /* Fewer transactions than this say nothing about reads per transaction. */
 #define PAGE_CACHE_MIN_TX 100
 
@@ -661,7 +636,7 @@ static int page_cache_finding(const struct run_model *m, size_t ci, const char *
 	if (!mark)
 		return 0;
 	run_io_mix_of(c, mark, &mix);
-	tx = traced_transactions(c, step, mark);
+	tx = run_traced_transactions(c, step, mark);
 	if (!mix.ntraced || tx < PAGE_CACHE_MIN_TX)
 		return 0;
 	f.count[0] = mix.total.ops[REP_READ];

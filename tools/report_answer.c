@@ -19,6 +19,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
 
@@ -84,6 +85,62 @@ static void answer_row(struct rdoc *d, const char *cfg, const char *step, const 
 		rdoc_cell(d, "-");
 }
 
+/*
+ * The write-cache rows of one slc pass: MiB written before the first fall
+ * (the median over the documents that found one), or "none found" with the
+ * pass's median level when no document of the pass found a knee.  A pass
+ * that no document has (no idle wait) gives no row.
+ */
+static void slc_rows(struct rdoc *d, const struct run_config *c, const char *st, const char *phase,
+		     const char *what)
+{
+	const struct dut_result *sd[RUN_MAX_DOCS];
+	size_t nd = run_config_docs(c, st, sd, RUN_MAX_DOCS), have = 0;
+	double vals[RUN_MAX_DOCS], lvl[RUN_MAX_DOCS];
+	unsigned n = 0, nl = 0;
+	struct cmp_stat v, l;
+	char a[64];
+
+	for (size_t k = 0; k < nd; k++) {
+		struct dut_result_phase *ph = dut_result_find_phase(sd[k], phase);
+		json_object *ex = ph ? dut_phase_extra(ph) : NULL;
+		json_object *knees = ex ? run_jget(ex, "knees") : NULL;
+		double med = ph ? report_slc_level(ph) : 0;
+
+		if (!ph)
+			continue;
+		have++;
+		if (med > 0)
+			lvl[nl++] = med;
+		for (size_t j = 0; knees && j < json_object_array_length(knees); j++) {
+			json_object *kn = json_object_array_get_idx(knees, j);
+
+			if (json_object_get_double(run_jget(kn, "rel_change")) < 0) {
+				vals[n++] = json_object_get_double(run_knee_bytes(kn));
+				break;
+			}
+		}
+	}
+	if (!have)
+		return;
+	v = cmp_stat_of(vals, n);
+	if (v.n) {
+		answer_row(d, c->name, st, what, &v, 1 / MIB, 0, NULL);
+		return;
+	}
+	l = cmp_stat_of(lvl, nl);
+	rdoc_cell(d, "%s", c->name);
+	rdoc_cell(d, "%s", st);
+	rdoc_cell(d, "%s", what);
+	if (l.n)
+		rdoc_cell(d, "none found (one level, %s MB/s)", run_fmt_median(&l, 1e-6, 0, a, sizeof(a)));
+	else
+		rdoc_cell(d, "none found");
+	rdoc_cell(d, "-");
+	rdoc_cell(d, "%zu", have);
+	rdoc_cell(d, "-");
+}
+
 /* The DSS m-time of every configuration (NULL when not comparable). */
 static struct cmp *dss_cmp(const struct run_model *m, const char *step)
 {
@@ -127,6 +184,11 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 				v = run_metric(c, st, "run", "tps");
 				base = run_metric(b, st, "run", "tps");
 				answer_row(d, c->name, st, "TPS (tx/s)", &v, 1, 1, &base);
+				if (c->replica[0] && strcmp(c->replica, "none") != 0) {
+					/* what the replica cost besides TPS: how far behind it ran */
+					v = run_metric(c, st, "run", "replay_lag_ms_p99");
+					answer_row(d, c->name, st, "standby replay lag p99 (ms)", &v, 1, 2, NULL);
+				}
 				break;
 			case DOC_RESTORE:
 				v = run_duration(c, st, "total");
@@ -171,40 +233,11 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 					answer_row(d, c->name, st, what, &v, seq ? 1e-6 : 1, 0, &base);
 				}
 				break;
-			case DOC_PROBE_SLC: {
-				const struct dut_result *sd[RUN_MAX_DOCS];
-				size_t nd = run_config_docs(c, st, sd, RUN_MAX_DOCS);
-				double vals[RUN_MAX_DOCS];
-				unsigned n = 0;
-
-				for (size_t k = 0; k < nd; k++) {
-					struct dut_result_phase *ph = dut_result_find_phase(sd[k], "write");
-					json_object *knees = ph ? run_jget(dut_phase_extra(ph), "knees") : NULL;
-
-					for (size_t j = 0; knees && j < json_object_array_length(knees); j++) {
-						json_object *kn = json_object_array_get_idx(knees, j);
-
-						if (json_object_get_double(run_jget(kn, "rel_change")) < 0) {
-							vals[n++] = json_object_get_double(run_knee_bytes(kn));
-							break;
-						}
-					}
-				}
-				v = cmp_stat_of(vals, n);
-				if (v.n)
-					answer_row(d, c->name, st, "write cache (MiB written before the fall)", &v,
-						   1 / MIB, 0, NULL);
-				else if (nd) {
-					rdoc_cell(d, "%s", c->name);
-					rdoc_cell(d, "%s", st);
-					rdoc_cell(d, "write cache");
-					rdoc_cell(d, "none found");
-					rdoc_cell(d, "-");
-					rdoc_cell(d, "%zu", nd);
-					rdoc_cell(d, "-");
-				}
+			case DOC_PROBE_SLC:
+				slc_rows(d, c, st, "write", "write cache (MiB written before the fall)");
+				slc_rows(d, c, st, "write_after_idle",
+					 "write cache after the idle wait (MiB written before the fall)");
 				break;
-			}
 			case DOC_PROBE_FILL:
 				if (!run_config_docs(c, st, docs, 1))
 					break;
@@ -315,7 +348,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		share_cpu = sv.cpu_share_pct.median;
 	if (mark)
 		run_io_mix_of(c, mark, &mix);
-	if (!mix.ntraced || !tx.n || tx.median <= 0) {
+	if (!mix.ntraced || !tx.n || tx.median <= 0 || !run_traced_transactions(c, step, mark)) {
 		struct run_io_mix whole;
 
 		run_io_mix_of(c, NULL, &whole);
@@ -324,7 +357,9 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 			 strcmp(c->view, "off") == 0 ? "no trace: view off" : "no trace of this step");
 	} else {
 		struct dut_hist *rh = dut_hist_new(), *fh = dut_hist_new();
-		double txs = tx.median * mix.ntraced;   /* the traced repetitions' transactions */
+		/* every run of the step in the traced repetitions: a step with
+		 * repeat = N has N runs inside one marker of the trace */
+		double txs = (double)run_traced_transactions(c, step, mark);
 		rpt = (double)mix.total.ops[REP_READ] / txs;
 		double fpc = (double)mix.cls[RC_WAL].fsyncs / txs;
 
@@ -508,9 +543,15 @@ static void answer_memory(struct rdoc *d, const struct run_model *m, const struc
 		}
 		if (!db && !c->memory_budget_bytes)
 			continue;
-		if (c->memory_budget_bytes && db > 0)
+		if (c->memory_budget_bytes && db > (double)c->memory_budget_bytes)
 			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
 				  "(%.1fx the budget), so the data set did not fit in its memory.", c->name,
+				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
+				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
+		else if (c->memory_budget_bytes && db > 0)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
+				  "(%.1fx the budget): the data set fit in its memory, so its reads could be "
+				  "served from memory; a budget below the database size measures the device.", c->name,
 				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
 				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
 		else if (c->memory_budget_bytes)

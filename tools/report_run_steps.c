@@ -161,7 +161,7 @@ void report_bench_table(struct rdoc *d, const struct run_model *m, const char *s
 }
 
 /* The median of a pass's per-window throughput (B/s; 0 without windows): the level a DBA reads. */
-static double slc_window_median(struct dut_result_phase *ph)
+double report_slc_level(struct dut_result_phase *ph)
 {
 	struct dut_series *ws = dut_phase_get_series(ph, "per_window");
 	int col = ws ? dut_series_col(ws, "bw") : -1;
@@ -187,7 +187,7 @@ static void slc_pass_rows(struct rdoc *d, const char *cfg, size_t doc, const cha
 	json_object *x = dut_phase_extra(ph);
 	json_object *knees = run_jget(x, "knees");
 	size_t nk = knees ? json_object_array_length(knees) : 0;
-	double bytes = 0, med = slc_window_median(ph);
+	double bytes = 0, med = report_slc_level(ph);
 	uint64_t dur = 0;
 	char a[32], b[32];
 

@@ -13,5 +13,7 @@ void report_fill_table(struct rdoc *d, const struct run_model *m, const char *st
 void report_restore_table(struct rdoc *d, const struct run_model *m, const char *step);
 /* Only for configurations with a replica; nothing when there is none. */
 void report_replica_lag_table(struct rdoc *d, const struct run_model *m, const char *step);
+/* The median of an slc pass's per-window throughput (B/s; 0 without windows). */
+double report_slc_level(struct dut_result_phase *ph);
 
 #endif

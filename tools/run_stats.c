@@ -446,3 +446,28 @@ const char *run_fmt_median(const struct cmp_stat *s, double scale, int decimals,
 		run_fmt_num(s->median * scale, decimals, buf, n);
 	return buf;
 }
+
+/* Transactions of a step over the repetitions that have a trace with its marker. */
+uint64_t run_traced_transactions(const struct run_config *c, const char *step, const char *mark)
+{
+	double tx = 0;
+
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_rep *rp = &c->reps[r];
+		const struct run_step *s = run_rep_step(rp, step);
+		bool has = false;
+
+		for (size_t p = 1; rp->io && p < rp->io->nphases && !has; p++)
+			has = strcmp(rp->io->phases[p].name, mark) == 0;
+		for (size_t d = 0; has && s && d < s->ndocs; d++) {
+			struct dut_result_phase *ph = s->docs[d].doc ?
+				dut_result_find_phase(s->docs[d].doc, "run") : NULL;
+			const char *unit;
+			double v;
+
+			if (ph && dut_phase_get_metric(ph, "committed", &v, &unit) == 0)
+				tx += v;
+		}
+	}
+	return (uint64_t)tx;
+}

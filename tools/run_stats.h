@@ -144,4 +144,9 @@ const char *run_fmt_count(uint64_t v, char *buf, size_t n);
 /* A number with thousands separators and the given decimals: "1,321.8". */
 const char *run_fmt_num(double v, int decimals, char *buf, size_t n);
 
+/* The transactions of a step (pgload's "committed", every run of it) over the
+ * repetitions whose trace has the step's marker: the denominator of every
+ * per-transaction figure taken from the traces. */
+uint64_t run_traced_transactions(const struct run_config *c, const char *step, const char *mark);
+
 #endif

@@ -648,6 +648,58 @@ static void test_answer_load_labels(void)
 		 strstr(md, "| a | load | pgload init, all phases (s) | 8.00 |"), "load rows:\n%s", md ? md : "");
 }
 
+#define OLTP_STEP2 "{\"name\":\"oltp\",\"status\":\"ok\",\"results\":[\"oltp.json\",\"oltp-2.json\"]}"
+
+/*
+ * A step with repeat = 2 has two runs inside one marker of the trace: its
+ * per-transaction figures divide by both runs' transactions (4,000 reads and
+ * 1,000 fdatasyncs for 2 x 10,000 transactions: 0.20 and 0.05, not 0.40 and
+ * 0.10), as the page-cache trap does.
+ */
+static void test_answer_repeated_step(void)
+{
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP2);
+	_cleanup_free_ char *md = NULL;
+	char doc_text[2048];
+
+	CU_ASSERT_FATAL(m && m->configs[0].reps[0].steps[0].ndocs == 2);
+	oltp_doc(doc_text, sizeof(doc_text), 10000, 1000, 1000);
+	m->configs[0].reps[0].steps[0].docs[0].doc = doc(doc_text);
+	m->configs[0].reps[0].steps[0].docs[1].doc = doc(doc_text);
+	attach_trace(m, 4000, 1000, 8192, 10000000000ull);
+	md = answer_md(m);
+	CU_CHECK(md && strstr(md, "device reads: 0.20 per transaction") != NULL, "per run, not per step:\n%s", md ? md : "");
+	CU_CHECK(md && strstr(md, "they can explain 2% of the mean transaction time") != NULL, "share:\n%s", md ? md : "");
+	CU_CHECK(md && strstr(md, "WAL flushes: 0.05 fsync per commit") != NULL, "fsyncs:\n%s", md ? md : "");
+}
+
+/* The memory sentence says whether the database fit in the budget. */
+static void test_answer_memory_fit(void)
+{
+	static const struct {
+		const char *budget;   /* the manifest's memory_budget_bytes */
+		const char *says;
+	} rows[] = {
+		{ "83886080", "80 MiB budget with a 384 MiB database (4.8x the budget), so the data set did not fit" },
+		{ "1073741824", "1,024 MiB budget with a 384 MiB database (0.4x the budget): the data set fit in its memory" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		char extra[64], doc_text[2048];
+		struct run_model *m;
+		char *md;
+
+		snprintf(extra, sizeof(extra), ",\"memory_budget_bytes\":%s", rows[i].budget);
+		m = model(extra, OLTP_STEP);
+		oltp_doc(doc_text, sizeof(doc_text), 10000, 1000, 1000);
+		set_doc(m, 0, doc_text);
+		md = m ? answer_md(m) : NULL;
+		CU_CHECK(md && strstr(md, rows[i].says) != NULL, "budget %s:\n%s", rows[i].budget, md ? md : "");
+		free(md);
+		run_model_free(m);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "trap_page_cache", test_trap_page_cache },
 	{ "trap_connect", test_trap_connect },
@@ -662,6 +714,8 @@ static const struct cu_test tests[] = {
 	{ "answer_server_evidence", test_answer_server_evidence },
 	{ "answer_server_pg13_absent_not_zero", test_answer_server_pg13 },
 	{ "answer_load_labels", test_answer_load_labels },
+	{ "answer_repeated_step_per_run", test_answer_repeated_step },
+	{ "answer_memory_fit", test_answer_memory_fit },
 	{ NULL, NULL },
 };
 

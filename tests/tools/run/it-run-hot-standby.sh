@@ -25,5 +25,9 @@ for mode in async sync; do
 		fail "step read-write: no replay lag for $mode: $(it_step read-write)"
 done
 it_section Answer | grep -q 'sync' || fail "the Answer does not name the replica modes"
+for mode in async sync; do
+	it_section Answer | grep -qE "^\| (replica=)?$mode \| read-write \| standby replay lag p99 \(ms\) \| [0-9.,]+ \|" ||
+		fail "the Answer has no replay lag for $mode: $(it_section Answer | grep -i lag)"
+done
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: hot-standby.ini (small) ran 3 replica modes in $TOOK s; TPS and replay lag in the report"

@@ -26,6 +26,12 @@ jq -e '[.configs[0].reps[0].steps[] | select(.name == "identify") | .device |
 	select(.name != null and .link != null and (.experiment_path // "" | endswith("/slc-restore.img")))] | length == 1' "$m" >/dev/null ||
 	fail "manifest.json does not record the identified device, its link and the experiment's target: $(jq -c '.configs[0].reps[0].steps[0].device' "$m")"
 it_section Answer | grep -q "Device under test" || fail "the Answer does not name the device under test"
+# the Answer's write-cache rows: the first pass and the one after the idle wait,
+# each a size or "none found" with the level it held
+for pass in "write cache (MiB" "write cache after the idle wait"; do
+	it_section Answer | grep -F "$pass" | grep -qE '\| [0-9][0-9.,]* \||none found \(one level, [0-9.,]+ MB/s\)' ||
+		fail "the Answer has no '$pass' row with a figure: $(it_section Answer | grep -F 'write cache')"
+done
 # slc: both passes with their levels (MB/s), and a knee or the reason there is none
 it_expect cache "^\| $cfg \| 1 \| write \| [0-9.,]+ \| [0-9.,]+ \|" "no first pass with its throughput"
 it_expect cache "^\| $cfg \| 1 \| write after 2 s idle \| [0-9.,]+ \| [0-9.,]+ \|" "no after-idle pass"
