@@ -331,7 +331,7 @@ static int json_query(json_object *errs, const char *what, const struct dp_nvme_
 
 static int json_nvme(json_object *o, const struct dp_nvme_info *n)
 {
-	json_object *c, *ns, *s, *errs, *sat, *a, *w;
+	json_object *c, *ns, *s, *errs, *a;
 	int r;
 
 	ADD(o, "device", STR(n->dev_path));
@@ -385,32 +385,8 @@ static int json_nvme(json_object *o, const struct dp_nvme_info *n)
 	if (!n->q_smart.err) {
 		const struct dp_nvme_smart *sm = &n->smart;
 		ADD(o, "smart", s = json_object_new_object());
-		ADD(s, "critical_warning", U64(sm->critical_warning));
-		ADD(s, "critical_warnings", w = json_object_new_array());
-		for (unsigned bit = 0; bit < 8; bit++) {
-			const char *name = dp_nvme_crit_warning_name(bit);
-			if ((sm->critical_warning & (1u << bit)) &&
-			    json_object_array_add(w, STR(name ? name : "reserved bit")) < 0)
-				return -ENOMEM;
-		}
 		ADD(s, "temperature_k", U64(sm->temperature_k));
-		ADD(s, "temperature_c", I64(sm->temperature_c));
-		ADD(s, "available_spare_pct", U64(sm->avail_spare_pct));
-		ADD(s, "spare_threshold_pct", U64(sm->spare_thresh_pct));
-		ADD(s, "percent_used", U64(sm->percent_used));
-		ADD(s, "saturated", sat = json_object_new_array());
-		if ((r = dp_json_counter(s, sat, "data_units_read", sm->data_units_read)) < 0 ||
-		    (r = dp_json_counter(s, sat, "data_units_written", sm->data_units_written)) < 0 ||
-		    (r = dp_json_counter(s, sat, "bytes_read", sm->bytes_read)) < 0 ||
-		    (r = dp_json_counter(s, sat, "bytes_written", sm->bytes_written)) < 0 ||
-		    (r = dp_json_counter(s, sat, "host_read_commands", sm->host_reads)) < 0 ||
-		    (r = dp_json_counter(s, sat, "host_write_commands", sm->host_writes)) < 0 ||
-		    (r = dp_json_counter(s, sat, "controller_busy_minutes", sm->ctrl_busy_minutes)) < 0 ||
-		    (r = dp_json_counter(s, sat, "power_cycles", sm->power_cycles)) < 0 ||
-		    (r = dp_json_counter(s, sat, "power_on_hours", sm->power_on_hours)) < 0 ||
-		    (r = dp_json_counter(s, sat, "unsafe_shutdowns", sm->unsafe_shutdowns)) < 0 ||
-		    (r = dp_json_counter(s, sat, "media_errors", sm->media_errors)) < 0 ||
-		    (r = dp_json_counter(s, sat, "error_log_entries", sm->error_log_entries)) < 0)
+		if ((r = dp_json_nvme_health(s, sm)) < 0)
 			return r;
 	}
 	return 0;

@@ -185,7 +185,7 @@ static int json_attempts(json_object *arr, const struct dp_inner_probe *p)
 	return 0;
 }
 
-static int json_nvme_health(json_object *s, const struct dp_nvme_smart *sm)
+int dp_json_nvme_health(json_object *s, const struct dp_nvme_smart *sm)
 {
 	json_object *w, *sat;
 	int r;
@@ -241,7 +241,7 @@ static int json_drive(json_object *o, const struct dp_inner_drive *d, const char
 	ADD(o, "smartctl_exit_status", I64(d->exit_status));
 	if (d->have_nvme_health) {
 		ADD(o, "nvme_health", p = json_object_new_object());
-		if ((r = json_nvme_health(p, &d->nvme)) < 0)
+		if ((r = dp_json_nvme_health(p, &d->nvme)) < 0)
 			return r;
 	} else if (json_object_object_add(o, "nvme_health", NULL) < 0) {
 		return -ENOMEM;

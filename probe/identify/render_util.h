@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Formatting helpers shared by render.c and render_inner.c (defined in render.c). */
+/* Formatting helpers shared by render.c and render_inner.c (defined in render.c, the
+ * NVMe health object in render_inner.c). */
 #ifndef DUTPROBE_RENDER_UTIL_H
 #define DUTPROBE_RENDER_UTIL_H
 
@@ -19,5 +20,10 @@ void dp_row(FILE *f, const char *key, const char *fmt, ...) __attribute__((forma
 const char *dp_counter_text(struct dp_counter c, char *buf, size_t len);
 /* o[key] = c.value; key appended to the array sat when the counter saturated. */
 int dp_json_counter(json_object *o, json_object *sat, const char *key, struct dp_counter c);
+
+/* The NVMe SMART/health log's members of s (critical warnings, temperature in
+ * Celsius or null, spare, wear, the counters with their saturation list):
+ * the drive's own log and the one smartctl read behind a USB bridge alike. */
+int dp_json_nvme_health(json_object *s, const struct dp_nvme_smart *sm);
 
 #endif
