@@ -34,11 +34,14 @@ write_through() { # MNT NAME
 		|| die "appending to $1/$2 failed"
 }
 
-# "WRITES BUFFERED LAST_FLAGS" of the write records of TRACE
+# "WRITES BUFFERED TAIL_FLAGS" of the write records of TRACE: TAIL_FLAGS are
+# those of the write that reaches furthest (the tail at EOF).  Not the last
+# record: the final fsync's writeback runs on several worker threads, so the
+# tail's record can come before others of that writeback.
 write_flags() { # TRACE
 	"$DUTLAB" export "$1" --format csv --ops write -o "$1.csv" 2>/dev/null || die "dutlab export $1 failed"
-	awk -F, 'NR > 1 { n++; f = $13 + 0; if (int(f / 16) % 2) b++; last = f }
-		END { print n + 0, b + 0, last + 0 }' "$1.csv"
+	awk -F, 'NR > 1 { n++; f = $13 + 0; if (int(f / 16) % 2) b++; e = $8 + $9; if (e >= end) { end = e; tail = f } }
+		END { print n + 0, b + 0, tail + 0 }' "$1.csv"
 }
 
 dut_mount "$T/backing" "$T/mnt" --trace "$T/direct.dtr" 2>"$T/mount.err"
@@ -53,7 +56,7 @@ dut_umount "$T/mnt" || die "dutfs needed a forced unmount"
 cmp "$T/src" "$T/backing/direct" || die "the backing file differs from what was written"
 ! grep -qi "warning" "$T/mount.err" || die "unexpected warning at mount: $(cat "$T/mount.err")"
 read -r n buffered last <<<"$(write_flags "$T/direct.dtr")"
-say "O_DIRECT backing: $n write records, $buffered flagged buffered (0x10), last one flags $last"
+say "O_DIRECT backing: $n write records, $buffered flagged buffered (0x10), the tail's flags $last"
 [ "$n" -ge 2 ] && [ "$buffered" -ge 1 ] && [ "$buffered" -le 2 ] ||
 	die "expected the short last page (and nothing else) to go buffered: $buffered of $n writes flagged 0x10"
 [ $((last & 16)) -ne 0 ] || die "the last write (the 1000-byte tail at EOF) is not flagged buffered"
