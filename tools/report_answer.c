@@ -241,27 +241,21 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 			case DOC_PROBE_FILL:
 				if (!run_config_docs(c, st, docs, 1))
 					break;
-				for (int q = 1; q <= 256; q *= 2) {
-					const char *hi = NULL;
+				/* every fill level at every queue depth: the fall with fill is the answer */
+				for (int q = 1; q <= 1024; q *= 2) {
 					char name[32], what[96];
-					double best = -1;
 
 					snprintf(name, sizeof(name), "iops_qd%d", q);
 					for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
 						const char *pn = dut_phase_name(dut_result_phase_at(docs[0], p));
-						double pct = strncmp(pn, "level_", 6) == 0 ? strtod(pn + 6, NULL) : -1;
 
-						if (pct > best) {
-							best = pct;
-							hi = pn;
-						}
+						if (strncmp(pn, "level_", 6) != 0)
+							continue;
+						v = run_metric(c, st, pn, name);
+						base = run_metric(b, st, pn, name);
+						snprintf(what, sizeof(what), "random-write IOPS at QD %d, fill %s", q, pn + 6);
+						answer_row(d, c->name, st, what, &v, 1, 0, &base);
 					}
-					if (!hi)
-						break;
-					v = run_metric(c, st, hi, name);
-					base = run_metric(b, st, hi, name);
-					snprintf(what, sizeof(what), "random-write IOPS at QD %d, %s", q, hi);
-					answer_row(d, c->name, st, what, &v, 1, 0, &base);
 				}
 				break;
 			case DOC_PROBE_IDENTIFY:
@@ -445,7 +439,8 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		snprintf(limit, sizeof(limit), "limited by CPU (server and client CPU explain %.0f%% of the "
 			 "transaction time)", fmin(share_cpu, 100));
 	else if (share_c >= LIMIT_SHARE_PCT)
-		snprintf(limit, sizeof(limit), "limited by connection set-up");
+		snprintf(limit, sizeof(limit), "limited by connection set-up (%.0f%% of the step's time)",
+			 fmin(share_c, 100));
 	else if ((share_r < 0 || share_w < 0) && share_cpu < 0)
 		snprintf(limit, sizeof(limit), "what limited it is not shown: the evidence is missing");
 	else if (share_cpu < 0)
@@ -461,6 +456,14 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits "
 			 "(locks, the client; see the wait events below)", fmin(share_r, 100),
 			 fmin(share_w, 100), fmin(share_cpu, 100));
+	/* the transactions' limit is not the step's when connecting took most of it */
+	if (share_c >= LIMIT_SHARE_PCT && strncmp(limit, "limited by connection", 21) != 0) {
+		size_t l = strlen(limit);
+
+		snprintf(limit + l, sizeof(limit) - l, "; besides, connection set-up took %.0f%% of the "
+			 "step's time (%s tx/s including it)", fmin(share_c, 100),
+			 run_fmt_num(in.median, 1, a, sizeof(a)));
+	}
 	if (rpt >= 0 && rpt < FIND_MEMORY_READS_PER_TX) {
 		size_t l = strlen(limit);
 

@@ -700,6 +700,42 @@ static void test_answer_memory_fit(void)
 	}
 }
 
+/*
+ * Connection set-up in the why: alone it is the limit; beside a CPU limit of
+ * the transactions it is said too (slc-restore's connect-bound step read
+ * "limited by CPU" with 70% of the step spent connecting, and nothing more).
+ */
+static void test_answer_connections(void)
+{
+	char doc_text[4096];
+	char *md;
+	struct run_model *m = model("", OLTP_STEP);
+
+	oltp_doc(doc_text, sizeof(doc_text), 10000, 300, 1000);
+	set_doc(m, 0, doc_text);
+	md = m ? answer_md(m) : NULL;
+	CU_CHECK(md && strstr(md, "limited by connection set-up (70% of the step's time)") != NULL,
+		 "connections alone:\n%s", md ? md : "");
+	free(md);
+	run_model_free(m);
+
+	/* the server-evidence document with 8 clients at 1 ms CPU per 2 ms transaction: CPU-bound */
+	m = model("", OLTP_STEP);
+	server_doc(doc_text, sizeof(doc_text), 150000, 0.001);
+	{
+		char *at = strstr(doc_text, "\"tps_including_connections\":{\"value\":1000");
+
+		CU_ASSERT_FATAL(at != NULL);
+		memcpy(at + strlen("\"tps_including_connections\":{\"value\":"), " 300", 4);
+	}
+	set_doc(m, 0, doc_text);
+	md = m ? answer_md(m) : NULL;
+	CU_CHECK(md && strstr(md, "; besides, connection set-up took 70% of the step's time (300.0 tx/s "
+			      "including it)") != NULL, "beside CPU:\n%s", md ? md : "");
+	free(md);
+	run_model_free(m);
+}
+
 static const struct cu_test tests[] = {
 	{ "trap_page_cache", test_trap_page_cache },
 	{ "trap_connect", test_trap_connect },
@@ -716,6 +752,7 @@ static const struct cu_test tests[] = {
 	{ "answer_load_labels", test_answer_load_labels },
 	{ "answer_repeated_step_per_run", test_answer_repeated_step },
 	{ "answer_memory_fit", test_answer_memory_fit },
+	{ "answer_connections", test_answer_connections },
 	{ NULL, NULL },
 };
 

@@ -29,5 +29,8 @@ jq -e '.target.kind == "block device" or .target.kind == "disk" or (.target.bloc
 [ -n "$(find "$WORK/run" -name 'fill*.json' | head -1)" ] || fail "no fill document"
 "$DUTLAB" report "$WORK/run" >"$WORK/report.txt" 2>&1 || fail "dutlab report failed: $(tail -5 "$WORK/report.txt")"
 grep -qi "loop image\|no flash" "$WORK/run/report.md" || fail "report.md does not say the target is a loop image: $(head -60 "$WORK/run/report.md")"
+# the Answer has the IOPS of every fill level (here the one level, 50 %)
+sed -n '/^## Answer/,/^## Run/p' "$WORK/run/report.md" | grep -qE '^\| default \| fill \| random-write IOPS at QD 1, fill 50% \| [0-9][0-9,]* \|' ||
+	fail "the Answer has no IOPS row for the 50% fill level: $(sed -n '/^## Answer/,/^## Run/p' "$WORK/run/report.md")"
 it_leftovers "$WORK/run" || fail "the run left things behind"
 echo "PASS: fill-iops.ini (small) ran both steps; identify names the loop image"
