@@ -39,6 +39,9 @@ it_cleanup() {
 	rm -rf "$WORK"
 }
 trap it_cleanup EXIT
+# meson stops a test that overran with SIGTERM: exit, so the EXIT trap cleans up
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # mounts whose mountpoint or source mentions one of the run's paths
 it_leftovers() { # RUNDIR
