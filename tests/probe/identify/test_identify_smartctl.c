@@ -13,6 +13,7 @@
 #include "lib/cleanup.h"
 #include "probe/identify/ident.h"
 #include "probe/identify/inner.h"
+#include "lib/file_io.h"
 #include "tests/cu_main.h"
 
 static char fixdir[PATH_MAX];
@@ -23,27 +24,14 @@ static int suite_init(void)
 	return 0;
 }
 
+/* A fixture of smartctl/ (the project's bounded whole-file read). */
 static char *slurp(const char *name, size_t *ret_len)
 {
 	char path[PATH_MAX + 64];
-	_cleanup_fclose_ FILE *f = NULL;
-	char *buf;
-	long n;
+	char *buf = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", fixdir, name);
-	f = fopen(path, "re");
-	if (!f || fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0)
-		return NULL;
-	buf = malloc((size_t)n + 1);
-	if (!buf)
-		return NULL;
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*ret_len = (size_t)n;
-	return buf;
+	return dut_read_small_file(path, 1u << 20, &buf, ret_len) < 0 ? NULL : buf;
 }
 
 static int decode_fixture(const char *name, struct dp_inner_drive *d)
