@@ -82,7 +82,7 @@ expect_line traps "$t" "- vm-dir, step run: connection set-up dominated: it took
 expect_line traps "$t" "- vm-dir, step bench: the drive was empty or not preconditioned for this write test"
 expect_line traps "$t" "- vm-dir, step dss: the plan of Q2 changed between repetitions"
 expect_line traps "$t" "- usb, step slc: the sequential write level of 3,389 MB/s exceeds the interface ceiling of 450 MB/s"
-expect_line traps "$t" "- vm-dir, step run (600.0 tx/s): limited by connection set-up; memory served its reads"
+expect_line traps "$t" "- vm-dir, step run (600.0 tx/s): limited by connection set-up (50% of the step's time); memory served its reads"
 expect_line traps "$t" "100% of the bytes written went to WAL (96.0 of 96.0 KiB)"
 
 # the data and scripts stay next to the images, so a user can redraw them
