@@ -504,7 +504,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "run"))
 		return main_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dss"))
-		return pgload_dss_main(argc - 1, argv + 1);
+		return pgload_dss_main(argc - 1, argv + 1, &pgl_dss_relmap_ops);
 	if (!strcmp(argv[1], "restore"))
 		return pgl_main_restore(argc - 1, argv + 1);
 	dut_err("unknown command \"%s\" (expected cluster, init, run, dss or restore; see pgload --help)", argv[1]);

@@ -66,7 +66,7 @@ void pgl_session_note_backends(struct pgl_session *s)
 		dut_warn("listing the backends: %s", e.msg);
 }
 
-int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err)
+int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_error *err)
 {
 	char when[32];
 	time_t now = time(NULL);
@@ -74,17 +74,9 @@ int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut
 	json_object *doc;
 	int r = 0;
 
-	if (!s->relmap_on)
-		return 0;
-	/* The server may be gone (crash tests): keep what was seen so far. */
-	if (PQstatus(s->admin) != CONNECTION_OK)
-		PQreset(s->admin);
-	if (PQstatus(s->admin) == CONNECTION_OK &&
-	    pgl_pq_relmap_snapshot(s->conninfo, s->admin, &s->relmap, err) < 0)
-		dut_warn("final relation snapshot: %s", err->msg);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	doc = pgl_relmap_to_json(&s->relmap, when);
+	doc = pgl_relmap_to_json(m, when);
 	if (!doc)
 		return -ENOMEM;
 	if (json_object_to_file_ext(path, doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
@@ -93,6 +85,19 @@ int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut
 	}
 	json_object_put(doc);
 	return r;
+}
+
+int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err)
+{
+	if (!s->relmap_on)
+		return 0;
+	/* The server may be gone (crash tests): keep what was seen so far. */
+	if (PQstatus(s->admin) != CONNECTION_OK)
+		PQreset(s->admin);
+	if (PQstatus(s->admin) == CONNECTION_OK &&
+	    pgl_pq_relmap_snapshot(s->conninfo, s->admin, &s->relmap, err) < 0)
+		dut_warn("final relation snapshot: %s", err->msg);
+	return pgl_relmap_save(&s->relmap, path, err);
 }
 
 void pgl_session_close(struct pgl_session *s)

@@ -14,6 +14,7 @@
 
 #include "lib/error.h"
 #include "pgload/mark.h"
+#include "pgload/dss/dss.h"
 #include "pgload/relmap.h"
 #include "pgload/result.h"
 
@@ -35,6 +36,11 @@ void pgl_phase_end(struct pgl_session *s, const char *phase);
 void pgl_session_note_backends(struct pgl_session *s);
 /* Final snapshot and the relmap file. */
 int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err);
+/* Write relation map m to path as a dutlab-relmap document (0 or -errno with err). */
+int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_error *err);
+
+/* `pgload dss --relmap`: these snapshots, for the DSS half (dss_relmap.c). */
+extern const struct dss_relmap_ops pgl_dss_relmap_ops;
 void pgl_session_close(struct pgl_session *s);
 
 /* Workloads: an ops table (main picks one by name). */

@@ -18,6 +18,23 @@
 #ifndef PGLOAD_DSS_H
 #define PGLOAD_DSS_H
 
-int pgload_dss_main(int argc, char **argv);
+#include <libpq-fe.h>
+
+#include "lib/error.h"
+
+/*
+ * The relation map (--relmap) comes from the OLTP half of pgload: the
+ * program passes these ops; without them (NULL, as in the test driver)
+ * --relmap is refused.  snapshot records the relations and their files now
+ * (conninfo reaches the cluster's other databases); save writes them.
+ */
+struct dss_relmap_ops {
+	void *(*open)(void);
+	void (*snapshot)(void *ctx, const char *conninfo, PGconn *c, const char *when);
+	int (*save)(void *ctx, const char *path, struct dut_error *err);
+	void (*close)(void *ctx);
+};
+
+int pgload_dss_main(int argc, char **argv, const struct dss_relmap_ops *relmap);
 
 #endif

@@ -43,6 +43,8 @@ static void usage(FILE *out)
 "      --pgdata DIR        the server's data directory, where to start looking for\n"
 "                          .dutfs/control (default: SHOW data_directory, superuser only)\n"
 "      --json FILE         write the result document to FILE (- for stdout)\n"
+"      --relmap FILE       write the relation map (every relation's file, kind and\n"
+"                          parent, snapshotted after each phase) to FILE\n"
 "      --quiet             no human-readable table\n"
 "      --to-files DIR      generate DIR/<table>.tbl files instead of loading\n"
 "      --gen-only          generate and discard the rows (generator benchmark)\n"
@@ -50,7 +52,7 @@ static void usage(FILE *out)
 }
 
 enum { O_PHASES = 256, O_RF, O_QUERIES, O_PARAMS, O_SEED, O_DATA_SEED, O_REPS, O_TIMEOUT,
-       O_STATS, O_DUTFS, O_PGDATA, O_JSON, O_QUIET, O_TO_FILES, O_GEN_ONLY, O_DEBUG, O_HELP };
+       O_STATS, O_DUTFS, O_PGDATA, O_JSON, O_QUIET, O_TO_FILES, O_GEN_ONLY, O_DEBUG, O_RELMAP, O_HELP };
 
 static const struct option long_opts[] = {
 	{ "conninfo", required_argument, NULL, 'd' },
@@ -72,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "pgdata", required_argument, NULL, O_PGDATA },
 	{ "debug", no_argument, NULL, O_DEBUG },
 	{ "json", required_argument, NULL, O_JSON },
+	{ "relmap", required_argument, NULL, O_RELMAP },
 	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "to-files", required_argument, NULL, O_TO_FILES },
 	{ "gen-only", no_argument, NULL, O_GEN_ONLY },
@@ -215,6 +218,7 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 		case O_PGDATA: o->pgdata = optarg; break;
 		case O_DEBUG: dut_log_set_level(DUT_LOG_DEBUG); break;
 		case O_JSON: o->json_path = optarg; break;
+		case O_RELMAP: o->relmap_path = optarg; break;
 		case O_QUIET: o->quiet = true; break;
 		case O_TO_FILES: o->to_files = optarg; break;
 		case O_GEN_ONLY: o->gen_only = true; break;
@@ -232,6 +236,10 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 	}
 	if (o->gen_only && o->to_files) {
 		dut_err("dss: --gen-only and --to-files exclude each other");
+		return 2;
+	}
+	if (o->relmap_path && (o->gen_only || o->to_files)) {
+		dut_err("dss: --relmap needs a server (not --gen-only or --to-files)");
 		return 2;
 	}
 	return 0;
@@ -295,10 +303,42 @@ static int open_marker(const struct dss_opts *o, PGconn *c, struct pgl_marker *m
 	return pgl_marker_open(m, o->dutfs_control, start);
 }
 
-static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct dss_report *r)
+/* One conninfo value, quoted as libpq wants it: in single quotes, with ' and backslash escaped. */
+static size_t conninfo_add(char *buf, size_t len, size_t at, const char *key, const char *val)
+{
+	if (!val || !*val || at >= len)
+		return at;
+	at += (size_t)snprintf(buf + at, len - at, "%s%s='", at ? " " : "", key);
+	for (; *val && at + 3 < len; val++) {
+		if (*val == '\'' || *val == '\\')
+			buf[at++] = '\\';
+		buf[at++] = *val;
+	}
+	if (at + 1 < len)
+		buf[at++] = '\'';
+	buf[at < len ? at : len - 1] = 0;
+	return at;
+}
+
+/* How the relation snapshots reach the cluster's other databases: as c does. */
+static void conninfo_of(PGconn *c, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	at = conninfo_add(buf, len, at, "host", PQhost(c));
+	at = conninfo_add(buf, len, at, "port", PQport(c));
+	at = conninfo_add(buf, len, at, "user", PQuser(c));
+	conninfo_add(buf, len, at, "dbname", PQdb(c));
+}
+
+static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct dss_report *r,
+		      const struct dss_relmap_ops *rops)
 {
 	struct dut_error e = { "" };
 	struct pgl_marker m = { .fd = -1 };
+	void *rm = NULL;
+	char conninfo[1024];
 	PGconn *c;
 	int ret = dss_pg_connect(o, &c, &e);
 
@@ -313,9 +353,28 @@ static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct 
 	}
 	snprintf(r->server_version, sizeof(r->server_version), "%s",
 		 PQparameterStatus(c, "server_version") ? PQparameterStatus(c, "server_version") : "");
+	conninfo_of(c, conninfo, sizeof(conninfo));
+	if (o->relmap_path && !(rm = rops->open())) {
+		pgl_marker_close(&m);
+		PQfinish(c);
+		return -ENOMEM;
+	}
+	if (rm)
+		rops->snapshot(rm, conninfo, c, "at the start");
 	for (unsigned p = 0; p < DSS_NPHASES && ret == 0; p++)
-		if (o->phase[p])
+		if (o->phase[p]) {
 			ret = run_phase(o, p, g, c, &m, r);
+			/* the tables and indexes a phase made, with their files */
+			if (rm)
+				rops->snapshot(rm, conninfo, c, dss_phase_name(p));
+		}
+	if (rm && rops->save(rm, o->relmap_path, &e) < 0) {
+		dut_err("dss: %s", e.msg);
+		if (ret == 0)
+			ret = -EIO;
+	}
+	if (rm)
+		rops->close(rm);
 	pgl_marker_close(&m);
 	PQfinish(c);
 	return ret;
@@ -348,7 +407,7 @@ static int write_json(const struct dss_opts *o, const struct dss_report *r, int 
 	return ret;
 }
 
-int pgload_dss_main(int argc, char **argv)
+int pgload_dss_main(int argc, char **argv, const struct dss_relmap_ops *relmap)
 {
 	struct dss_opts o;
 	struct dss_report r = { 0 };
@@ -357,6 +416,10 @@ int pgload_dss_main(int argc, char **argv)
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
+	if (o.relmap_path && !relmap) {
+		dut_err("dss: --relmap is not available in this program (run it as pgload dss)");
+		return 2;
+	}
 	ret = dss_gen_init(&g, o.data_seed, o.sf);
 	if (ret < 0) {
 		dut_err("dss: cannot set up the generator: %s", strerror(-ret));
@@ -375,7 +438,7 @@ int pgload_dss_main(int argc, char **argv)
 		if (ret < 0)
 			dut_err("dss: %s", e.msg);
 	} else {
-		ret = run_server(&o, &g, &r);
+		ret = run_server(&o, &g, &r, relmap);
 	}
 	bool ran = false;
 	for (unsigned p = 0; p < DSS_NPHASES; p++)

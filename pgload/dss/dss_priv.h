@@ -34,6 +34,7 @@ struct dss_opts {
 	const char *to_files;
 	bool gen_only;
 	const char *json_path;
+	const char *relmap_path;       /* --relmap */
 	bool quiet;
 };
 

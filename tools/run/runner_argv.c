@@ -341,7 +341,7 @@ static int build_probe(const struct dut_step *s, const struct run_step_ctx *c, s
 static const struct step_builder builders[] = {
 	{ .type = "oltp-init", .build = build_oltp_init, .relmap = true },
 	{ .type = "oltp-run", .build = build_oltp_run, .relmap = true },
-	{ .type = "dss", .build = build_dss },
+	{ .type = "dss", .build = build_dss, .relmap = true },
 	{ .type = "restore", .build = build_restore, .supported = restore_supported },
 	{ .type = "identify", .build = build_probe },
 	{ .type = "bench", .build = build_probe },

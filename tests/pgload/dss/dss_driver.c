@@ -11,5 +11,5 @@ int main(int argc, char **argv)
 {
 	dut_log_init("pgload", DUT_LOG_INFO);
 	argv[0] = (char *)"dss";
-	return pgload_dss_main(argc, argv);
+	return pgload_dss_main(argc, argv, NULL);
 }
