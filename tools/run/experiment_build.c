@@ -23,10 +23,10 @@ static const char *const *const section_keys[S_COUNT] = {
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
-	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "set"),
+	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "version", "bindir", "set"),
 	[S_TABLESPACE] = KEYS("target"),
 	[S_REPLICA] = KEYS("target", "mode"),
-	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "set.NAME"),
+	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "version", "set.NAME"),
 	[S_STEP] = KEYS("type", "repeat", "target", "raw", "mark"),
 };
 static const char *const target_types[] = { "directory", "image", "device", NULL };
@@ -47,7 +47,7 @@ static const struct dut_filesystem builtin_fs[] = {
 
 /* Lines of base keys that a [matrix] key may not repeat. */
 struct base_lines {
-	unsigned filesystem, view, shape, replica;
+	unsigned filesystem, view, shape, replica, pg;
 };
 
 static bool oom(struct exp_ctx *c)
@@ -411,9 +411,13 @@ static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv 
 	return ns->name && ns->value ? true : oom(c);
 }
 
-static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e)
+static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
 {
 	struct exp_kv *kv;
+
+	if (!exp_build_pg_install(c, s, e))
+		return false;
+	b->pg = e->pg_line;
 
 	if ((kv = get(s, "target")) && !ref_name(c, s, kv, &e->pg_target))
 		return false;
@@ -668,6 +672,15 @@ static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct ex
 				return false;
 			}
 			break;
+		case DUT_DIM_VERSION: {
+			unsigned major;
+
+			if (!exp_pg_version_value(v, &major, msg, sizeof(msg))) {
+				exp_error(c, kv->line, s, "version: %s", msg);
+				return false;
+			}
+			break;
+		}
 		case DUT_DIM_SHAPE:
 			break;
 		}
@@ -677,8 +690,10 @@ static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct ex
 
 static bool build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, const struct base_lines *b)
 {
-	static const char *const dim_keys[] = { "filesystem", "view", "shape", "replica", "tables-on", "indexes-on", NULL };
-	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0 };
+	/* in the order of enum dut_dim_kind */
+	static const char *const dim_keys[] = { "filesystem", "view", "shape", "replica", "tables-on", "indexes-on",
+						"version", NULL };
+	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0, b->pg };
 	uint64_t product = 1;
 
 	if (s->nkv > 16) {
@@ -698,6 +713,11 @@ static bool build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_ex
 			return false;
 		if (k >= 0) {
 			d->kind = (enum dut_dim_kind)k;
+			if (base_line[k] && k == DUT_DIM_VERSION) {
+				exp_error(c, kv->line, s, "version: [postgres] %s at line %u already names the PostgreSQL "
+					  "to use; give it in one place", e->pg_bindir ? "bindir" : "version", base_line[k]);
+				return false;
+			}
 			if (base_line[k]) {
 				exp_error(c, kv->line, s, "%s is also set at line %u; a [matrix] key replaces it, "
 					  "so set it in one place", kv->key, base_line[k]);
@@ -878,7 +898,7 @@ static bool build_section(struct exp_ctx *c, struct exp_section *s, struct dut_e
 	case S_DUTFS:
 		return build_dutfs(c, s, e, b);
 	case S_POSTGRES:
-		return build_postgres(c, s, e);
+		return build_postgres(c, s, e, b);
 	case S_REPLICA:
 		return build_replica(c, s, e, b);
 	case S_STEP:
@@ -948,6 +968,7 @@ void dut_experiment_free(struct dut_experiment *e)
 	free(e->pg_target);
 	free(e->wal_target);
 	free(e->replica_target);
+	free(e->pg_bindir);
 	for (size_t i = 0; i < e->nsettings; i++) {
 		free(e->settings[i].name);
 		free(e->settings[i].value);

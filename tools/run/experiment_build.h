@@ -41,6 +41,10 @@ struct exp_ctx {
 void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool exp_name_ok(const char *s, size_t n);
+/* experiment_pgver.c: a [postgres]/[matrix] version value (13..99; msg
+ * says why not), and [postgres] version/bindir into e. */
+bool exp_pg_version_value(const char *text, unsigned *ret, char *msg, size_t len);
+bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e);
 /* Sections -> experiment, then cross-checks and every configuration. */
 int exp_build(struct exp_ctx *c, struct dut_experiment *e);
 
