@@ -34,6 +34,13 @@ static unsigned major_of(const char *name)
 	return *end || v > 999 ? 0 : (unsigned)v;
 }
 
+static int by_major(const void *a, const void *b)
+{
+	const struct dut_pg_install *x = a, *y = b;
+
+	return (x->major > y->major) - (x->major < y->major);
+}
+
 int dut_pgbin_scan(const char *root, struct dut_pg_install *found, size_t max)
 {
 	DIR *d = opendir(root);
@@ -56,6 +63,8 @@ int dut_pgbin_scan(const char *root, struct dut_pg_install *found, size_t max)
 		n++;
 	}
 	closedir(d);
+	/* in order, for messages ("found: 13, 15, 16 (no pg_ctl)") */
+	qsort(found, n, sizeof(*found), by_major);
 	return (int)n;
 }
 
