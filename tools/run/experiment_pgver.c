@@ -46,13 +46,22 @@ static bool bindir_ok(const char *p, char *msg, size_t len)
 			 "%s/17/bin), found \"%s\"", DUT_PG_ROOT, p);
 		return false;
 	}
-	if (strlen(p) > EXP_PG_BINDIR_MAX || !dut_setting_value_ok(p) || strstr(p, "/../") ||
-	    (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0)) {
-		snprintf(msg, len, "expected a plain absolute path (no .. components or control characters, "
-			 "at most %d bytes), found \"%.80s\"", EXP_PG_BINDIR_MAX, p);
-		return false;
+	for (const char *c = p; *c == '/';) {
+		size_t n = strcspn(c + 1, "/");
+
+		/* "." and ".." components: the path the run records must be the one it runs */
+		if ((n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			break;
+		c += 1 + n;
+		if (!*c) {
+			if (strlen(p) <= EXP_PG_BINDIR_MAX && dut_setting_value_ok(p))
+				return true;
+			break;
+		}
 	}
-	return true;
+	snprintf(msg, len, "expected a plain absolute path (no . or .. components or control characters, "
+		 "at most %d bytes), found \"%.80s\"", EXP_PG_BINDIR_MAX, p);
+	return false;
 }
 
 static struct exp_kv *get_kv(struct exp_section *s, const char *key)
@@ -91,6 +100,9 @@ bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_e
 			c->failed = -ENOMEM;
 			return false;
 		}
+		/* "/opt/pg/bin/" and "/opt/pg/bin" are one directory */
+		for (size_t n = strlen(e->pg_bindir); n > 1 && e->pg_bindir[n - 1] == '/';)
+			e->pg_bindir[--n] = '\0';
 		e->pg_line = bin->line;
 	}
 	return true;

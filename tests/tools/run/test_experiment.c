@@ -464,6 +464,8 @@ static const struct bad_row {
 	{ "pg_bindir_relative", TGT "[postgres]\nbindir = pg/bin\n" RUN,
 	  "t.ini:5: [postgres]: bindir: expected an absolute directory with initdb, pg_ctl and postgres" },
 	{ "pg_bindir_dotdot", TGT "[postgres]\nbindir = /opt/../bin\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
+	{ "pg_bindir_dot", TGT "[postgres]\nbindir = /opt/./bin\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
+	{ "pg_bindir_trailing_dotdot", TGT "[postgres]\nbindir = /opt/bin/..\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
 	{ "matrix_version_too_old", TGT "[matrix]\nversion = 15, 11\n" RUN,
 	  "t.ini:5: [matrix]: version: PostgreSQL 11 is older than dutlab supports (13 and later)" },
 	{ "matrix_version_and_base", TGT "[postgres]\nversion = 15\n[matrix]\nversion = 15, 16\n" RUN,
@@ -523,7 +525,7 @@ static void test_postgres_version_and_bindir(void)
 		dut_plan_free(p);
 		dut_experiment_free(e);
 	}
-	if ((e = parse_ok(TGT "[postgres]\nbindir = /opt/pg/17/bin\n" RUN, "bindir"))) {
+	if ((e = parse_ok(TGT "[postgres]\nbindir = /opt/pg/17/bin//\n" RUN, "bindir"))) {
 		CU_ASSERT_EQUAL(e->pg_major, 0);
 		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
 		CU_ASSERT_STRING_EQUAL(p->configs[0].pg_bindir, "/opt/pg/17/bin");
