@@ -60,3 +60,53 @@ int dut_pgbin_choose(const struct dut_pg_install *found, size_t n, unsigned want
 			      n ? seen : "none");
 	return -ENOENT;
 }
+
+/* Digits at s (no sign): the number, and where they end; -EINVAL without any. */
+static int leading_uint(const char *s, unsigned *ret, const char **end)
+{
+	unsigned long v = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9' && v <= 100000)
+		v = v * 10 + (unsigned long)(*p++ - '0');
+	if (p == s || v > 100000)
+		return -EINVAL;
+	*ret = (unsigned)v;
+	*end = p;
+	return 0;
+}
+
+int dut_pgbin_parse_version(const char *text, unsigned *ret_major)
+{
+	const char *p = text ? strstr(text, "(PostgreSQL)") : NULL, *end;
+	unsigned major;
+
+	if (!p)
+		return -EINVAL;
+	p += strlen("(PostgreSQL)");
+	while (*p == ' ')
+		p++;
+	/* "15.14", "18beta1", "9.6.24": the major is what comes before the first non-digit */
+	if (leading_uint(p, &major, &end) < 0 || major == 0)
+		return -EINVAL;
+	*ret_major = major;
+	return 0;
+}
+
+int dut_pgbin_parse_pg_version(const char *text, unsigned *ret_major)
+{
+	const char *end;
+	unsigned major, minor;
+
+	if (!text || leading_uint(text, &major, &end) < 0 || major == 0)
+		return -EINVAL;
+	/* "9.6" before PostgreSQL 10 */
+	if (*end == '.' && leading_uint(end + 1, &minor, &end) < 0)
+		return -EINVAL;
+	while (*end == '\n' || *end == '\r' || *end == ' ')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*ret_major = major;
+	return 0;
+}

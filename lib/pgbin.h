@@ -8,6 +8,13 @@
  *
  * dut_pgbin_choose() is pure: it picks from a list of what was found.
  * dut_pgbin_scan() and dut_pgbin_find() read the directory.
+ *
+ * The root is DUT_PG_ROOT unless the environment variable DUT_PG_ROOT names
+ * another absolute directory (dut_pgbin_root()): the tests' seam, a fake
+ * tree with <major>/bin/initdb, pg_ctl and postgres stubs.
+ *
+ * Settings that exist only in some majors (io_method from 18, ...) are in
+ * a table (pgbin_settings.c, pure): dut_pg_setting_check().
  */
 #ifndef DUT_PGBIN_H
 #define DUT_PGBIN_H
@@ -40,5 +47,47 @@ int dut_pgbin_scan(const char *root, struct dut_pg_install *found, size_t max);
  * major into *major.  0, or -errno with err set. */
 int dut_pgbin_find(const char *root, unsigned want_major, char *bindir, size_t len,
 		   unsigned *major, struct dut_error *err);
+
+/* $DUT_PG_ROOT when it is an absolute path, else DUT_PG_ROOT. */
+const char *dut_pgbin_root(void);
+
+/* The major of a `postgres --version` line ("postgres (PostgreSQL) 15.14
+ * (Debian 15.14-0+deb12u1)" -> 15, "... 9.6.24" -> 9) and of a data
+ * directory's PG_VERSION file ("15\n").  0 or -EINVAL.  Pure. */
+int dut_pgbin_parse_version(const char *text, unsigned *ret_major);
+int dut_pgbin_parse_pg_version(const char *text, unsigned *ret_major);
+
+/* bindir has initdb, pg_ctl and postgres, executable regular files (owned
+ * by root and writable only by it when we are root, as pgload demands).
+ * 0, or -errno with err naming what is missing. */
+int dut_pgbin_check_dir(const char *bindir, struct dut_error *err);
+/* The first line of `bindir/postgres --version` into buf and its major.
+ * 0, or -errno with err. */
+int dut_pgbin_version(const char *bindir, char *buf, size_t len, unsigned *ret_major,
+		      struct dut_error *err);
+/* The major of the cluster in pgdata (its PG_VERSION).  0, or -errno with err. */
+int dut_pgbin_cluster_major(const char *pgdata, unsigned *ret_major, struct dut_error *err);
+
+/* ---- settings that exist only from or until a major (pgbin_settings.c; pure) ---- */
+
+struct dut_pg_setting_rule {
+	const char *name;               /* lower case, as PostgreSQL lists it */
+	unsigned since;                 /* the first major that has it; 0: every supported one */
+	unsigned until;                 /* the last major that has it; 0: still there */
+	const char *const *values;      /* NULL-terminated: the rule is about these values only */
+	const char *note;               /* what to use instead, or NULL */
+};
+
+extern const struct dut_pg_setting_rule dut_pg_setting_rules[];
+extern const size_t dut_pg_nsetting_rules;
+
+/* The rule that major breaks for name = value (names and values compare
+ * case-insensitively, value may be NULL: the setting itself), or NULL when
+ * major has it (or the table does not know it: PostgreSQL then says). */
+const struct dut_pg_setting_rule *dut_pg_setting_check(const char *name, const char *value, unsigned major);
+/* "io_method needs PostgreSQL 18", "stats_temp_directory was removed in
+ * PostgreSQL 15 (...)", "wal_compression = lz4 needs PostgreSQL 15" into buf. */
+void dut_pg_setting_reason(const struct dut_pg_setting_rule *r, const char *name, const char *value,
+			   char *buf, size_t len);
 
 #endif

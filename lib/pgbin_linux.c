@@ -2,13 +2,18 @@
 /* Listing the PostgreSQL installations; see pgbin.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/pgbin.h"
+
+extern char **environ;
 
 static bool is_program(const char *path)
 {
@@ -27,6 +32,13 @@ static unsigned major_of(const char *name)
 		return 0;
 	v = strtoul(name, &end, 10);
 	return *end || v > 999 ? 0 : (unsigned)v;
+}
+
+static int by_major(const void *a, const void *b)
+{
+	const struct dut_pg_install *x = a, *y = b;
+
+	return (x->major > y->major) - (x->major < y->major);
 }
 
 int dut_pgbin_scan(const char *root, struct dut_pg_install *found, size_t max)
@@ -51,6 +63,8 @@ int dut_pgbin_scan(const char *root, struct dut_pg_install *found, size_t max)
 		n++;
 	}
 	closedir(d);
+	/* in order, for messages ("found: 13, 15, 16 (no pg_ctl)") */
+	qsort(found, n, sizeof(*found), by_major);
 	return (int)n;
 }
 
@@ -72,5 +86,131 @@ int dut_pgbin_find(const char *root, unsigned want_major, char *bindir, size_t l
 	}
 	if (major)
 		*major = found[i].major;
+	return 0;
+}
+
+const char *dut_pgbin_root(void)
+{
+	const char *r = getenv("DUT_PG_ROOT");
+
+	return r && r[0] == '/' ? r : DUT_PG_ROOT;
+}
+
+int dut_pgbin_check_dir(const char *bindir, struct dut_error *err)
+{
+	static const char *const progs[] = { "initdb", "pg_ctl", "postgres" };
+	char missing[64] = "", path[PATH_MAX];
+	struct stat st;
+	size_t at = 0;
+
+	if (bindir[0] != '/') {
+		dut_error_set(err, "bindir %s: expected an absolute path", bindir);
+		return -EINVAL;
+	}
+	if (stat(bindir, &st) < 0) {
+		dut_error_set(err, "bindir %s: %s", bindir, strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		dut_error_set(err, "bindir %s: not a directory", bindir);
+		return -ENOTDIR;
+	}
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", bindir, progs[i]) >= (int)sizeof(path)) {
+			dut_error_set(err, "bindir %s: path too long", bindir);
+			return -ENAMETOOLONG;
+		}
+		if (!is_program(path)) {
+			at += (size_t)snprintf(missing + at, sizeof(missing) - at, "%s%s", at ? ", " : "", progs[i]);
+			continue;
+		}
+		/* pgload runs them as root's child: root's own, as pgload cluster init demands */
+		if (geteuid() == 0 && stat(path, &st) == 0 &&
+		    (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+			dut_error_set(err, "bindir %s: %s is not owned by root and writable only by it; refusing "
+				      "to run PostgreSQL from there", bindir, path);
+			return -EPERM;
+		}
+	}
+	if (at) {
+		dut_error_set(err, "bindir %s has no %s: expected the PostgreSQL server programs (initdb, "
+			      "pg_ctl, postgres), as in %s/<major>/bin", bindir, missing, DUT_PG_ROOT);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int dut_pgbin_version(const char *bindir, char *buf, size_t len, unsigned *ret_major, struct dut_error *err)
+{
+	char prog[PATH_MAX], out[256];
+	char *argv[] = { prog, "--version", NULL };
+	posix_spawn_file_actions_t fa;
+	int fds[2], status = 0, r;
+	size_t n = 0;
+	ssize_t got;
+	pid_t pid;
+	unsigned major;
+
+	snprintf(prog, sizeof(prog), "%s/postgres", bindir);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		r = -errno;
+		dut_error_set(err, "%s --version: %s", prog, strerror(-r));
+		return r;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	r = -posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (r < 0) {
+		close(fds[0]);
+		dut_error_set(err, "cannot run %s --version: %s", prog, strerror(-r));
+		return r;
+	}
+	while (n < sizeof(out) - 1 && ((got = read(fds[0], out + n, sizeof(out) - 1 - n)) > 0 ||
+				       (got < 0 && errno == EINTR)))
+		n += got > 0 ? (size_t)got : 0;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || dut_pgbin_parse_version(out, &major) < 0) {
+		dut_error_set(err, "%s --version said \"%.120s\"%s: expected \"postgres (PostgreSQL) "
+			      "<version>\"", prog, out, WIFEXITED(status) && !WEXITSTATUS(status) ? "" : " and failed");
+		return -EINVAL;
+	}
+	snprintf(buf, len, "%s", out);
+	*ret_major = major;
+	return 0;
+}
+
+int dut_pgbin_cluster_major(const char *pgdata, unsigned *ret_major, struct dut_error *err)
+{
+	char path[PATH_MAX], text[64];
+	unsigned major;
+	int fd, r;
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/PG_VERSION", pgdata) >= (int)sizeof(path)) {
+		dut_error_set(err, "%s: path too long", pgdata);
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		r = -errno;
+		dut_error_set(err, "cannot read %s: %s (is %s a PostgreSQL data directory?)", path, strerror(-r),
+			      pgdata);
+		return r;
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	if (n <= 0 || dut_pgbin_parse_pg_version(text, &major) < 0) {
+		dut_error_set(err, "%s: expected a PostgreSQL major such as 15, found \"%.20s\"", path, text);
+		return -EINVAL;
+	}
+	*ret_major = major;
 	return 0;
 }

@@ -903,7 +903,7 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 	if ((r = memory_plan(&opts, sb_text, mwm_text, sizeof(sb_text), &c, err)) < 0)
 		return r;
 	/* without --bindir: the newest PostgreSQL major installed (lib/pgbin.h) */
-	if (!o->bindir && (r = dut_pgbin_find(DUT_PG_ROOT, 0, newest, sizeof(newest), NULL, err)) < 0)
+	if (!o->bindir && (r = dut_pgbin_find(dut_pgbin_root(), 0, newest, sizeof(newest), NULL, err)) < 0)
 		return r;
 	if (pgl_sys_absolute_path(o->pgdata, c.pgdata, sizeof(c.pgdata)) < 0 ||
 	    pgl_sys_absolute_path(o->bindir ? o->bindir : newest, c.bindir, sizeof(c.bindir)) < 0)

@@ -23,6 +23,8 @@ static const char restore_usage[] =
 	"       pgload restore run --dump FILE TARGET [-j N] [--dbname NAME] [--clean]\n"
 	"                          [--no-check] [--json FILE] [--dutfs-control FILE] [-q] [--bindir DIR]\n"
 	"SERVER, TARGET: --pgdata DIR (a cluster made by pgload cluster init) or -d CONNINFO\n"
+	"--bindir DIR: pg_dump and pg_restore (default: with --pgdata those of the cluster's\n"
+	"      own major, from its PG_VERSION; with -d the newest installed major)\n"
 	"dump: pg_dump -Fc of the source into FILE, and FILE.json with its size, row counts,\n"
 	"      constraints and indexes.  --generate makes the source first: database NAME\n"
 	"      (default pgload_ref_oltp or pgload_ref_dss) on SERVER, kept afterwards.\n"
@@ -252,10 +254,22 @@ int pgl_main_restore(int argc, char **argv)
 	sub = argv[1];
 	if ((r = parse_args(argc - 1, argv + 1, &a)) != 0)
 		return r < 0 ? 0 : r;
-	/* without --bindir: the newest PostgreSQL major installed, as cluster init takes */
+	/* without --bindir: with --pgdata the programs of the cluster's own major (its
+	 * PG_VERSION: a newer pg_dump writes archives an older pg_restore cannot read),
+	 * with -d the newest installed (it reads older servers) */
 	if (!a.bindir) {
-		if (dut_pgbin_find(DUT_PG_ROOT, 0, newest, sizeof(newest), NULL, &err) < 0) {
+		unsigned major = 0;
+
+		if (a.pgdata && dut_pgbin_cluster_major(a.pgdata, &major, &err) < 0) {
 			dut_err("%s", err.msg);
+			return 1;
+		}
+		if (dut_pgbin_find(dut_pgbin_root(), major, newest, sizeof(newest), NULL, &err) < 0) {
+			if (major)
+				dut_err("the cluster in %s is PostgreSQL %u (its PG_VERSION), whose pg_dump and "
+					"pg_restore restore uses: %s", a.pgdata, major, err.msg);
+			else
+				dut_err("%s", err.msg);
 			return 1;
 		}
 		a.bindir = newest;

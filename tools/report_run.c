@@ -130,6 +130,36 @@ static void config_filesystem(const struct run_config *c, char *buf, size_t n)
 		snprintf(buf, n, "%s", c->filesystem);
 }
 
+/* Under the Configurations table: the PostgreSQL of the configurations that had
+ * a cluster (manifest "postgres"), one line when they all ran the same. */
+static void postgres_line(struct rdoc *d, const struct run_model *m)
+{
+	const struct run_config *first = NULL;
+	bool same = true;
+
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct run_config *c = &m->configs[i];
+
+		if (!c->pg_version || !c->pg_version[0])
+			continue;
+		if (!first)
+			first = c;
+		same &= strcmp(c->pg_version, first->pg_version) == 0 && strcmp(c->pg_bindir, first->pg_bindir) == 0;
+	}
+	if (!first)
+		return;
+	if (same) {
+		rdoc_para(d, "PostgreSQL: %s, from %s.", first->pg_version, first->pg_bindir);
+		return;
+	}
+	rdoc_para(d, "PostgreSQL per configuration:");
+	rdoc_list(d);
+	for (size_t i = 0; i < m->nconfigs; i++)
+		if (m->configs[i].pg_version && m->configs[i].pg_version[0])
+			rdoc_item(d, "%u %s: %s, from %s", m->configs[i].index, m->configs[i].name,
+				  m->configs[i].pg_version, m->configs[i].pg_bindir);
+}
+
 static void facts(struct rdoc *d, const struct run_model *m)
 {
 	char mem[32];
@@ -167,6 +197,7 @@ static void facts(struct rdoc *d, const struct run_model *m)
 		rdoc_cell(d, "%s", c->replica[0] ? c->replica : "-");
 		rdoc_cell(d, "%s", c->reason[0] ? c->reason : "");
 	}
+	postgres_line(d, m);
 }
 
 static void findings_section(struct rdoc *d, const struct run_model *m, const struct findings *f)

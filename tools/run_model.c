@@ -312,6 +312,26 @@ static int parse_rep(const struct mctx *x, json_object *o, const char *path, str
 	return 0;
 }
 
+/* "postgres": { "major", "version", "bindir" } (absent before #22, null without a cluster) */
+static int parse_config_pg(const struct mctx *x, json_object *o, const char *path, struct run_config *c)
+{
+	json_object *pg;
+	char p[256];
+	int r;
+
+	if ((r = member(x, o, path, "postgres", json_type_object, false, &pg)) < 0)
+		return r;
+	if (!pg) {
+		c->pg_version = strdup("");
+		c->pg_bindir = strdup("");
+		return c->pg_version && c->pg_bindir ? 0 : -ENOMEM;
+	}
+	pathf(p, sizeof(p), "%s.postgres", path);
+	if ((r = get_str(x, pg, p, "version", false, &c->pg_version)) < 0)
+		return r;
+	return get_str(x, pg, p, "bindir", false, &c->pg_bindir);
+}
+
 static int parse_config(const struct mctx *x, json_object *o, const char *path, struct run_config *c)
 {
 	json_object *reps;
@@ -332,6 +352,8 @@ static int parse_config(const struct mctx *x, json_object *o, const char *path, 
 	    (r = get_uint(x, o, path, "memory_budget_bytes", false, UINT64_MAX,
 			  &c->memory_budget_bytes)) < 0 ||
 	    (r = member(x, o, path, "reps", json_type_array, false, &reps)) < 0)
+		return r;
+	if ((r = parse_config_pg(x, o, path, c)) < 0)
 		return r;
 	c->index = (unsigned)idx;
 	c->nreps = reps ? json_object_array_length(reps) : 0;
@@ -505,6 +527,8 @@ void run_model_free(struct run_model *m)
 		free(c->view);
 		free(c->filesystem);
 		free(c->replica);
+		free(c->pg_version);
+		free(c->pg_bindir);
 	}
 	for (size_t i = 0; i < m->nnotes; i++)
 		free(m->notes[i]);

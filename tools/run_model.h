@@ -70,6 +70,7 @@ struct run_config {
 	char *reason;              /* why failed/skipped; "" when none */
 	char *view, *filesystem, *replica;   /* "" when absent */
 	uint64_t memory_budget_bytes;        /* [postgres] memory; 0: none or not recorded */
+	char *pg_version, *pg_bindir;        /* manifest "postgres": `postgres --version`, its bindir; "" */
 	struct run_rep *reps;
 	size_t nreps;
 };

@@ -70,8 +70,54 @@ static void test_configurations_table_filesystem_and_view(void)
 	CU_CHECK(!strstr(md, "| device | none | none |  |\n| 1"), "the ext4 directory reads filesystem none");
 }
 
+/* The PostgreSQL each configuration ran (manifest "postgres", #22): one line when all ran the same. */
+static void test_configurations_postgres_line(void)
+{
+#define PG(V, B) "{\"major\":" #V ",\"version\":\"postgres (PostgreSQL) " #V ".1\",\"bindir\":\"" B "\"}"
+/* a configuration with its "postgres" */
+#define CFGPG(I, NAME, PGOBJ) \
+	"{\"index\":" #I ",\"name\":\"" NAME "\",\"dir\":\"c0" #I "\",\"status\":\"complete\"," \
+	"\"postgres\":" PGOBJ ",\"reps\":[]}"
+	static const char same[] =
+		"{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":\"x\"},\"status\":\"complete\","
+		"\"configs\":[" CFGPG(0, "a", PG(15, "/pg/15/bin")) "," CFGPG(1, "b", PG(15, "/pg/15/bin")) "]}";
+	static const char mixed[] =
+		"{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":\"x\"},\"status\":\"complete\","
+		"\"configs\":[" CFGPG(0, "pg15", PG(15, "/pg/15/bin")) "," CFGPG(1, "pg18", PG(18, "/pg/18/bin"))
+		"," CFGPG(2, "probe", "null") "]}";
+#undef CFGPG
+#undef PG
+	static const struct { const char *text, *want, *not; } rows[] = {
+		{ same, "PostgreSQL: postgres (PostgreSQL) 15.1, from /pg/15/bin.", "per configuration" },
+		{ mixed, "- 0 pg15: postgres (PostgreSQL) 15.1, from /pg/15/bin\n- 1 pg18: postgres (PostgreSQL) 18.1, from /pg/18/bin",
+		  "2 probe:" },
+		{ manifest, NULL, "PostgreSQL" },   /* older manifests: nothing */
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+		_cleanup_free_ char *md = NULL;
+		struct dut_error err = { { 0 } };
+		const char *cfgs;
+
+		CU_ASSERT_EQUAL_FATAL(run_manifest_parse(rows[i].text, strlen(rows[i].text), "m.json", &m, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(findings_build(m, &f), 0);
+		CU_ASSERT_EQUAL_FATAL(report_run_build(m, f, NULL, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(render_md(d, &md), 0);
+		cfgs = strstr(md, "## Configurations");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cfgs);
+		if (rows[i].want)
+			CU_CHECK(strstr(cfgs, rows[i].want) != NULL, "row %zu: no \"%s\" in\n%.1500s", i, rows[i].want, cfgs);
+		CU_CHECK(!strstr(cfgs, rows[i].not) || (strstr(cfgs, "## Findings") && strstr(cfgs, rows[i].not) > strstr(cfgs, "## Findings")),
+			 "row %zu: \"%s\" in\n%.1500s", i, rows[i].not, cfgs);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "configurations_table_filesystem_and_view", test_configurations_table_filesystem_and_view },
+	{ "configurations_postgres_line", test_configurations_postgres_line },
 	{ NULL, NULL },
 };
 const struct cu_suite cu_suite = { .name = "report_configs", .tests = tests };

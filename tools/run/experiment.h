@@ -7,10 +7,11 @@
  *     [target T]    type = directory | image | device, path, size, destructive
  *     [filesystem F] type = ext4 | xfs | btrfs | none, data, block-size, mkfs/mount options
  *     [dutfs]       view = device | syscall | off, trace, shape
- *     [postgres]    target, wal-on, data-checksums, memory, set = NAME=VALUE (repeatable)
+ *     [postgres]    target, wal-on, data-checksums, memory, version | bindir,
+ *                   set = NAME=VALUE (repeatable)
  *     [tablespace S] target
  *     [replica]     target, mode = none | async | sync
- *     [matrix]      filesystem, view, shape, replica, tables-on, indexes-on, set.NAME
+ *     [matrix]      filesystem, view, shape, replica, tables-on, indexes-on, version, set.NAME
  *     [step S]      type = identify | bench | slc | fill | oltp-init | oltp-run | dss | restore
  *
  * All of this is pure code: dut_experiment_parse() reads text, validates it
@@ -161,7 +162,7 @@ const struct dut_step_type *dut_step_type_find(const char *name);
 
 enum dut_dim_kind {
 	DUT_DIM_FILESYSTEM, DUT_DIM_VIEW, DUT_DIM_SHAPE, DUT_DIM_REPLICA,
-	DUT_DIM_TABLES_ON, DUT_DIM_INDEXES_ON, DUT_DIM_SET,
+	DUT_DIM_TABLES_ON, DUT_DIM_INDEXES_ON, DUT_DIM_VERSION, DUT_DIM_SET,
 };
 
 struct dut_dimension {
@@ -192,6 +193,11 @@ struct dut_experiment {
 	uint64_t pg_memory_bytes;   /* [postgres] memory: the server's budget (pgload --memory); 0: none */
 	unsigned pg_memory_line;
 	char *replica_target;   /* NULL: no [replica] */
+	/* [postgres] version = MAJOR or bindir = DIR (at most one); neither:
+	 * the newest major installed (lib/pgbin.h), found by the runner */
+	unsigned pg_major;      /* 0: not given */
+	char *pg_bindir;        /* NULL: not given */
+	unsigned pg_line;       /* of the version or bindir key; 0 */
 	struct dut_setting *settings;
 	size_t nsettings;
 
@@ -257,6 +263,8 @@ struct dut_config {
 	const char *shape;
 	enum dut_replica_mode replica;
 	const char *tables_on, *indexes_on;     /* NULL: default tablespace */
+	unsigned pg_major;      /* [postgres] or [matrix] version; 0: not asked for */
+	const char *pg_bindir;  /* [postgres] bindir, or NULL; neither: the newest installed */
 	struct dut_setting *settings;           /* [postgres] set, then matrix set.NAME;
 						 * the strings belong to the experiment */
 	size_t nsettings;

@@ -23,17 +23,17 @@ static const char *const *const section_keys[S_COUNT] = {
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
-	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "set"),
+	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "version", "bindir", "set"),
 	[S_TABLESPACE] = KEYS("target"),
 	[S_REPLICA] = KEYS("target", "mode"),
-	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "set.NAME"),
+	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "version", "set.NAME"),
 	[S_STEP] = KEYS("type", "repeat", "target", "raw", "mark"),
 };
 static const char *const target_types[] = { "directory", "image", "device", NULL };
 static const char *const fs_types[] = { "none", "ext4", "xfs", "btrfs", NULL };
 static const char *const ext4_modes[] = { "ordered", "writeback", "journal", NULL };
-static const char *const views[] = { "device", "syscall", "off", NULL };
-static const char *const replica_modes[] = { "none", "async", "sync", NULL };
+const char *const exp_views[] = { "device", "syscall", "off", NULL };
+const char *const exp_replica_modes[] = { "none", "async", "sync", NULL };
 
 static const struct dut_filesystem builtin_fs[] = {
 	{ .name = "none", .type = DUT_FS_NONE },
@@ -45,18 +45,13 @@ static const struct dut_filesystem builtin_fs[] = {
 };
 #define NBUILTIN_FS (sizeof(builtin_fs) / sizeof(builtin_fs[0]))
 
-/* Lines of base keys that a [matrix] key may not repeat. */
-struct base_lines {
-	unsigned filesystem, view, shape, replica;
-};
-
 static bool oom(struct exp_ctx *c)
 {
 	c->failed = -ENOMEM;
 	return false;
 }
 
-static bool dup_to(struct exp_ctx *c, char **dst, const char *v)
+bool exp_dup_to(struct exp_ctx *c, char **dst, const char *v)
 {
 	free(*dst);
 	*dst = strdup(v);
@@ -169,7 +164,7 @@ static bool ref_name(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv
 			  kv->key, DUT_EXP_NAME_MAX, kv->value);
 		return false;
 	}
-	return dup_to(c, dst, kv->value);
+	return exp_dup_to(c, dst, kv->value);
 }
 
 /* ---- sections ---- */
@@ -180,7 +175,7 @@ static bool build_experiment(struct exp_ctx *c, struct exp_section *s, struct du
 
 	if ((kv = get(s, "name")) && !ref_name(c, s, kv, &e->name))
 		return false;
-	if ((kv = get(s, "description")) && !dup_to(c, &e->description, kv->value))
+	if ((kv = get(s, "description")) && !exp_dup_to(c, &e->description, kv->value))
 		return false;
 	if ((kv = get(s, "repetitions")) && !uint_in(c, s, kv, 1, DUT_EXP_MAX_REPETITIONS, &e->repetitions))
 		return false;
@@ -198,12 +193,12 @@ static bool build_target(struct exp_ctx *c, struct exp_section *s, struct dut_ta
 	int type = 0;
 
 	t->line = s->line;
-	if (!dup_to(c, &t->name, s->name))
+	if (!exp_dup_to(c, &t->name, s->name))
 		return false;
 	if (!require(c, s, "type", "directory, image or device", &kv) || !choice(c, s, kv, target_types, &type))
 		return false;
 	t->type = (enum dut_target_type)type;
-	if (!require(c, s, "path", "the directory, image file or device", &kv) || !dup_to(c, &t->path, kv->value))
+	if (!require(c, s, "path", "the directory, image file or device", &kv) || !exp_dup_to(c, &t->path, kv->value))
 		return false;
 	if (t->type == DUT_TARGET_DEVICE && strncmp(t->path, "/dev/", 5) != 0) {
 		exp_error(c, kv->line, s, "path: expected a block device or partition under /dev/, found \"%s\"", t->path);
@@ -253,7 +248,7 @@ static bool build_target(struct exp_ctx *c, struct exp_section *s, struct dut_ta
 	}
 	if ((kv = get(s, "filesystem")) && !ref_name(c, s, kv, &t->filesystem))
 		return false;
-	if ((kv = get(s, "shape")) && strcmp(kv->value, "none") != 0 && !dup_to(c, &t->shape, kv->value))
+	if ((kv = get(s, "shape")) && strcmp(kv->value, "none") != 0 && !exp_dup_to(c, &t->shape, kv->value))
 		return false;
 	return true;
 }
@@ -270,7 +265,7 @@ static bool build_filesystem(struct exp_ctx *c, struct exp_section *s, struct du
 			return false;
 		}
 	}
-	if (!dup_to(c, &f->name, s->name))
+	if (!exp_dup_to(c, &f->name, s->name))
 		return false;
 	if (!require(c, s, "type", "ext4, xfs, btrfs or none", &kv) || !choice(c, s, kv, fs_types, &type))
 		return false;
@@ -317,7 +312,7 @@ static bool build_filesystem(struct exp_ctx *c, struct exp_section *s, struct du
 				  key, kv->value);
 			return false;
 		}
-		if (!dup_to(c, i ? &f->mount_options : &f->mkfs_options, kv->value))
+		if (!exp_dup_to(c, i ? &f->mount_options : &f->mkfs_options, kv->value))
 			return false;
 	}
 	return true;
@@ -329,7 +324,7 @@ static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_exp
 	int v = 0;
 
 	if ((kv = get(s, "view"))) {
-		if (!choice(c, s, kv, views, &v))
+		if (!choice(c, s, kv, exp_views, &v))
 			return false;
 		e->view = (enum dut_view)v;
 		b->view = kv->line;
@@ -338,7 +333,7 @@ static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_exp
 		return false;
 	if ((kv = get(s, "shape"))) {
 		b->shape = kv->line;
-		if (strcmp(kv->value, "none") != 0 && !dup_to(c, &e->shape, kv->value))
+		if (strcmp(kv->value, "none") != 0 && !exp_dup_to(c, &e->shape, kv->value))
 			return false;
 	}
 	return true;
@@ -411,9 +406,13 @@ static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv 
 	return ns->name && ns->value ? true : oom(c);
 }
 
-static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e)
+static bool build_postgres(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, struct base_lines *b)
 {
 	struct exp_kv *kv;
+
+	if (!exp_build_pg_install(c, s, e))
+		return false;
+	b->pg = e->pg_line;
 
 	if ((kv = get(s, "target")) && !ref_name(c, s, kv, &e->pg_target))
 		return false;
@@ -450,7 +449,7 @@ static bool build_tablespace(struct exp_ctx *c, struct exp_section *s, struct du
 			  "not starting with pg_ and not \"default\", found \"%s\"", n);
 		return false;
 	}
-	if (!dup_to(c, &t->name, n))
+	if (!exp_dup_to(c, &t->name, n))
 		return false;
 	return require(c, s, "target", "the [target NAME] the tablespace lives on", &kv) &&
 	       ref_name(c, s, kv, &t->target);
@@ -466,7 +465,7 @@ static bool build_replica(struct exp_ctx *c, struct exp_section *s, struct dut_e
 		return false;
 	e->replica = DUT_REPLICA_ASYNC;
 	if ((kv = get(s, "mode"))) {
-		if (!choice(c, s, kv, replica_modes, &m))
+		if (!choice(c, s, kv, exp_replica_modes, &m))
 			return false;
 		e->replica = (enum dut_replica_mode)m;
 		b->replica = kv->line;
@@ -486,7 +485,7 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 
 	st->line = s->line;
 	st->repeat = 1;
-	if (!dup_to(c, &st->name, s->name))
+	if (!exp_dup_to(c, &st->name, s->name))
 		return false;
 	for (size_t i = 0; i < dut_step_ntypes; i++)
 		names[i] = dut_step_types[i]->name;
@@ -542,7 +541,7 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 			exp_error(c, v->line ? v->line : s->line, s, "%s: %s", p->key, msg);
 			return false;
 		}
-		if (!dup_to(c, &v->text, text))
+		if (!exp_dup_to(c, &v->text, text))
 			return false;
 	}
 	if (type->probe && type->nparams) {
@@ -568,179 +567,6 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 		exp_error(c, line ? line : s->line, s, "%s", msg);
 		return false;
 	}
-	return true;
-}
-
-/* ---- matrix ---- */
-
-static bool matrix_value_ok(const char *v)
-{
-	size_t n = strlen(v);
-
-	return n && n <= 128 && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=/-") == n;
-}
-
-static bool split_values(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_dimension *d)
-{
-	for (const char *p = kv->value;;) {
-		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
-		char *v, **nv;
-
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		v = strndup(p, (size_t)(end - p));
-		if (!v)
-			return oom(c);
-		if (!matrix_value_ok(v)) {
-			exp_error(c, kv->line, s, "%s: expected comma-separated values of letters, digits and _ . = / -, "
-				  "found \"%s\" in \"%s\"", kv->key, v, kv->value);
-			free(v);
-			return false;
-		}
-		for (size_t i = 0; i < d->nvalues; i++) {
-			if (strcmp(d->values[i], v) == 0) {
-				exp_error(c, kv->line, s, "%s: duplicate value \"%s\"", kv->key, v);
-				free(v);
-				return false;
-			}
-		}
-		nv = realloc(d->values, (d->nvalues + 1) * sizeof(*nv));
-		if (!nv) {
-			free(v);
-			return oom(c);
-		}
-		d->values = nv;
-		d->values[d->nvalues++] = v;
-		if (!comma)
-			return true;
-		p = comma + 1;
-	}
-}
-
-static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_dimension *d,
-			     const struct dut_experiment *e)
-{
-	static const struct dut_param_spec tsp = { .kind = DUT_P_TABLESPACE };
-	const char *fsn[80];
-	char msg[300], sugg[96], list[120];
-	size_t nfs = 0;
-
-	for (size_t i = 0; i < e->nfilesystems && i < 79; i++)
-		fsn[nfs++] = e->filesystems[i].name;
-	fsn[nfs] = NULL;
-	for (size_t i = 0; i < d->nvalues; i++) {
-		const char *v = d->values[i];
-		struct dut_param_value pv = { 0 };
-
-		switch (d->kind) {
-		case DUT_DIM_FILESYSTEM:
-			if (dut_experiment_filesystem(e, v))
-				break;
-			exp_suggest(sugg, sizeof(sugg), fsn, nfs, v);
-			exp_error(c, kv->line, s, "filesystem: expected a built-in filesystem (none, ext4-ordered, "
-				  "ext4-writeback, ext4-journal, xfs, btrfs) or a [filesystem NAME], found \"%s\"%s", v, sugg);
-			return false;
-		case DUT_DIM_VIEW:
-		case DUT_DIM_REPLICA: {
-			const char *const *w = d->kind == DUT_DIM_VIEW ? views : replica_modes;
-
-			if (exp_word_index(w, v) >= 0)
-				break;
-			exp_suggest(sugg, sizeof(sugg), w, 3, v);
-			exp_error(c, kv->line, s, "%s: expected %s, found \"%s\"%s", kv->key,
-				  exp_join_words(w, list, sizeof(list)), v, sugg);
-			return false;
-		}
-		case DUT_DIM_TABLES_ON:
-		case DUT_DIM_INDEXES_ON:
-			if (exp_param_parse(&tsp, v, &pv, e, msg, sizeof(msg)) < 0) {
-				exp_error(c, kv->line, s, "%s: %s", kv->key, msg);
-				return false;
-			}
-			break;
-		case DUT_DIM_SET:
-			if (!dut_setting_value_ok(v)) {
-				exp_error(c, kv->line, s, "%s: the value \"%s\" has a control character (a newline, "
-					  "tab or other byte below 0x20): PostgreSQL setting values cannot have them",
-					  kv->key, v);
-				return false;
-			}
-			break;
-		case DUT_DIM_SHAPE:
-			break;
-		}
-	}
-	return true;
-}
-
-static bool build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, const struct base_lines *b)
-{
-	static const char *const dim_keys[] = { "filesystem", "view", "shape", "replica", "tables-on", "indexes-on", NULL };
-	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0 };
-	uint64_t product = 1;
-
-	if (s->nkv > 16) {
-		exp_error(c, s->kv[16].line, s, "expected at most 16 matrix keys, found %zu", s->nkv);
-		return false;
-	}
-	e->dims = calloc(s->nkv ? s->nkv : 1, sizeof(*e->dims));
-	if (!e->dims)
-		return oom(c);
-	for (size_t i = 0; i < s->nkv; i++) {
-		struct exp_kv *kv = &s->kv[i];
-		struct dut_dimension *d = &e->dims[e->ndims++];
-		int k = exp_word_index(dim_keys, kv->key);
-
-		d->line = kv->line;
-		if (!dup_to(c, &d->key, kv->key))
-			return false;
-		if (k >= 0) {
-			d->kind = (enum dut_dim_kind)k;
-			if (base_line[k]) {
-				exp_error(c, kv->line, s, "%s is also set at line %u; a [matrix] key replaces it, "
-					  "so set it in one place", kv->key, base_line[k]);
-				return false;
-			}
-		} else {
-			const char *name = kv->key + 4;
-
-			d->kind = DUT_DIM_SET;
-			if (!setting_name_ok(name, strlen(name))) {
-				exp_error(c, kv->line, s, "expected set.NAME with a PostgreSQL setting name, found \"%s\"", kv->key);
-				return false;
-			}
-			for (size_t j = 0; j < e->nsettings; j++) {
-				if (strcmp(e->settings[j].name, name) == 0) {
-					exp_error(c, kv->line, s, "%s: %s is also set at line %u; set it in one place",
-						  kv->key, name, e->settings[j].line);
-					return false;
-				}
-			}
-			if (!dup_to(c, &d->setting, name))
-				return false;
-		}
-		if (!split_values(c, s, kv, d) || !check_dim_values(c, s, kv, d, e))
-			return false;
-		product *= d->nvalues;
-		if (product > DUT_EXP_MAX_CONFIGS) {
-			char dims[200] = "";
-			size_t used = 0;
-
-			for (size_t j = 0; j < e->ndims && used < sizeof(dims); j++) {
-				int w = snprintf(dims + used, sizeof(dims) - used, "%s%zu %s", j ? " x " : "",
-						 e->dims[j].nvalues, e->dims[j].key);
-
-				used += w > 0 ? (size_t)w : 0;
-			}
-			exp_error(c, kv->line, s, "the matrix expands to more than %d configurations (%s%s); "
-				  "expected at most %d: split the experiment", DUT_EXP_MAX_CONFIGS, dims,
-				  i + 1 < s->nkv ? " x ..." : "", DUT_EXP_MAX_CONFIGS);
-			return false;
-		}
-	}
-	e->nconfigs = (size_t)product;
 	return true;
 }
 
@@ -819,7 +645,7 @@ static bool cross_check(struct exp_ctx *c, struct dut_experiment *e, const struc
 	s = find_section(c, S_POSTGRES, NULL);
 	if (e->pg_target && !target_ref(c, get(s, "target")->line, s, e, "target", e->pg_target))
 		return false;
-	if (!e->pg_target && !dup_to(c, &e->pg_target, e->targets[0].name))
+	if (!e->pg_target && !exp_dup_to(c, &e->pg_target, e->targets[0].name))
 		return false;
 	if (e->wal_target && !target_ref(c, get(s, "wal-on")->line, s, e, "wal-on", e->wal_target))
 		return false;
@@ -878,7 +704,7 @@ static bool build_section(struct exp_ctx *c, struct exp_section *s, struct dut_e
 	case S_DUTFS:
 		return build_dutfs(c, s, e, b);
 	case S_POSTGRES:
-		return build_postgres(c, s, e);
+		return build_postgres(c, s, e, b);
 	case S_REPLICA:
 		return build_replica(c, s, e, b);
 	case S_STEP:
@@ -888,7 +714,7 @@ static bool build_section(struct exp_ctx *c, struct exp_section *s, struct dut_e
 		}
 		return build_step(c, s, e, &e->steps[e->nsteps++]);
 	case S_MATRIX:
-		return build_matrix(c, s, e, b);
+		return exp_build_matrix(c, s, e, b);
 	case S_COUNT:
 		break;
 	}
@@ -910,7 +736,7 @@ int exp_build(struct exp_ctx *c, struct dut_experiment *e)
 	e->targets = calloc(count_kind(c, S_TARGET) + 1, sizeof(*e->targets));
 	e->tablespaces = calloc(count_kind(c, S_TABLESPACE) + 1, sizeof(*e->tablespaces));
 	e->steps = calloc(count_kind(c, S_STEP) + 1, sizeof(*e->steps));
-	if (!e->filesystems || !e->targets || !e->tablespaces || !e->steps || !dup_to(c, &e->filesystem, "none"))
+	if (!e->filesystems || !e->targets || !e->tablespaces || !e->steps || !exp_dup_to(c, &e->filesystem, "none"))
 		return -ENOMEM;
 	memcpy(e->filesystems, builtin_fs, sizeof(builtin_fs));
 	e->nfilesystems = NBUILTIN_FS;
@@ -925,7 +751,7 @@ int exp_build(struct exp_ctx *c, struct dut_experiment *e)
 		e->name = strndup(base, n && n <= DUT_EXP_NAME_MAX ? n : 0);
 		if (!e->name)
 			return -ENOMEM;
-		if (!exp_name_ok(e->name, strlen(e->name)) && !dup_to(c, &e->name, "experiment"))
+		if (!exp_name_ok(e->name, strlen(e->name)) && !exp_dup_to(c, &e->name, "experiment"))
 			return -ENOMEM;
 	}
 	if (!cross_check(c, e, &b))
@@ -948,6 +774,7 @@ void dut_experiment_free(struct dut_experiment *e)
 	free(e->pg_target);
 	free(e->wal_target);
 	free(e->replica_target);
+	free(e->pg_bindir);
 	for (size_t i = 0; i < e->nsettings; i++) {
 		free(e->settings[i].name);
 		free(e->settings[i].value);

@@ -41,6 +41,19 @@ struct exp_ctx {
 void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool exp_name_ok(const char *s, size_t n);
+/* Lines of base keys that a [matrix] key may not repeat (0: not set). */
+struct base_lines {
+	unsigned filesystem, view, shape, replica, pg;
+};
+extern const char *const exp_views[], *const exp_replica_modes[];   /* NULL-terminated */
+/* *dst = a copy of v (freeing the old one); false (c->failed = -ENOMEM) without memory. */
+bool exp_dup_to(struct exp_ctx *c, char **dst, const char *v);
+/* experiment_matrix.c: [matrix] -> e->dims and e->nconfigs. */
+bool exp_build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e, const struct base_lines *b);
+/* experiment_pgver.c: a [postgres]/[matrix] version value (13..99; msg
+ * says why not), and [postgres] version/bindir into e. */
+bool exp_pg_version_value(const char *text, unsigned *ret, char *msg, size_t len);
+bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e);
 /* Sections -> experiment, then cross-checks and every configuration. */
 int exp_build(struct exp_ctx *c, struct dut_experiment *e);
 

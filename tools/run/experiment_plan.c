@@ -95,6 +95,9 @@ static void name_part(const struct dut_dimension *d, const char *v, char *buf, s
 	case DUT_DIM_INDEXES_ON:
 		snprintf(buf, len, "indexes=%s", v);
 		return;
+	case DUT_DIM_VERSION:
+		snprintf(buf, len, "pg%s", v);
+		return;
 	case DUT_DIM_SET:
 		snprintf(buf, len, "%s=%s", d->setting, v);
 		return;
@@ -145,6 +148,9 @@ static int apply_dims(struct pb *b, struct dut_config *c, size_t index)
 			break;
 		case DUT_DIM_INDEXES_ON:
 			c->indexes_on = v;
+			break;
+		case DUT_DIM_VERSION:
+			c->pg_major = (unsigned)strtoul(v, NULL, 10);   /* checked by the parser */
 			break;
 		case DUT_DIM_SET:
 			c->settings[c->nsettings].name = d->setting;
@@ -411,6 +417,8 @@ static int build_config(struct pb *b, struct dut_config *c, size_t index)
 	c->trace = e->trace;
 	c->shape = e->shape;
 	c->replica = e->replica_target ? e->replica : DUT_REPLICA_NONE;
+	c->pg_major = e->pg_major;
+	c->pg_bindir = e->pg_bindir;
 	c->targets = calloc(e->ntargets ? e->ntargets : 1, sizeof(*c->targets));
 	if (!c->targets)
 		return -ENOMEM;

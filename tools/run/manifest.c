@@ -154,6 +154,17 @@ static json_object *config_json(const struct run_state *st, size_t c)
 	for (size_t i = 0; i < cfg->nsettings; i++)
 		add_str(sets, cfg->settings[i].name, cfg->settings[i].value);
 	json_object_object_add(o, "settings", sets);
+	if (cs->pg.major) {
+		json_object *pg = json_object_new_object();
+
+		add_int(pg, "major", cs->pg.major);
+		add_str(pg, "version", cs->pg.version);
+		add_str(pg, "bindir", cs->pg.bindir);
+		json_object_object_add(o, "postgres", pg);
+	} else {
+		/* no cluster, or not found (then "reason" says why) */
+		json_object_object_add(o, "postgres", NULL);
+	}
 	json_object_object_add(o, "memory_budget_bytes", st->exp->pg_memory_bytes && cfg->needs_cluster ?
 			       json_object_new_int64((int64_t)st->exp->pg_memory_bytes) : NULL);
 	add_int(o, "est_ns", (int64_t)cfg->est_ns);

@@ -103,6 +103,12 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 	if (c->view != DUT_VIEW_OFF)
 		fprintf(out, ", tracing %s", c->trace ? "on" : "off");
 	if (c->needs_cluster) {
+		if (c->pg_bindir)
+			fprintf(out, "; PostgreSQL from %s", c->pg_bindir);
+		else if (c->pg_major)
+			fprintf(out, "; PostgreSQL %u", c->pg_major);
+		else
+			fputs("; PostgreSQL: the newest installed", out);
 		fprintf(out, "; replica %s", dut_replica_mode_name(c->replica));
 		if (c->tables_on || c->indexes_on)
 			fprintf(out, "; tables on %s, indexes on %s", c->tables_on ? c->tables_on : "default",

@@ -20,6 +20,7 @@
 #ifndef DUTLAB_RUN_RUNNER_H
 #define DUTLAB_RUN_RUNNER_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,13 @@ struct run_cfg_state {
 	enum run_status status;
 	char *reason;
 	char *dir;              /* "c00-default" */
+	/* The PostgreSQL it runs, found by the checks (runner_check.c):
+	 * major 0 while not known or without a cluster (manifest "postgres") */
+	struct run_cfg_pg {
+		unsigned major;
+		char version[160];      /* `postgres --version` */
+		char bindir[PATH_MAX];
+	} pg;
 	struct run_rep_state *reps;     /* exp->repetitions */
 };
 
@@ -179,6 +187,7 @@ struct run_step_ctx {
 	const char *json_path;          /* --json */
 	const char *relmap_path;        /* --relmap, or NULL */
 	const char *dump_path;          /* restore: the dump file */
+	const char *pg_bindir;          /* restore: the configuration's PostgreSQL (--bindir), or NULL */
 	bool dump_is_self;              /* restore: make it first (pgload restore dump) */
 };
 

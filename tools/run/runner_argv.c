@@ -304,6 +304,9 @@ static int build_restore(const struct dut_step *s, const struct run_step_ctx *c,
 	     (r = run_argv_add(pre, c->conninfo)) < 0 || (r = run_argv_add(pre, "--out")) < 0 ||
 	     (r = run_argv_add(pre, c->dump_path)) < 0))
 		return r;
+	/* pg_dump of the configuration's major: a newer one writes archives its pg_restore cannot read */
+	if (c->dump_is_self && c->pg_bindir && (r = run_argv_addf(pre, "--bindir=%s", c->pg_bindir)) < 0)
+		return r;
 	snprintf(jobs, sizeof(jobs), "%" PRIu64, dut_step_param(s, "jobs")->u);
 	if ((r = run_argv_add(cmd, c->pgload)) < 0 || (r = run_argv_add(cmd, "restore")) < 0 ||
 	    (r = run_argv_add(cmd, "run")) < 0 || (r = run_argv_add(cmd, "--dump")) < 0 ||
@@ -315,6 +318,8 @@ static int build_restore(const struct dut_step *s, const struct run_step_ctx *c,
 	    (r = run_argv_add(cmd, "--clean")) < 0)
 		return r;
 	if (!c->dump_is_self && (r = run_argv_add(cmd, "--no-check")) < 0)
+		return r;
+	if (c->pg_bindir && (r = run_argv_addf(cmd, "--bindir=%s", c->pg_bindir)) < 0)
 		return r;
 	return pgload_tail(cmd, c, false);
 }

@@ -160,6 +160,103 @@ struct needs {
 	bool cluster, dutfs, probe, restore, device;
 };
 
+static bool has_restore(const struct dut_experiment *e)
+{
+	for (size_t i = 0; i < e->nsteps; i++)
+		if (strcmp(e->steps[i].type->name, "restore") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The configuration's PostgreSQL: [postgres] bindir as given, or the
+ * major asked for (version, [matrix] version) or the newest under
+ * dut_pgbin_root(); its programs and its own word on its version.
+ */
+static int resolve_postgres(const struct runner *R, const struct dut_config *cfg, struct run_cfg_pg *ret,
+			    struct dut_error *err)
+{
+	static const char *const rs[] = { "pg_dump", "pg_restore" };
+	const char *root = dut_pgbin_root();
+	struct run_cfg_pg pg = { 0 };
+	unsigned major = 0;
+	int r;
+
+	if (cfg->pg_bindir)
+		run_pathf(pg.bindir, sizeof(pg.bindir), "%s", cfg->pg_bindir);
+	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0)
+		return r;
+	if ((r = dut_pgbin_check_dir(pg.bindir, err)) < 0 ||
+	    (r = dut_pgbin_version(pg.bindir, pg.version, sizeof(pg.version), &pg.major, err)) < 0)
+		return r;
+	if (major && pg.major != major) {
+		dut_error_set(err, "%s is in the directory of PostgreSQL %u, but its postgres says \"%s\": "
+			      "reinstall postgresql-%u", pg.bindir, major, pg.version, major);
+		return -EINVAL;
+	}
+	if (pg.major < DUT_PG_MIN_MAJOR) {
+		dut_error_set(err, "%s is PostgreSQL %u (\"%s\"), older than dutlab supports (%u and later)",
+			      pg.bindir, pg.major, pg.version, DUT_PG_MIN_MAJOR);
+		return -ENOTSUP;
+	}
+	for (size_t i = 0; has_restore(R->e) && i < sizeof(rs) / sizeof(rs[0]); i++) {
+		char path[PATH_MAX + 16];
+
+		run_pathf(path, sizeof(path), "%s/%s", pg.bindir, rs[i]);
+		if (!run_is_executable(path)) {
+			dut_error_set(err, "PostgreSQL %u has no %s (%s), which the restore step needs: install "
+				      "postgresql-client-%u", pg.major, rs[i], path, pg.major);
+			return -ENOENT;
+		}
+	}
+	*ret = pg;
+	return 0;
+}
+
+/* Settings the configuration's major does not have (lib/pgbin.h's table). */
+static int check_settings(const struct dut_config *cfg, const struct run_cfg_pg *pg, struct dut_error *err)
+{
+	for (size_t i = 0; i < cfg->nsettings; i++) {
+		const struct dut_setting *st = &cfg->settings[i];
+		const struct dut_pg_setting_rule *rule = dut_pg_setting_check(st->name, st->value, pg->major);
+		char why[256];
+
+		if (!rule)
+			continue;
+		dut_pg_setting_reason(rule, st->name, st->value, why, sizeof(why));
+		dut_error_set(err, "%s; this configuration uses %u (%s): drop the setting (line %u), or choose "
+			      "a major that has it ([postgres] version, [matrix] version)", why, pg->major,
+			      pg->bindir, st->line);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* resolve_postgres once per distinct version/bindir, then the settings. */
+static int check_postgres(struct runner *R, size_t c, struct dut_error *err)
+{
+	const struct dut_config *cfg = &R->plan->configs[c];
+	struct run_cfg_pg *pg = &R->st->cfgs[c].pg;
+	int r = 1;
+
+	for (size_t j = 0; j < c && r > 0; j++) {
+		const struct dut_config *o = &R->plan->configs[j];
+
+		if (R->st->cfgs[j].pg.major && o->pg_major == cfg->pg_major &&
+		    (o->pg_bindir == cfg->pg_bindir || (o->pg_bindir && cfg->pg_bindir &&
+							strcmp(o->pg_bindir, cfg->pg_bindir) == 0))) {
+			*pg = R->st->cfgs[j].pg;
+			r = 0;
+		}
+	}
+	if (r > 0 && (r = resolve_postgres(R, cfg, pg, err)) < 0)
+		return r;
+	if (R->o->dry_run && (c == 0 || strcmp(R->st->cfgs[c - 1].pg.bindir, pg->bindir) != 0))
+		runner_say(R, "configuration %s: PostgreSQL %u (%s) from %s", R->st->cfgs[c].dir, pg->major,
+			   pg->version, pg->bindir);
+	return check_settings(cfg, pg, err);
+}
+
 static struct needs what_runs(const struct runner *R)
 {
 	struct needs n = { 0 };
@@ -211,30 +308,6 @@ static unsigned check_global(struct runner *R, bool quiet)
 			if (!quiet)
 				runner_error(R, "/dev/fuse is missing: this kernel cannot mount FUSE file systems "
 					     "(modprobe fuse), or use [dutfs] view = off");
-		}
-	}
-	if (n.cluster || n.restore) {
-		/* the server pgload will take: the newest major installed (lib/pgbin.h) */
-		static const char *const pg[] = { "initdb", "pg_ctl", "postgres" };
-		static const char *const rs[] = { "pg_dump", "pg_restore" };
-		struct dut_error perr = { "" };
-		char bindir[PATH_MAX], path[PATH_MAX + 16], what[32];
-		unsigned major = 0;
-
-		if (dut_pgbin_find(DUT_PG_ROOT, 0, bindir, sizeof(bindir), &major, &perr) < 0) {
-			bad++;
-			if (!quiet)
-				runner_error(R, "%s", perr.msg);
-		} else {
-			snprintf(what, sizeof(what), "PostgreSQL %u", major);
-			for (size_t i = 0; n.cluster && i < sizeof(pg) / sizeof(pg[0]); i++) {
-				run_pathf(path, sizeof(path), "%s/%s", bindir, pg[i]);
-				bad += need_program(R, path, what, quiet);
-			}
-			for (size_t i = 0; n.restore && i < sizeof(rs) / sizeof(rs[0]); i++) {
-				run_pathf(path, sizeof(path), "%s/%s", bindir, rs[i]);
-				bad += need_program(R, path, what, quiet);
-			}
 		}
 	}
 	if (n.cluster) {
@@ -299,6 +372,8 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 	const struct dut_config *cfg = &R->plan->configs[c];
 	int r;
 
+	if (cfg->needs_cluster && (r = check_postgres(R, c, err)) < 0)
+		return r;
 	if (cfg->needs_cluster && !R->e->data_checksums) {
 		dut_error_set(err, "data-checksums = no: pgload cluster init always enables data checksums; "
 			      "remove the key");

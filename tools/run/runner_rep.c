@@ -596,6 +596,9 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	r = r ?: run_argv_add(&a, "init");
 	r = r ?: run_argv_add(&a, "--pgdata");
 	r = r ?: run_argv_add(&a, x->pgdata);
+	/* the configuration's PostgreSQL, as the checks found it (runner_check.c) */
+	if (R->st->cfgs[cfg->index].pg.major)
+		r = r ?: run_argv_addf(&a, "--bindir=%s", R->st->cfgs[cfg->index].pg.bindir);
 	if (wal && wal != pg)
 		r = r ?: run_argv_addf(&a, "--wal-dir=%s/pg_wal", wal->mnt);
 	if (R->e->pg_memory_bytes)

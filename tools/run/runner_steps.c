@@ -169,6 +169,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	struct run_step_ctx c = {
 		.pgload = R->pgload, .dutprobe = R->dutprobe, .cfg = &R->plan->configs[x->cfg],
 		.pgdata = x->pgdata, .conninfo = x->conninfo, .json_path = json,
+		.pg_bindir = R->st->cfgs[x->cfg].pg.major ? R->st->cfgs[x->cfg].pg.bindir : NULL,
 	};
 	struct run_cmd_opts o = { .log_path = log, .interruptible = true, .grace_ns = 20 * NS_PER_S };
 	size_t ncmds = 0;

@@ -3,7 +3,8 @@
 # dutlab run end to end: two filesystems on an image file x a 10 s OLTP run
 # at scale 1 give a complete run directory (manifest status complete, one
 # result document per step, a trace, a relation map, the server log), a
-# report with charts that are non-empty PNG files, a compare table, and
+# report with charts that are non-empty PNG files, a compare table, the
+# PostgreSQL it asked for (version = 15) in the manifest and the report, and
 # nothing stays mounted, attached or running.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/it-lib.sh"
@@ -22,6 +23,7 @@ size = 1536M
 [matrix]
 filesystem = ext4-ordered, $fs2
 [postgres]
+version = 15
 set = shared_buffers=16MB
 [step load]
 type = oltp-init
@@ -82,6 +84,14 @@ done
 [ "$(stat -c %a "$run")" = 750 ] || fail "the run directory is $(stat -c %a "$run"), expected 750"
 [ "$(stat -c %a "$m")" = 600 ] || fail "manifest.json is $(stat -c %a "$m"), expected 600"
 [ "$(jq -r '.configs[1].filesystem' "$m")" = "$fs2" ] || fail "configuration 1 is not $fs2"
+# version = 15: the PostgreSQL each configuration ran, in the manifest and the report (#22)
+for c in 0 1; do
+	[ "$(jq -r ".configs[$c].postgres.major" "$m")" = 15 ] || fail "configuration $c: postgres.major $(jq -c ".configs[$c].postgres" "$m")"
+	[ "$(jq -r ".configs[$c].postgres.bindir" "$m")" = "$PGBIN" ] || fail "configuration $c: postgres.bindir"
+	want=$("$PGBIN/postgres" --version)
+	[ "$(jq -r ".configs[$c].postgres.version" "$m")" = "$want" ] || fail "configuration $c: postgres.version is not \"$want\""
+done
+grep -qF "PostgreSQL: $("$PGBIN/postgres" --version), from $PGBIN." "$run/report.md" || fail "report.md does not say the PostgreSQL"
 # the report dutlab run wrote at the end: Markdown, HTML, PNG charts
 [ -s "$run/report.md" ] && [ -s "$run/report.html" ] || fail "no report.md/report.html in $run"
 if command -v gnuplot >/dev/null; then

@@ -454,6 +454,25 @@ static const struct bad_row {
 	{ "pg_memory_shared_buffers_unreadable", TGT "[postgres]\nmemory = 64MiB\nset = shared_buffers = lots\n" RUN,
 	  "t.ini:5: configuration default: memory: shared_buffers = lots is not a size" },
 	{ "pg_memory_not_a_size", TGT "[postgres]\nmemory = lots\n" RUN, "t.ini:5: [postgres]: memory: expected" },
+	{ "pg_version_and_bindir", TGT "[postgres]\nversion = 17\nbindir = /opt/pg17/bin\n" RUN,
+	  "t.ini:6: [postgres]: version (line 5) and bindir name the PostgreSQL to use twice; give one of them" },
+	{ "pg_version_too_old", TGT "[postgres]\nversion = 12\n" RUN,
+	  "t.ini:5: [postgres]: version: PostgreSQL 12 is older than dutlab supports (13 and later)" },
+	{ "pg_version_minor", TGT "[postgres]\nversion = 17.2\n" RUN,
+	  "t.ini:5: [postgres]: version: expected a PostgreSQL major such as 17 (the installed minor release is used), found \"17.2\"" },
+	{ "pg_version_word", TGT "[postgres]\nversion = latest\n" RUN, "t.ini:5: [postgres]: version: expected a PostgreSQL major" },
+	{ "pg_bindir_relative", TGT "[postgres]\nbindir = pg/bin\n" RUN,
+	  "t.ini:5: [postgres]: bindir: expected an absolute directory with initdb, pg_ctl and postgres" },
+	{ "pg_bindir_dotdot", TGT "[postgres]\nbindir = /opt/../bin\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
+	{ "pg_bindir_dot", TGT "[postgres]\nbindir = /opt/./bin\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
+	{ "pg_bindir_trailing_dotdot", TGT "[postgres]\nbindir = /opt/bin/..\n" RUN, "t.ini:5: [postgres]: bindir: expected a plain absolute path" },
+	{ "matrix_version_too_old", TGT "[matrix]\nversion = 15, 11\n" RUN,
+	  "t.ini:5: [matrix]: version: PostgreSQL 11 is older than dutlab supports (13 and later)" },
+	{ "matrix_version_and_base", TGT "[postgres]\nversion = 15\n[matrix]\nversion = 15, 16\n" RUN,
+	  "t.ini:7: [matrix]: version: [postgres] version at line 5 already names the PostgreSQL to use; give it in one place" },
+	{ "matrix_version_and_bindir", TGT "[postgres]\nbindir = /opt/pg/bin\n[matrix]\nversion = 15, 16\n" RUN,
+	  "t.ini:7: [matrix]: version: [postgres] bindir at line 5 already names" },
+	{ "matrix_version_duplicate", TGT "[matrix]\nversion = 15, 15\n" RUN, "t.ini:5: [matrix]: version: duplicate value \"15\"" },
 	{ "pg_target_unknown", TGT "[postgres]\ntarget = main\n" RUN, "t.ini:5: [postgres]: target: expected the name of a [target NAME], found \"main\"" },
 	{ "nul_byte", TGT "x\0y\n" RUN, "t.ini:4: expected text, found a NUL byte" },
 	{ "too_many_runs", TGT "[experiment]\nrepetitions = 100\n[matrix]\nset.a = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\n[step r]\ntype = oltp-run\nduration = 1s\nrepeat = 100\n",
@@ -485,6 +504,63 @@ static void test_postgres_memory(void)
 			 (unsigned long long)e->pg_memory_bytes);
 		dut_experiment_free(e);
 	}
+}
+
+/* [postgres] version/bindir and [matrix] version reach every configuration */
+static void test_postgres_version_and_bindir(void)
+{
+	struct dut_experiment *e;
+	struct dut_plan *p = NULL;
+
+	if ((e = parse_ok(TGT RUN, "neither"))) {
+		CU_ASSERT_EQUAL(e->pg_major, 0);
+		CU_ASSERT_PTR_NULL(e->pg_bindir);
+		dut_experiment_free(e);
+	}
+	if ((e = parse_ok(TGT "[postgres]\nversion = 17\n" RUN, "version"))) {
+		CU_ASSERT_EQUAL(e->pg_major, 17);
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		CU_ASSERT_EQUAL(p->configs[0].pg_major, 17);
+		CU_ASSERT_PTR_NULL(p->configs[0].pg_bindir);
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+	if ((e = parse_ok(TGT "[postgres]\nbindir = /opt/pg/17/bin//\n" RUN, "bindir"))) {
+		CU_ASSERT_EQUAL(e->pg_major, 0);
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		CU_ASSERT_STRING_EQUAL(p->configs[0].pg_bindir, "/opt/pg/17/bin");
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+	/* the major as a matrix axis beside a setting: names pgNN, the major in each */
+	e = parse_ok(TGT "[matrix]\nversion = 15, 18\nset.io_method = sync, worker\n" RUN, "matrix");
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL(e->ndims, 2);
+	CU_ASSERT_EQUAL(e->dims[0].kind, DUT_DIM_VERSION);
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(p->nconfigs, 4);
+	CU_ASSERT_STRING_EQUAL(p->configs[0].name, "pg15+io_method=sync");
+	CU_ASSERT_STRING_EQUAL(p->configs[3].name, "pg18+io_method=worker");
+	CU_ASSERT_EQUAL(p->configs[0].pg_major, 15);
+	CU_ASSERT_EQUAL(p->configs[1].pg_major, 15);
+	CU_ASSERT_EQUAL(p->configs[2].pg_major, 18);
+	CU_ASSERT_EQUAL(p->configs[3].nsettings, 1);
+	CU_ASSERT_STRING_EQUAL(p->configs[3].settings[0].name, "io_method");
+	CU_ASSERT_STRING_EQUAL(p->configs[3].settings[0].value, "worker");
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CU_ASSERT_FATAL(f != NULL);
+		dutlab_run_print_plan(p, f);
+		fclose(f);
+		CU_CHECK(strstr(text, "PostgreSQL 18; replica none") != NULL, "plan: %s", text);
+		free(text);
+	}
+	dut_plan_free(p);
+	dut_experiment_free(e);
 }
 
 static void test_bad_input_cites_the_line(void)
@@ -631,6 +707,7 @@ static const struct cu_test tests[] = {
 	{ "dss_and_restore", test_dss_and_restore },
 	{ "plan_renderer_names_everything", test_plan_renderer_names_everything },
 	{ "postgres_memory", test_postgres_memory },
+	{ "postgres_version_and_bindir", test_postgres_version_and_bindir },
 	{ "bad_input_cites_the_line", test_bad_input_cites_the_line },
 	{ "load_reports_missing_file", test_load_reports_missing_file },
 	{ "shipped_experiments_parse_and_fit_15_minutes", test_shipped_experiments_parse_and_fit_15_minutes },

@@ -49,6 +49,7 @@ static const struct {
 	size_t step;
 	bool relmap;
 	const char *want[2];    /* the commands, joined by blanks */
+	const char *pg_bindir;  /* the configuration's PostgreSQL, as the checks found it */
 } argv_rows[] = {
 	{ "oltp-init with every option", HEAD "[step load]\ntype = oltp-init\nscale = 10\njobs = 2\nfillfactor = 90\n",
 	  0, true, { "PGLOAD init --pgdata /m/pgdata -s 10 --jobs 2 --fillfactor 90 --json J "
@@ -82,6 +83,11 @@ static const struct {
 	  "[step l]\ntype = oltp-init\nscale = 1\n[step r]\ntype = restore\njobs = 2\n",
 	  1, false, { "PGLOAD restore dump --source CONN --out DUMP",
 		      "PGLOAD restore run --dump DUMP --pgdata /m/pgdata -j 2 --dbname restored --clean --json J" } },
+	{ "restore on the configuration's PostgreSQL: pg_dump and pg_restore of its major", HEAD
+	  "[step l]\ntype = oltp-init\nscale = 1\n[step r]\ntype = restore\njobs = 2\n",
+	  1, false, { "PGLOAD restore dump --source CONN --out DUMP --bindir=/pg/16/bin",
+		      "PGLOAD restore run --dump DUMP --pgdata /m/pgdata -j 2 --dbname restored --clean "
+		      "--bindir=/pg/16/bin --json J" }, "/pg/16/bin" },
 };
 
 static void test_step_argv_from_params(void)
@@ -100,6 +106,7 @@ static void test_step_argv_from_params(void)
 			.pgload = "PGLOAD", .dutprobe = "DUTPROBE", .cfg = &p->configs[0],
 			.pgdata = "/m/pgdata", .conninfo = "CONN", .probe_target = "/d/f", .json_path = "J",
 			.relmap_path = argv_rows[i].relmap ? "R" : NULL, .dump_path = "DUMP", .dump_is_self = true,
+			.pg_bindir = argv_rows[i].pg_bindir,
 		};
 		int r = run_step_argv(&e->steps[argv_rows[i].step], &c, cmds, &n, &err);
 
@@ -377,6 +384,9 @@ static void test_manifest_document(void)
 		{ "configs.1.replica", "none" },
 		{ "configs.1.settings.work_mem", "64MB" },
 		{ "configs.1.memory_budget_bytes", "67108864" },
+		{ "configs.0.postgres.major", "16" },
+		{ "configs.0.postgres.version", "postgres (PostgreSQL) 16.4" },
+		{ "configs.0.postgres.bindir", "/usr/lib/postgresql/16/bin" },
 		{ "configs.0.reps.0.memory.budget_bytes", "67108864" },
 		{ "configs.0.reps.0.memory.database_bytes", "268435456" },
 		{ "configs.0.reps.0.memory.peak_bytes", "67100000" },
@@ -418,6 +428,9 @@ static void test_manifest_document(void)
 	st->host.cpus = 2;
 	st->cfgs[0].status = RUN_FAILED;
 	run_set_text(&st->cfgs[0].reason, "%s", "mkfs.btrfs is not installed");
+	st->cfgs[0].pg.major = 16;
+	snprintf(st->cfgs[0].pg.version, sizeof(st->cfgs[0].pg.version), "postgres (PostgreSQL) 16.4");
+	snprintf(st->cfgs[0].pg.bindir, sizeof(st->cfgs[0].pg.bindir), "/usr/lib/postgresql/16/bin");
 	st->cfgs[0].reps[0].status = RUN_COMPLETE;
 	st->cfgs[0].reps[0].steps[0].status = RUN_COMPLETE;
 	st->cfgs[0].reps[0].steps[0].exit_code = 0;
@@ -450,6 +463,12 @@ static void test_manifest_document(void)
 	/* a repetition whose budget was not read back: nulls, not zeros */
 	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.memory.budget_bytes"));
 	CU_ASSERT_PTR_NULL(jstr(m, "configs.0.reps.1.memory.database_per_budget"));
+	/* a configuration whose PostgreSQL is not known (yet): null */
+	{
+		json_object *pg = (json_object *)1;
+
+		CU_ASSERT(json_pointer_get(m, "/configs/1/postgres", &pg) == 0 && pg == NULL);
+	}
 	{
 		json_object *arts = NULL;
 
