@@ -55,8 +55,8 @@ done
 # the evidence names the same cpu wait as its column (one reading, two renderings)
 it_rows restore "$cfg" | awk -F'|' -v psi="$psi" '$3 ~ /total/ {
 	c = $9; gsub(/ /, "", c); found = 1
-	if (psi != "-" && index($15, "cpu pressure " c "%") == 0) { print "cpu wait " c " vs evidence:" $15; exit 1 } }
-	END { exit !found }' || fail "restore total: the cpu wait column and the verdict's evidence disagree"
+	if (psi != "-" && index($15, "cpu pressure " c "%") == 0) { print "cpu wait " c " vs evidence:" $15; bad = 1 } }
+	END { exit !found || bad }' || fail "restore total: the cpu wait column and the verdict's evidence disagree"
 # the data phase wrote the rows through the server: pages dirtied and write(2) bytes
 it_rows restore "$cfg" | awk -F'|' '$3 ~ / data / { split($13, w, "/"); gsub(/[ ,]/, "", w[1]); gsub(/[ ,]/, "", w[2])
 	ok = w[1] + 0 > 0 && w[2] + 0 > 0 } END { exit !ok }' ||
