@@ -132,6 +132,8 @@ void pgl_pressure_add(struct pgl_pressure *a, const struct pgl_pressure *b, bool
 	a->io_full_us += b->io_full_us;
 	a->psi_window_ns += b->psi_window_ns;
 	a->runq_samples += b->runq_samples;
+	if (b->host_cpus > a->host_cpus)
+		a->host_cpus = b->host_cpus;
 	a->runq_sum += b->runq_sum;
 	a->blocked_sum += b->blocked_sum;
 	pgl_proc_io_add(&a->server_io, &b->server_io);
@@ -225,7 +227,15 @@ static void add_evidence(struct reason *r, const struct pgl_pressure *pr)
 	if (full >= 0)
 		add(r, " (full %.0f%%)", full * 100);
 	if (blk >= 0)
-		add(r, ", %.1f runnable, %.1f blocked", pgl_pressure_runq_mean(pr), blk);
+		add(r, ", %.1f runnable on %u CPUs, %.1f blocked", pgl_pressure_runq_mean(pr), pr->host_cpus, blk);
+}
+
+/* Runnable tasks beyond the CPUs, on average (-1 unknown). */
+static double runq_excess(const struct pgl_pressure *pr)
+{
+	double q = pgl_pressure_runq_mean(pr);
+
+	return q >= 0 && pr->host_cpus ? q - pr->host_cpus : -1;
 }
 
 enum pgl_bound pgl_bound_classify(const struct pgl_bound_in *in, char *reason, size_t len)
@@ -255,6 +265,9 @@ enum pgl_bound pgl_bound_classify(const struct pgl_bound_in *in, char *reason, s
 	if (in->cores_busy >= PGL_BOUND_CPU_SHARE * in->usable_cpus)
 		b = PGL_BOUND_CPU;
 	else if (cpu >= PGL_BOUND_PRESSURE && cpu >= io)
+		b = PGL_BOUND_CPU_STARVED;
+	else if (cpu < 0 && io < 0 && runq_excess(pr) >= PGL_BOUND_RUNQ_EXCESS &&
+		 runq_excess(pr) >= blk)
 		b = PGL_BOUND_CPU_STARVED;
 	else if (io >= PGL_BOUND_PRESSURE || (io < 0 && blk >= PGL_BOUND_BLOCKED))
 		b = PGL_BOUND_IO;

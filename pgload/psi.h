@@ -64,6 +64,7 @@ struct pgl_pressure {
 	uint64_t psi_window_ns;             /* between the two readings (a little over the wall time) */
 	char psi_note[96];                  /* why PSI is unknown, or "" */
 	unsigned runq_samples;              /* 0: run queue unknown */
+	unsigned host_cpus;                 /* online CPUs, to read the run queue against */
 	uint64_t runq_sum, blocked_sum;
 	bool server_io_known;
 	struct pgl_proc_io server_io;       /* the server's processes, difference over the phase */
@@ -92,7 +93,8 @@ double pgl_pressure_blocked_mean(const struct pgl_pressure *p);
  *                CPUs it could use busy);
  *   cpu-starved  CPU some-pressure >= 20% and above the I/O one: tasks were
  *                runnable but waited for a CPU (other programs, or more
- *                runnable tasks than CPUs);
+ *                runnable tasks than CPUs); without PSI: on average at least
+ *                half a task more runnable than there are CPUs;
  *   io-bound     I/O some-pressure >= 20% (or, without PSI, on average at
  *                least half a task blocked in uninterruptible sleep);
  *   lock-or-other-wait  neither: locks, the client, the network, sleeping;
@@ -110,6 +112,7 @@ enum pgl_bound {
 #define PGL_BOUND_CPU_SHARE 0.8      /* of the usable CPUs */
 #define PGL_BOUND_PRESSURE 0.2       /* of the wall time */
 #define PGL_BOUND_BLOCKED 0.5        /* tasks, without PSI */
+#define PGL_BOUND_RUNQ_EXCESS 0.5    /* runnable tasks beyond the CPUs, without PSI */
 
 struct pgl_bound_in {
 	bool ran;

@@ -125,6 +125,7 @@ static void psi_note(struct pgl_pressure *p, int r)
 void pgl_phase_sampler_stop(struct pgl_phase_sampler *s, struct pgl_pressure *ret)
 {
 	struct pgl_psi cpu1 = { 0 }, io1 = { 0 }, none = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t t1;
 	int cpu1_r, io1_r;
 
@@ -142,6 +143,7 @@ void pgl_phase_sampler_stop(struct pgl_phase_sampler *s, struct pgl_pressure *re
 	psi_note(ret, s->cpu0_r ? s->cpu0_r : cpu1_r);
 	psi_note(ret, s->io0_r ? s->io0_r : io1_r);
 	ret->runq_samples = s->samples;
+	ret->host_cpus = cpus > 0 ? (unsigned)cpus : 0;
 	ret->runq_sum = s->runq_sum;
 	ret->blocked_sum = s->blocked_sum;
 }

@@ -116,6 +116,10 @@ static void test_bound_classify(void)
 		{ "neither: a lock", 10000, true, 0.1, 0.01, 0.01, 0, PGL_BOUND_OTHER, "cpu pressure 1%" },
 		{ "no PSI, blocked tasks", 10000, true, 0.3, -1, -1, 1.2, PGL_BOUND_IO, "io pressure unknown" },
 		{ "no PSI, nothing blocked", 10000, true, 0.3, -1, -1, 0.1, PGL_BOUND_OTHER, "0.1 blocked" },
+		{ "no PSI, more runnable than CPUs", 10000, true, 0.3, -1, -1, 0.4, PGL_BOUND_CPU_STARVED,
+		  "4.0 runnable on 2 CPUs" },
+		{ "no PSI, more blocked than runnable beyond CPUs", 10000, true, 0.3, -1, -1, 3, PGL_BOUND_IO,
+		  "3.0 blocked" },
 		{ "no PSI and no run queue", 10000, true, 0.3, -1, -1, -1, PGL_BOUND_WAITING, "cannot tell" },
 		{ "CPU pressure alone known", 10000, true, 0.3, 0.4, -1, -1, PGL_BOUND_CPU_STARVED, "io pressure unknown" },
 		{ "server elsewhere", 10000, false, 0.3, 0.9, 0.9, 2, PGL_BOUND_UNKNOWN, "not measured" },
@@ -130,7 +134,8 @@ static void test_bound_classify(void)
 			.io_some_us = rows[i].io_some >= 0 ? (uint64_t)(rows[i].io_some * wall_us) : 0,
 			.psi_window_ns = wall_ns,
 			.runq_samples = rows[i].blocked >= 0 ? 10 : 0,
-			.runq_sum = 20, .blocked_sum = rows[i].blocked >= 0 ? (uint64_t)(rows[i].blocked * 10) : 0,
+			.host_cpus = 2,
+			.runq_sum = strstr(rows[i].what, "runnable") ? 40 : 20, .blocked_sum = rows[i].blocked >= 0 ? (uint64_t)(rows[i].blocked * 10) : 0,
 		};
 		struct pgl_bound_in in = { .ran = true, .wall_ns = wall_ns, .cpu_known = rows[i].cpu_known,
 					   .cores_busy = rows[i].busy, .usable_cpus = 2, .pr = &pr };
