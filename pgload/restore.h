@@ -27,7 +27,10 @@
  * "cores busy" = (server + client CPU) / wall.  A phase whose cores busy
  * comes near its usable parallelism (min(jobs, entries, CPUs)) is CPU-bound;
  * one far below it waited: for I/O, for locks, or for CPUs taken by other
- * programs (the numbers cannot tell those three apart).
+ * programs.  To tell those apart each phase also records the pressure stall
+ * information of the host (how long runnable tasks waited for a CPU, and
+ * tasks for I/O), the run queue, and the server's I/O (psi.h): the
+ * "bound" verdict (cpu-bound, cpu-starved, io-bound, lock-or-other-wait).
  *
  * This file is the pure part (TOC lists, catalog comparison, the result and
  * its renderers); restore_run.c does the work, main_restore.c the options.
@@ -43,6 +46,7 @@
 
 #include "lib/error.h"
 #include "lib/result.h"
+#include "pgload/psi.h"
 
 #define PGL_RESTORE_SIDECAR_SCHEMA "pgload-restore-dump"
 
@@ -123,13 +127,6 @@ json_object *pgl_restore_sidecar_to_json(const struct pgl_restore_sidecar *s);
 int pgl_restore_sidecar_from_json(json_object *o, struct pgl_restore_sidecar *ret,
 				  struct dut_error *err);
 
-/* CPU times in /proc/PID/stat (fields 14-17, in clock ticks) and the parent. */
-struct pgl_proc_cpu {
-	long ppid;
-	uint64_t utime, stime, cutime, cstime;
-};
-int pgl_proc_stat_parse(const char *text, struct pgl_proc_cpu *ret);
-
 /* The result of `restore run`. */
 struct pgl_restore_phase_result {
 	bool ran;
@@ -139,6 +136,7 @@ struct pgl_restore_phase_result {
 	bool server_cpu_known;
 	uint64_t server_cpu_ns;
 	unsigned usable_cpus;     /* min(jobs, entries, CPUs); pre-data is serial */
+	struct pgl_pressure pr;   /* PSI, run queue, server I/O (psi.h) */
 };
 
 struct pgl_restore_result {
@@ -148,6 +146,7 @@ struct pgl_restore_result {
 	char server_version[64];
 	char data_directory[4096];
 	char server_cpu_note[256];   /* why server CPU was not measured, or "" */
+	char server_io_note[256];    /* why the server's I/O was not measured, or "" */
 	uint32_t block_size;
 	unsigned jobs, cpus;
 	uint64_t dump_bytes;
@@ -160,8 +159,15 @@ struct pgl_restore_result {
 
 /* Sum of the phases. */
 void pgl_restore_total(const struct pgl_restore_result *r, struct pgl_restore_phase_result *ret);
-/* "cpu-bound", "waiting" (I/O, locks or other programs), or "unknown". */
+/* (server + restore CPU) / wall */
+double pgl_restore_cores_busy(const struct pgl_restore_phase_result *p);
+/*
+ * The first verdict, kept for readers of the JSON "verdict": "cpu-bound",
+ * "waiting" (I/O, locks or other programs), or "unknown".
+ */
 const char *pgl_restore_verdict(const struct pgl_restore_phase_result *p);
+/* The verdict from PSI and the run queue too (psi.h), reason the numbers behind it. */
+enum pgl_bound pgl_restore_bound(const struct pgl_restore_phase_result *p, char *reason, size_t len);
 void pgl_restore_print(const struct pgl_restore_result *r, FILE *out);
 int pgl_restore_to_doc(const struct pgl_restore_result *r, struct dut_result *doc);
 

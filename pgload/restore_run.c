@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "pgload/mark.h"
 #include "pgload/pgconn.h"
+#include "pgload/psi_linux.h"
 #include "pgload/restore_sys.h"
 
 #define CONNINFO_MAX 4096
@@ -230,13 +231,39 @@ static unsigned usable(unsigned jobs, int entries, unsigned cpus)
 	return entries >= 0 && (unsigned)entries < u ? (unsigned)entries : u;
 }
 
+/* The server's I/O over the phase, or why it is unknown (the first reason is kept). */
+static void server_io(struct run_ctx *x, struct pgl_restore_phase_result *ph,
+		      const struct pgl_server_sample *s0, const struct pgl_server_sample *s1)
+{
+	const struct pgl_proc_io *a = &s0->io, *b = &s1->io;
+	int why = s0->io_r ? s0->io_r : s1->io_r;
+
+	ph->pr.server_io_known = ph->server_cpu_known && !why;
+	if (ph->pr.server_io_known) {
+		/* a backend alive at the start and reaped by the end: the sums can shrink; clamp */
+		ph->pr.server_io = (struct pgl_proc_io){
+			.rchar = b->rchar > a->rchar ? b->rchar - a->rchar : 0,
+			.wchar = b->wchar > a->wchar ? b->wchar - a->wchar : 0,
+			.read_bytes = b->read_bytes > a->read_bytes ? b->read_bytes - a->read_bytes : 0,
+			.write_bytes = b->write_bytes > a->write_bytes ? b->write_bytes - a->write_bytes : 0,
+			.cancelled_write_bytes = b->cancelled_write_bytes > a->cancelled_write_bytes ?
+				b->cancelled_write_bytes - a->cancelled_write_bytes : 0,
+		};
+	} else if (ph->server_cpu_known && !x->res->server_io_note[0]) {
+		snprintf(x->res->server_io_note, sizeof(x->res->server_io_note),
+			 "/proc/PID/io of the server's processes: %s%s", strerror(-why),
+			 why == -EACCES ? " (run as root or as the server's user)" : "");
+	}
+}
+
 static int run_phase(struct run_ctx *x, enum pgl_restore_phase p, struct dut_error *err)
 {
 	struct pgl_restore_phase_result *ph = &x->res->ph[p];
 	char pg_restore[PATH_MAX], jobs[16], list[128], section[32], label[64], what[96];
 	char *argv[16];
 	unsigned n = 0;
-	uint64_t s0 = 0, s1 = 0;
+	struct pgl_server_sample s0, s1;
+	struct pgl_phase_sampler smp;
 	struct pgl_child c;
 	int r;
 
@@ -262,9 +289,11 @@ static int run_phase(struct run_ctx *x, enum pgl_restore_phase p, struct dut_err
 
 	snprintf(label, sizeof(label), "restore/%s start", pgl_restore_phase_name(p));
 	pgl_mark(&x->marker, label);
-	ph->server_cpu_known = pgl_server_cpu_now(&x->cpu, &s0) == 0;
+	ph->server_cpu_known = pgl_server_sample_now(&x->cpu, &s0) == 0;
+	pgl_phase_sampler_start(&smp);
 	r = pgl_child_run(argv, NULL, x->pw, &c, err);
-	ph->server_cpu_known &= pgl_server_cpu_now(&x->cpu, &s1) == 0;
+	pgl_phase_sampler_stop(&smp, &ph->pr);
+	ph->server_cpu_known &= pgl_server_sample_now(&x->cpu, &s1) == 0;
 	snprintf(label, sizeof(label), "restore/%s end", pgl_restore_phase_name(p));
 	pgl_mark(&x->marker, label);
 	if (r < 0)
@@ -272,7 +301,8 @@ static int run_phase(struct run_ctx *x, enum pgl_restore_phase p, struct dut_err
 	ph->ran = true;
 	ph->wall_ns = c.wall_ns;
 	ph->client_cpu_ns = c.cpu_ns;
-	ph->server_cpu_ns = ph->server_cpu_known && s1 > s0 ? s1 - s0 : 0;
+	ph->server_cpu_ns = ph->server_cpu_known && s1.cpu_ns > s0.cpu_ns ? s1.cpu_ns - s0.cpu_ns : 0;
+	server_io(x, ph, &s0, &s1);
 	ph->usable_cpus = p == PGL_RS_PRE_DATA ? 1 : usable(x->o->jobs, ph->entries, x->res->cpus);
 	if (c.status) {
 		snprintf(what, sizeof(what), "pg_restore (phase %s)", pgl_restore_phase_name(p));

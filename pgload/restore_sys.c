@@ -14,7 +14,9 @@
 
 #include "lib/cleanup.h"
 #include "pgload/pgconn.h"
+#include "pgload/psi_linux.h"
 #include "pgload/restore_sys.h"
+#include "pgload/servstat_sys.h"
 
 /* --- children ----------------------------------------------------------- */
 
@@ -185,24 +187,9 @@ int pgl_conninfo_for_db(PGconn *c, const char *dbname, char *buf, size_t len,
 
 /* --- server CPU --------------------------------------------------------- */
 
-static int read_proc_cpu(long pid, struct pgl_proc_cpu *ret)
-{
-	char path[64], buf[1024];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	if ((n = read(fd, buf, sizeof(buf) - 1)) < 0)
-		return -errno;
-	buf[n] = '\0';
-	return pgl_proc_stat_parse(buf, ret);
-}
-
 void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_directory)
 {
-	struct pgl_proc_cpu backend;
+	struct pgl_proc_stat backend;
 	char link[64], cwd[4096], real_dd[4096];
 	ssize_t n;
 	long pid = PQbackendPID(c);
@@ -212,11 +199,11 @@ void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_d
 		snprintf(s->note, sizeof(s->note), "SHOW data_directory failed (not a superuser?)");
 		return;
 	}
-	if (read_proc_cpu(pid, &backend) < 0) {
+	if (pgl_proc_read((int)pid, &backend) < 0) {
 		snprintf(s->note, sizeof(s->note), "backend pid %ld is not on this host", pid);
 		return;
 	}
-	snprintf(link, sizeof(link), "/proc/%ld/cwd", backend.ppid);
+	snprintf(link, sizeof(link), "/proc/%d/cwd", backend.ppid);
 	n = readlink(link, cwd, sizeof(cwd) - 1);
 	if (n < 0 || !realpath(data_directory, real_dd)) {
 		snprintf(s->note, sizeof(s->note), "cannot read %s or %s: %s", link, data_directory,
@@ -226,7 +213,7 @@ void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_d
 	cwd[n] = '\0';
 	if (strcmp(cwd, real_dd) != 0) {
 		snprintf(s->note, sizeof(s->note),
-			 "pid %ld (parent of backend %ld) is not the postmaster of %s: server on another host?",
+			 "pid %d (parent of backend %ld) is not the postmaster of %s: server on another host?",
 			 backend.ppid, pid, data_directory);
 		return;
 	}
@@ -234,20 +221,27 @@ void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_d
 	s->note[0] = '\0';
 }
 
-int pgl_server_cpu_now(const struct pgl_server_cpu *s, uint64_t *ret_ns)
+/*
+ * CPU: see restore.h.  I/O: like cutime, the postmaster's /proc/PID/io
+ * holds the I/O of the children it reaped, so the postmaster's plus that
+ * of its live children only grows while the server runs.
+ */
+int pgl_server_sample_now(const struct pgl_server_cpu *s, struct pgl_server_sample *ret)
 {
 	_cleanup_closedir_ DIR *d = NULL;
-	struct pgl_proc_cpu pm, p;
+	struct pgl_server_sample out = { 0 };
+	struct pgl_proc_stat pm, p;
+	struct pgl_proc_io io;
 	struct dirent *e;
 	uint64_t ticks;
-	long hz = sysconf(_SC_CLK_TCK);
 	int r;
 
 	if (!s->postmaster_pid)
 		return -ENOENT;
-	if ((r = read_proc_cpu(s->postmaster_pid, &pm)) < 0)
+	if ((r = pgl_proc_read((int)s->postmaster_pid, &pm)) < 0)
 		return r;
 	ticks = pm.utime + pm.stime + pm.cutime + pm.cstime;
+	out.io_r = pgl_proc_io_read(s->postmaster_pid, &out.io);
 	if (!(d = opendir("/proc")))
 		return -errno;
 	while ((e = readdir(d))) {
@@ -255,11 +249,16 @@ int pgl_server_cpu_now(const struct pgl_server_cpu *s, uint64_t *ret_ns)
 		long pid = strtol(e->d_name, &end, 10);
 
 		/* a process may exit between readdir and open: then cutime has it */
-		if (*end || pid <= 0 || read_proc_cpu(pid, &p) < 0 || p.ppid != s->postmaster_pid)
+		if (*end || pid <= 0 || pgl_proc_read((int)pid, &p) < 0 || p.ppid != s->postmaster_pid)
 			continue;
 		ticks += p.utime + p.stime;
+		if (out.io_r == 0 && (r = pgl_proc_io_read(pid, &io)) == 0)
+			pgl_proc_io_add(&out.io, &io);
+		else if (out.io_r == 0 && r != -ENOENT && r != -ESRCH)
+			out.io_r = r;      /* gone meanwhile is fine (reaped: the postmaster has it) */
 	}
-	*ret_ns = ticks * (1000000000u / (uint64_t)(hz > 0 ? hz : 100));
+	out.cpu_ns = ticks * (1000000000u / (uint64_t)pgl_clock_ticks());
+	*ret = out;
 	return 0;
 }
 

@@ -49,8 +49,14 @@ struct pgl_server_cpu {
 
 /* Find the postmaster of `c` and check that it runs here (cwd = data_directory). */
 void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_directory);
-/* Sum of CPU now (see restore.h); -errno if it cannot be read. */
-int pgl_server_cpu_now(const struct pgl_server_cpu *s, uint64_t *ret_ns);
+/* The server's processes at one moment: CPU (see restore.h) and I/O. */
+struct pgl_server_sample {
+	uint64_t cpu_ns;
+	int io_r;                 /* 0, or why /proc/PID/io could not be read (-EACCES...) */
+	struct pgl_proc_io io;
+};
+/* -errno if the CPU cannot be read. */
+int pgl_server_sample_now(const struct pgl_server_cpu *s, struct pgl_server_sample *ret);
 
 /* Every user table's exact row count, constraints and indexes, sorted. */
 int pgl_restore_catalog_read(PGconn *c, struct pgl_restore_catalog *ret, struct dut_error *err);

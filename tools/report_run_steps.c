@@ -56,14 +56,30 @@ void report_replica_lag_table(struct rdoc *d, const struct run_model *m, const c
 	}
 }
 
-/* pgload restore: per phase its wall time, the server's and pg_restore's CPU, and the verdict. */
+/*
+ * pgload restore: per phase its wall time, the server's and pg_restore's CPU,
+ * what the host's tasks waited on (PSI), the server's block I/O, and the
+ * verdict with the numbers behind it.  Documents from before PSI have no
+ * "bound": their old verdict is shown, the new cells "-".
+ */
 void report_restore_table(struct rdoc *d, const struct run_model *m, const char *step)
 {
 	rdoc_table(d, "Restore phases (pgload restore). " SPREAD_NOTE " cores busy = (server + pg_restore "
-		   "CPU time) / wall time; verdict: cpu-bound when that is at least 80% of the usable CPUs, "
-		   "waiting (on I/O or locks) otherwise, unknown when the server's CPU was not measured "
-		   "(first repetition).",
-		   "configuration|phase|>runs|>time (s)|>server CPU (s)|>restore CPU (s)|>cores busy|verdict");
+		   "CPU time) / wall time, of the CPUs the phase can use (min of -j, TOC entries, CPUs). "
+		   "cpu wait % = share of the phase during which some runnable task waited for a CPU; "
+		   "io wait % = some task was stalled on I/O, io full % = every non-idle task was "
+		   "(pressure stall information, /proc/pressure, whole host, so other programs count; "
+		   "\"-\" = unknown, a kernel without PSI, never 0). blocked = tasks in uninterruptible "
+		   "sleep (/proc/stat every 100 ms, mean). server writes MB = of the server's processes "
+		   "(/proc/PID/io): page-cache pages they dirtied for the block layer (write_bytes; counted "
+		   "again when a page is dirtied after writeback, so it can exceed the other; 0 on tmpfs) / "
+		   "bytes they passed to write(2) (wchar; sockets included). verdict (first repetition): cpu-bound "
+		   "when cores busy is at least 80% of the usable CPUs; cpu-starved when cpu wait is at "
+		   "least 20% and above io wait (runnable, but the CPUs were taken); io-bound when io wait "
+		   "is at least 20%; lock-or-other-wait when neither (locks, the client, the network); "
+		   "unknown when the server's CPU was not measured or the phase took under 50 ms.",
+		   "configuration|phase|>runs|>time (s)|>server CPU (s)|>restore CPU (s)|>cores busy|"
+		   ">cpu wait %|>io wait %|>io full %|>blocked|>server writes MB (dirtied / write(2))|verdict|evidence");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct dut_result *docs[1];
 		const struct run_config *c = &m->configs[i];
@@ -73,11 +89,23 @@ void report_restore_table(struct rdoc *d, const struct run_model *m, const char 
 		for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
 			struct dut_result_phase *ph = dut_result_phase_at(docs[0], p);
 			const char *pn = dut_phase_name(ph);
+			json_object *x = dut_phase_extra(ph);
+			struct cmp_stat st[] = {
+				run_metric(c, step, pn, "server_cpu_s"), run_metric(c, step, pn, "restore_cpu_s"),
+				run_metric(c, step, pn, "cores_busy"), run_metric(c, step, pn, "psi_cpu_some"),
+				run_metric(c, step, pn, "psi_io_some"), run_metric(c, step, pn, "psi_io_full"),
+				run_metric(c, step, pn, "blocked_mean"),
+			};
+			static const struct { double scale; int dec; } fmt[] = {
+				{ 1, 3 }, { 1, 3 }, { 1, 2 }, { 100, 0 }, { 100, 0 }, { 100, 0 }, { 1, 1 },
+			};
+			struct cmp_stat dirtied = run_metric(c, step, pn, "server_write_bytes");
+			struct cmp_stat written = run_metric(c, step, pn, "server_wchar_bytes");
+			char b[64];
 			struct cmp_stat t = run_duration(c, step, pn);
-			struct cmp_stat srv = run_metric(c, step, pn, "server_cpu_s");
-			struct cmp_stat cli = run_metric(c, step, pn, "restore_cpu_s");
-			struct cmp_stat busy = run_metric(c, step, pn, "cores_busy");
-			const char *v = json_object_get_string(run_jget(dut_phase_extra(ph), "verdict"));
+			const char *bound = json_object_get_string(run_jget(x, "bound"));
+			const char *why = json_object_get_string(run_jget(x, "bound_reason"));
+			const char *v = bound ? bound : json_object_get_string(run_jget(x, "verdict"));
 			char a[64];
 
 			if (!t.n)
@@ -86,10 +114,12 @@ void report_restore_table(struct rdoc *d, const struct run_model *m, const char 
 			rdoc_cell(d, "%s", pn);
 			rdoc_cell(d, "%u", t.n);
 			rdoc_cell(d, "%s", run_fmt_median(&t, 1, 3, a, sizeof(a)));
-			rdoc_cell(d, "%s", run_fmt_median(&srv, 1, 3, a, sizeof(a)));
-			rdoc_cell(d, "%s", run_fmt_median(&cli, 1, 3, a, sizeof(a)));
-			rdoc_cell(d, "%s", run_fmt_median(&busy, 1, 2, a, sizeof(a)));
+			for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++)
+				rdoc_cell(d, "%s", run_fmt_median(&st[k], fmt[k].scale, fmt[k].dec, a, sizeof(a)));
+			rdoc_cell(d, "%s / %s", run_fmt_median(&dirtied, 1e-6, 1, a, sizeof(a)),
+				  run_fmt_median(&written, 1e-6, 1, b, sizeof(b)));
 			rdoc_cell(d, "%s", v ? v : "unknown");
+			rdoc_cell(d, "%s", why && why[0] ? why : "-");
 		}
 	}
 }

@@ -64,6 +64,25 @@ for p in d["phases"]:
     assert "restore_cpu_s" in p["metrics"] and "server_cpu_s" in p["metrics"], p
 data = d["phases"][1]["metrics"]
 assert data["rows_per_s"]["value"] > 0 and d["config"]["rows"] > 0 and d["config"]["differences"] == 0
+# what each phase waited on: PSI shares (this host has /proc/pressure), the
+# run queue, the server's I/O, and the verdict with its reason
+import os
+psi = os.path.exists("/proc/pressure/io")
+for p in d["phases"]:
+    m, x = p["metrics"], p["extra"]
+    assert x["verdict"] in ("cpu-bound", "waiting", "unknown"), x
+    assert x["bound"] in ("cpu-bound", "cpu-starved", "io-bound", "lock-or-other-wait", "unknown"), x
+    assert x["bound_reason"], x
+    for k in ("psi_cpu_some", "psi_io_some", "psi_io_full"):
+        assert (k in m) == psi, (k, p)
+        assert not psi or 0 <= m[k]["value"] <= 1, (k, p)
+    assert x["psi_known"] == psi, x
+    assert "runq_mean" in m and "blocked_mean" in m, p
+    assert "server_read_bytes" in m and "server_write_bytes" in m and "server_wchar_bytes" in m, p
+    if x["bound"] != "unknown":
+        assert ("cores busy %.2f" % m["cores_busy"]["value"]) in x["bound_reason"], x
+# the data phase wrote the rows: the server's write(2) bytes at least the dump's size
+assert data["server_wchar_bytes"]["value"] >= d["config"]["dump_bytes"], data
 EOF
 	ok "$kind: markers and result document"
 done
@@ -83,9 +102,25 @@ expect_fail "existing target database" "exists on the target; give --clean" \
 	"$PGLOAD" restore run --dump "$T/oltp.dump" --pgdata "$T/dst" --dbname r_oltp
 psql -X -q "$(conninfo "$T/dst") dbname=r_oltp" -c "DELETE FROM pgbench_accounts WHERE aid <= 10" ||
 	fail "changing r_oltp"
-"$PGLOAD" restore run --dump "$T/oltp.dump" --pgdata "$T/dst" --dbname r_oltp --clean -q ||
-	fail "--clean did not restore over the existing database"
+# ... on a "kernel without PSI" (PGLOAD_PRESSURE_DIR: an empty directory
+# for /proc/pressure): the pressure is unknown and said so, never 0
+mkdir "$T/nopsi"
+PGLOAD_PRESSURE_DIR=$T/nopsi "$PGLOAD" restore run --dump "$T/oltp.dump" --pgdata "$T/dst" --dbname r_oltp \
+	--clean --json "$T/nopsi.json" >"$T/nopsi.out" 2>&1 ||
+	{ cat "$T/nopsi.out"; fail "--clean did not restore over the existing database"; }
 check_same oltp-clean pgload_ref_oltp r_oltp
+grep -q "PSI unknown: no /proc/pressure" "$T/nopsi.out" && grep -q "cpu pressure unknown, io pressure unknown" "$T/nopsi.out" ||
+	{ cat "$T/nopsi.out"; fail "without PSI the output does not say the pressure is unknown"; }
+python3 - "$T/nopsi.json" <<'EOF' || fail "without PSI: result document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["phases"]:
+    m, x = p["metrics"], p["extra"]
+    assert not any(k.startswith("psi_") for k in m), p
+    assert x["psi_known"] is False and "no /proc/pressure" in x["psi_note"], x
+    assert "runq_mean" in m, p    # the run queue does not need PSI
+EOF
+ok "without PSI: pressure unknown (not 0), run queue still sampled"
 
 # pgload's own check is not a formality: a sidecar that claims other row
 # counts than the dump holds makes the run fail and name the table.

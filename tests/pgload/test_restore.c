@@ -129,22 +129,6 @@ static void test_sidecar_round_trip(void)
 	pgl_restore_catalog_free(&s.cat);
 }
 
-static void test_proc_stat_parse(void)
-{
-	struct pgl_proc_cpu c;
-	static const char stat[] =
-		"4242 (postgres: a) b) S 4200 4242 4242 0 -1 4194560 1000 50 0 0 "
-		"123 45 6789 10 20 0 1 0 100 1000 200 18446744073709551615\n";
-
-	CU_CHECK(pgl_proc_stat_parse(stat, &c) == 0, "parse");
-	CU_CHECK(c.ppid == 4200 && c.utime == 123 && c.stime == 45 && c.cutime == 6789 && c.cstime == 10,
-		 "ppid %ld utime %llu stime %llu cutime %llu cstime %llu", c.ppid,
-		 (unsigned long long)c.utime, (unsigned long long)c.stime,
-		 (unsigned long long)c.cutime, (unsigned long long)c.cstime);
-	CU_CHECK(pgl_proc_stat_parse("4242 (x) S 1 2 3", &c) == -EINVAL, "short line");
-	CU_CHECK(pgl_proc_stat_parse("garbage", &c) == -EINVAL, "no comm");
-}
-
 static void test_verdict(void)
 {
 	static const struct { uint64_t wall_ms, cpu_ms; unsigned usable; bool known; const char *want; } rows[] = {
@@ -171,7 +155,6 @@ static const struct cu_test tests[] = {
 	{ "list_files_select_one_phase", test_list_files_select_one_phase },
 	{ "catalog_diff_names_what_differs", test_catalog_diff_names_what_differs },
 	{ "sidecar_round_trip", test_sidecar_round_trip },
-	{ "proc_stat_parse", test_proc_stat_parse },
 	{ "verdict", test_verdict },
 	{ NULL, NULL },
 };

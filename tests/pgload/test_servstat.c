@@ -215,6 +215,10 @@ static void test_proc_stat_parse(void)
 		/* comm with spaces and parentheses: the fields start after the last ')' */
 		{ "77 (a (b) c) d)) R 1 77 77 0 -1 0 0 0 0 0 100 200 0 0 20 0 1 0 99 0 0\n",
 		  1, 77, 1, 'R', "a (b) c) d)", 100, 200, 0, 0, 99 },
+		/* a backend's title as restore reads it: "postgres: a) b", tpgid -1, 25 fields */
+		{ "4243 (postgres: a) b) S 4200 4242 4242 0 -1 4194560 1000 50 0 0 "
+		  "123 45 6789 10 20 0 1 0 100 1000 200 18446744073709551615\n",
+		  1, 4243, 4200, 'S', "postgres: a) b", 123, 45, 6789, 10, 100 },
 		{ "78 (x y) Z 5 0 0 0 -1 0 0 0 0 0 1 2 3 4 -20 -5 1 0 7 0 0", 1, 78, 5, 'Z', "x y", 1, 2, 3, 4, 7 },
 		{ "79 (short) S 1 2 3", 0 },
 		{ "(nopid) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", 0 },

@@ -39,14 +39,28 @@ it_expect cache "^\| $cfg \| 1 \| write after 2 s idle \| [0-9.,]+ \| [0-9.,]+ \
 # connect-bound: TPS including and excluding connections, and the connection time
 it_expect connect-bound "^\| $cfg \| 1 \| [0-9.,]+ \|" "no TPS"
 it_rows connect-bound "$cfg" | awk -F'|' '{ exit !($10 ~ /[0-9]/) }' || fail "connect-bound: no connection time"
-# restore: every phase with wall time, server CPU and a verdict
-# (pre-data, data and the total always; a phase shorter than 50 ms has no
-# verdict, "unknown"; the total has one)
+# restore: every phase with wall time, server CPU, what it waited on and a
+# verdict with its evidence (pre-data, data and the total always; a phase
+# shorter than 50 ms has no verdict, "unknown"; the total has one).  This
+# host has PSI (/proc/pressure), so the cpu/io wait cells hold numbers; where
+# it has none, they must say "-" (unknown), never 0.
+num='[0-9.,]+'
+if [ -r /proc/pressure/io ] && cat /proc/pressure/io >/dev/null 2>&1; then psi=$num; else psi='-'; fi
 for ph in pre-data data total; do
-	v='(cpu-bound|waiting|unknown)'
-	[ "$ph" = total ] && v='(cpu-bound|waiting)'
-	it_expect restore "^\| $cfg \| $ph \| 1 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| $v \|" "phase $ph: no wall time, CPU or verdict"
+	v='(cpu-bound|cpu-starved|io-bound|lock-or-other-wait|unknown)'
+	[ "$ph" = total ] && v='(cpu-bound|cpu-starved|io-bound|lock-or-other-wait)'
+	it_expect restore "^\| $cfg \| $ph \| 1 \| $num \| $num \| $num \| $num \| $psi \| $psi \| $psi \| $num \| $num / $num \| $v \| [^|]*cores busy $num of [0-9]+; cpu pressure [^|]*io pressure [^|]*blocked \|" \
+		"phase $ph: no wall time, CPU, cpu/io wait, blocked, server writes, verdict or evidence"
 done
+# the evidence names the same cpu wait as its column (one reading, two renderings)
+it_rows restore "$cfg" | awk -F'|' -v psi="$psi" '$3 ~ /total/ {
+	c = $9; gsub(/ /, "", c); found = 1
+	if (psi != "-" && index($15, "cpu pressure " c "%") == 0) { print "cpu wait " c " vs evidence:" $15; bad = 1 } }
+	END { exit !found || bad }' || fail "restore total: the cpu wait column and the verdict's evidence disagree"
+# the data phase wrote the rows through the server: pages dirtied and write(2) bytes
+it_rows restore "$cfg" | awk -F'|' '$3 ~ / data / { split($13, w, "/"); gsub(/[ ,]/, "", w[1]); gsub(/[ ,]/, "", w[2])
+	ok = w[1] + 0 > 0 && w[2] + 0 > 0 } END { exit !ok }' ||
+	fail "restore data phase: the server wrote nothing: $(it_rows restore "$cfg" | grep ' data ')"
 it_section Answer | grep -qE 'restore.*(cpu-bound|waiting)' || fail "the Answer has no restore verdict"
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: slc-restore.ini (small) ran its six steps in $TOOK s"
