@@ -123,17 +123,24 @@ static bool write_run_report(const char *rundir)
 	char *argv[] = { self, "report", (char *)rundir, NULL };
 	struct run_cmd_opts o = { .inherit_output = true, .timeout_ns = 600 * UINT64_C(1000000000),
 				  .grace_ns = UINT64_C(5000000000) };
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int status = 0;
+	int status = 0, r = run_self_exe(self, sizeof(self));
 
-	if (n < 0)
+	if (r < 0) {
+		dut_warn("cannot find this program to run dutlab report %s: %s; the run directory is "
+			 "complete without it (run dutlab report RUNDIR)", rundir, strerror(-r));
 		return false;
-	self[n] = '\0';
+	}
 	printf("\n");
 	fflush(stdout);
-	if (run_command(argv, &o, &status) < 0 || status != 0) {
-		dut_warn("dutlab report %s failed (exit %d); the run directory is complete without it", rundir,
-			 status);
+	r = run_command(argv, &o, &status);
+	if (r < 0 && r != -EINTR && r != -ETIMEDOUT) {
+		dut_warn("cannot start dutlab report %s (%s): %s; the run directory is complete without it "
+			 "(run dutlab report RUNDIR)", rundir, self, strerror(-r));
+		return false;
+	}
+	if (r < 0 || status != 0) {
+		dut_warn("dutlab report %s failed (%s %d); the run directory is complete without it", rundir,
+			 status > 128 ? "signal" : "exit", status > 128 ? status - 128 : status);
 		return false;
 	}
 	return true;

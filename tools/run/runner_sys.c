@@ -361,16 +361,31 @@ bool run_is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+int run_self_exe(char *buf, size_t len)
+{
+	static const char gone[] = " (deleted)";
+	ssize_t n = len ? readlink("/proc/self/exe", buf, len - 1) : -1;
+	size_t l;
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* rebuilt or upgraded while running (ninja, apt): the new file at the same path */
+	l = (size_t)n;
+	if (l > sizeof(gone) - 1 && strcmp(buf + l - (sizeof(gone) - 1), gone) == 0)
+		buf[l - (sizeof(gone) - 1)] = '\0';
+	return 0;
+}
+
 int run_find_tools(struct run_tools *t, struct dut_error *err)
 {
 	const char *env = getenv("DUT_BUILD_ROOT");
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int n = run_self_exe(exe, sizeof(exe)) == 0;
 	int r;
 
-	if (n < 0)
-		n = 0;
-	exe[n] = '\0';
+	if (!n)
+		exe[0] = '\0';
 	r = run_tools_resolve(n ? exe : NULL, env, getenv("PATH"), run_is_executable, t);
 	if (r == -ENOENT)
 		dut_error_set(err, "cannot find dutfs, pgload and dutprobe: not in the build tree of %s, "

@@ -27,6 +27,9 @@ struct run_cmd_opts {
  * 128 + signal.  -EINTR when a signal stopped it, -ETIMEDOUT on timeout
  * (the status is still set), -errno when it could not start. */
 int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_status);
+/* The running program's path (readlink /proc/self/exe, without the
+ * " (deleted)" of a binary replaced while running); 0 or -errno. */
+int run_self_exe(char *buf, size_t len);
 uint64_t run_now_ns(void);
 void run_sleep_ms(unsigned ms);
 
