@@ -411,6 +411,43 @@ static void query_list(const struct cmp *cmp, size_t input, char *buf, size_t n,
 	*ret_count = total;
 }
 
+/*
+ * Whether an m-time difference is shown, as tps_finding judges TPS: each
+ * side's range is the sum of its qualifying queries' fastest (slowest)
+ * runs; one repetition has no range, and configurations that ran one after
+ * another cannot tell the storage from a drift.  Sets f->exceeds and f->shown.
+ */
+static void dss_verdict(const struct run_model *m, size_t ci, const struct cmp_input *in,
+			const struct cmp *cmp, struct finding *f, char *buf, size_t n)
+{
+	double lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+	bool sequential = run_configs_sequential(&m->configs[0], &m->configs[ci]);
+
+	for (size_t q = 0; q < cmp->nqueries; q++) {
+		if (cmp->queries[q].why != CMP_QUALIFIES)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			lo[i] += cmp->queries[q].cell[i].t_s.min;
+			hi[i] += cmp->queries[q].cell[i].t_s.max;
+		}
+	}
+	f->exceeds = in[0].ndocs > 1 && in[1].ndocs > 1 && (lo[1] > hi[0] || hi[1] < lo[0]);
+	f->shown = f->exceeds && !sequential;
+	if (in[0].ndocs < 2 || in[1].ndocs < 2)
+		snprintf(buf, n, "the difference is not shown: with one repetition the run-to-run spread "
+			 "is unknown (run at least 2 repetitions)");
+	else if (!f->exceeds)
+		snprintf(buf, n, "the difference is not shown: it does not exceed the run-to-run spread "
+			 "(m-time ranges %.3f-%.3f s and %.3f-%.3f s overlap)", lo[1], hi[1], lo[0], hi[0]);
+	else if (sequential)
+		snprintf(buf, n, "the m-time ranges do not overlap, but the configurations ran one after "
+			 "another, not interleaved, so a drift over the run would look the same: the "
+			 "difference is not shown");
+	else
+		snprintf(buf, n, "the difference exceeds the run-to-run spread (m-time ranges %.3f-%.3f s "
+			 "and %.3f-%.3f s)", lo[1], hi[1], lo[0], hi[0]);
+}
+
 static int dss_finding(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
 {
 	const struct dut_result *bd[RUN_MAX_DOCS], *cd[RUN_MAX_DOCS];
@@ -424,7 +461,7 @@ static int dss_finding(const struct run_model *m, size_t ci, const char *step, s
 	struct finding f = { .kind = FIND_DSS_PLANS, .config = ci, .other = 0 };
 	struct dut_error err = { { 0 } };
 	struct cmp *cmp = NULL;
-	char qs[512], a[32], b[32], mt[200];
+	char qs[512], a[32], b[32], mt[600];
 	int r;
 
 	if (!in[0].ndocs || !in[1].ndocs)
@@ -440,12 +477,16 @@ static int dss_finding(const struct run_model *m, size_t ci, const char *step, s
 	f.value[0] = cmp->sum[1].m_time_s;
 	f.value[1] = cmp->sum[0].m_time_s;
 	f.value[2] = cmp->sum[0].m_defined && f.value[1] > 0 ? f.value[0] / f.value[1] : NAN;
-	if (cmp->sum[0].m_defined)
+	if (cmp->sum[0].m_defined) {
+		char verdict[300];
+
+		dss_verdict(m, ci, in, cmp, &f, verdict, sizeof(verdict));
 		snprintf(mt, sizeof(mt), "m-time over the %u queries that kept their plans: %s s vs %s s "
-			 "(%.2fx)", cmp->nqualifying, run_fmt_num(f.value[0], 3, a, sizeof(a)),
-			 run_fmt_num(f.value[1], 3, b, sizeof(b)), f.value[2]);
-	else
+			 "(%.2fx): %s", cmp->nqualifying, run_fmt_num(f.value[0], 3, a, sizeof(a)),
+			 run_fmt_num(f.value[1], 3, b, sizeof(b)), f.value[2], verdict);
+	} else {
 		snprintf(mt, sizeof(mt), "m-time is undefined: no query kept its plan");
+	}
 	if (f.count[0])
 		r = add(fs, &f, qs, "%s: this DSS configuration changed the plans of %s (against %s), so "
 			"those are out of m-time; %s", m->configs[ci].name, qs, m->configs[0].name, mt);

@@ -57,7 +57,8 @@ struct finding {
 	 *   WRITE_BYTES   count = {bytes written to the class, all bytes written}, value[0] = %
 	 *   CACHE_ROW     value = {B/s measured, link ceiling B/s}
 	 *   DSS_PLANS     count = {queries whose plan changed, queries}, value = {m-time of
-	 *                 config, m-time of other (s), ratio}, count[2] = queries in m-time
+	 *                 config, m-time of other (s), ratio}, count[2] = queries in m-time,
+	 *                 exceeds/shown as for TPS_RATIO (per-query min/max runs summed)
 	 *   TPS_RATIO     value = {ratio of medians, median, other's median, min, max,
 	 *                 other's min, other's max}, count = {reps, other's reps},
 	 *                 exceeds = the ranges do not overlap

@@ -429,6 +429,77 @@ static void test_trap_sequential_configs(void)
 	}
 }
 
+/* pgload dss document: queries 1 and 2, one run each, q1 taking t_s seconds and q2 2 t_s. */
+static void dss_doc(char *buf, size_t n, double t_s)
+{
+	snprintf(buf, n, DOC_HEAD "\"pgload\",\"version\":\"0\"},\"target\":{\"workload\":"
+		 "\"TPC-H-derived decision support (not comparable to TPC-H results)\"},\"config\":"
+		 "{\"scale_factor\":0.01,\"data_seed\":2,\"threads\":2,\"params\":\"default\","
+		 "\"param_seed\":1,\"repetitions\":1,\"statement_timeout_ns\":0,\"statistics_target\":1000,"
+		 "\"sink\":\"copy\"},\"phases\":[{\"name\":\"queries\",\"duration_ns\":%.0f,\"extra\":"
+		 "{\"status\":\"ok\",\"queries\":["
+		 "{\"query\":1,\"title\":\"a\",\"rep\":1,\"status\":\"ok\",\"duration_ns\":%.0f,\"rows\":1,"
+		 "\"params\":[],\"plan_fingerprint\":\"aaaa\",\"plan_shape\":\"Seq Scan\"},"
+		 "{\"query\":2,\"title\":\"b\",\"rep\":1,\"status\":\"ok\",\"duration_ns\":%.0f,\"rows\":1,"
+		 "\"params\":[],\"plan_fingerprint\":\"bbbb\",\"plan_shape\":\"Seq Scan\"}]}}]}",
+		 3 * t_s * 1e9, t_s * 1e9, 2 * t_s * 1e9);
+}
+
+/*
+ * Two DSS configurations, B twice as slow: the m-time difference is shown
+ * only with repetitions whose ranges do not overlap, interleaved.
+ */
+static void test_dss_mtime_verdict(void)
+{
+	static const struct { unsigned reps; const char *t[4]; bool shown; const char *verdict; } cases[] = {
+		{ 1, { "2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z" }, false, "with one repetition" },
+		{ 2, { "2026-12-01T10:00:00Z", "2026-12-01T10:01:00Z", "2026-12-01T10:02:00Z", "2026-12-01T10:03:00Z" },
+		  false, "ran one after another, not interleaved" },
+		{ 2, { "2026-12-01T10:00:00Z", "2026-12-01T10:02:00Z", "2026-12-01T10:01:00Z", "2026-12-01T10:03:00Z" },
+		  true, "the difference exceeds the run-to-run spread" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[4096], reps[2][1024];
+		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		struct dut_error err = { { 0 } };
+		const struct finding *x;
+		unsigned nr = cases[i].reps;
+
+		for (unsigned c = 0; c < 2; c++) {
+			size_t l = 0;
+
+			reps[c][0] = 0;
+			for (unsigned r = 0; r < nr; r++)
+				l += (size_t)snprintf(reps[c] + l, sizeof(reps[c]) - l,
+					"%s{\"rep\":%u,\"dir\":\"c%u/r%u\",\"status\":\"complete\",\"steps\":"
+					"[{\"name\":\"dss\",\"status\":\"ok\",\"started_at\":\"%s\","
+					"\"results\":[\"d.json\"]}]}", r ? "," : "", r + 1, c, r + 1,
+					cases[i].t[c * nr + r]);
+		}
+		snprintf(text, sizeof(text), "{" HEAD ",\"configs\":["
+			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
+			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
+			 reps[0], reps[1]);
+		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+			cu_fail("manifest: %s", err.msg);
+			continue;
+		}
+		for (unsigned c = 0; c < 2; c++)
+			for (unsigned r = 0; r < nr; r++) {
+				char d[2048];
+
+				dss_doc(d, sizeof(d), (c ? 2.0 : 1.0) + 0.01 * r);
+				m->configs[c].reps[r].steps[0].docs[0].doc = doc(d);
+			}
+		f = build(m);
+		x = find(f, FIND_DSS_PLANS);
+		CU_CHECK(x && x->shown == cases[i].shown && strstr(x->text, cases[i].verdict) &&
+			 strstr(x->text, "(2.00x)"), "case %zu: %s", i, x ? x->text : "(none)");
+	}
+}
+
 /* A write share is said in the unit of its total: never "0.0 of 0.0 MiB". */
 static void test_no_share_of_zero(void)
 {
@@ -743,6 +814,7 @@ static const struct cu_test tests[] = {
 	{ "trap_empty_drive", test_trap_empty_drive },
 	{ "trap_ceiling_every_step_kind", test_trap_ceiling },
 	{ "trap_dss_plan_varied_between_repetitions", test_trap_dss_unstable },
+	{ "dss_mtime_difference_shown_only_with_spread", test_dss_mtime_verdict },
 	{ "trap_configs_run_one_after_another", test_trap_sequential_configs },
 	{ "no_share_of_zero_bytes", test_no_share_of_zero },
 	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },
