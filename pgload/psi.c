@@ -79,6 +79,23 @@ int pgl_runq_parse(const char *text, unsigned *ret_running, unsigned *ret_blocke
 	return 0;
 }
 
+int pgl_hostcpu_parse(const char *text, struct pgl_hostcpu *ret)
+{
+	unsigned long long v[8];
+	const char *p = text;
+
+	/* the first line, "cpu  user nice system idle iowait irq softirq steal ..." */
+	while (p && strncmp(p, "cpu ", 4) != 0)
+		if ((p = strchr(p, '\n')))
+			p++;
+	if (!p || sscanf(p + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+			 &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EINVAL;
+	*ret = (struct pgl_hostcpu){ .busy = v[0] + v[1] + v[2] + v[5] + v[6], .idle = v[3],
+				     .iowait = v[4], .steal = v[7] };
+	return 0;
+}
+
 int pgl_proc_io_parse(const char *text, struct pgl_proc_io *ret)
 {
 	unsigned long long v[5];

@@ -45,6 +45,19 @@ int pgl_psi_parse(const char *text, struct pgl_psi *ret);
 /* procs_running and procs_blocked of a /proc/stat text; -EINVAL without both. */
 int pgl_runq_parse(const char *text, unsigned *ret_running, unsigned *ret_blocked);
 
+/*
+ * The machine's CPU time from the aggregate "cpu" line of /proc/stat, in
+ * clock ticks: busy = user + nice + system + irq + softirq (guest time is
+ * inside user), steal = time the hypervisor gave the virtual CPUs to
+ * someone else, iowait = idle with I/O outstanding.
+ */
+struct pgl_hostcpu {
+	uint64_t busy, steal, iowait, idle;
+};
+
+/* -EINVAL without a well-formed "cpu " line of at least 8 fields. */
+int pgl_hostcpu_parse(const char *text, struct pgl_hostcpu *ret);
+
 /* /proc/PID/io (see proc(5)). */
 struct pgl_proc_io {
 	uint64_t rchar, wchar;                 /* read(2)/write(2) bytes, page cache included */

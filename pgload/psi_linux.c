@@ -76,6 +76,14 @@ static int runq_read(unsigned *running, unsigned *blocked)
 	return r < 0 ? r : pgl_runq_parse(buf, running, blocked);
 }
 
+int pgl_hostcpu_read(struct pgl_hostcpu *ret)
+{
+	char buf[4096];             /* the aggregate line comes first */
+	int r = read_text("/proc/stat", buf, sizeof(buf));
+
+	return r < 0 ? r : pgl_hostcpu_parse(buf, ret);
+}
+
 static void *sample_loop(void *arg)
 {
 	struct pgl_phase_sampler *s = arg;

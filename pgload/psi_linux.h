@@ -15,6 +15,8 @@
 
 /* /proc/pressure/<resource>; -ENOENT or -EOPNOTSUPP without PSI, -EINVAL unparsable. */
 int pgl_psi_read(const char *resource, struct pgl_psi *ret);
+/* The machine's CPU time (/proc/stat); -errno or -EINVAL. */
+int pgl_hostcpu_read(struct pgl_hostcpu *ret);
 /* /proc/PID/io; -errno (-EACCES: not ours and not root). */
 int pgl_proc_io_read(long pid, struct pgl_proc_io *ret);
 

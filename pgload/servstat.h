@@ -177,6 +177,10 @@ struct pgl_servstat {
 	struct pgl_cpu_delta cpu;
 	double server_cpu_s, client_cpu_s, cpu_wall_s;
 	unsigned ncpus;
+	/* the whole machine over the same interval (/proc/stat, /proc/pressure/cpu) */
+	bool have_host_cpu;
+	double host_busy_s, host_steal_s, host_iowait_s;
+	double psi_cpu_some;       /* share of the interval; -1: unknown (no PSI) */
 };
 
 /*

@@ -16,6 +16,7 @@
 
 #include "pgload/pgconn.h"
 #include "pgload/servstat_pg.h"
+#include "pgload/psi_linux.h"
 #include "pgload/servstat_sys.h"
 
 struct pgl_servstat_collector {
@@ -27,6 +28,9 @@ struct pgl_servstat_collector {
 	int pm_pid;                      /* 0: the server's processes are not on this host */
 	struct pgl_proc_snap cpu_a;
 	double client_a;
+	struct pgl_hostcpu host_a;
+	struct pgl_psi psi_a;
+	bool host_a_ok, psi_a_ok;
 	uint64_t t0_ns;
 	pthread_t tid;
 	bool started;
@@ -254,12 +258,33 @@ void pgl_servstat_start(struct pgl_servstat_collector *c, uint64_t t0_ns)
 		c->pm_pid = 0;
 	}
 	c->client_a = pgl_self_cpu_s();
+	c->host_a_ok = pgl_hostcpu_read(&c->host_a) == 0;
+	c->psi_a_ok = pgl_psi_read("cpu", &c->psi_a) == 0;
 	c->cpu_start_ns = pgl_now_ns();
 	c->t0_ns = t0_ns;
 	if ((r = pthread_create(&c->tid, NULL, sampler_main, c)) != 0)
 		snprintf(c->res->note, sizeof(c->res->note), "wait events not sampled: %s", strerror(r));
 	else
 		c->started = true;
+}
+
+/* The machine's CPU time and CPU pressure since pgl_servstat_start. */
+static void host_cpu_end(struct pgl_servstat_collector *c, struct pgl_servstat *s)
+{
+	struct pgl_hostcpu h;
+	struct pgl_psi p;
+	double tick = (double)pgl_clock_ticks();
+
+	s->psi_cpu_some = -1;
+	if (c->host_a_ok && pgl_hostcpu_read(&h) == 0 && h.busy >= c->host_a.busy) {
+		s->have_host_cpu = true;
+		s->host_busy_s = (double)(h.busy - c->host_a.busy) / tick;
+		s->host_steal_s = h.steal >= c->host_a.steal ? (double)(h.steal - c->host_a.steal) / tick : 0;
+		s->host_iowait_s = h.iowait >= c->host_a.iowait ? (double)(h.iowait - c->host_a.iowait) / tick : 0;
+	}
+	if (c->psi_a_ok && pgl_psi_read("cpu", &p) == 0 && p.some.known && c->psi_a.some.known &&
+	    p.some.total_us >= c->psi_a.some.total_us && s->cpu_wall_s > 0)
+		s->psi_cpu_some = (double)(p.some.total_us - c->psi_a.some.total_us) / 1e6 / s->cpu_wall_s;
 }
 
 void pgl_servstat_end_cpu(struct pgl_servstat_collector *c)
@@ -273,6 +298,7 @@ void pgl_servstat_end_cpu(struct pgl_servstat_collector *c)
 	s = c->res;
 	s->client_cpu_s = pgl_self_cpu_s() - c->client_a;
 	s->cpu_wall_s = (double)(pgl_now_ns() - c->cpu_start_ns) / 1e9;
+	host_cpu_end(c, s);
 	if (!c->pm_pid)
 		return;
 	if ((r = pgl_proc_snap_take(c->pm_pid, &b)) < 0) {

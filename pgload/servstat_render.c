@@ -116,6 +116,17 @@ void pgl_servstat_print(const struct pgl_servstat *s, uint64_t committed, FILE *
 				s->cpu_wall_s);
 		fputc('\n', out);
 	}
+	if (s->have_server_cpu && s->have_host_cpu && s->cpu_wall_s > 0 && s->ncpus) {
+		double cap = s->cpu_wall_s * s->ncpus;
+
+		fprintf(out, "the machine: %.0f%% of its CPUs busy (the server and pgload %.0f%%, the rest "
+			"other processes, dutfs among them), %.0f%% stolen by the hypervisor",
+			100.0 * s->host_busy_s / cap, 100.0 * (s->server_cpu_s + s->client_cpu_s) / cap,
+			100.0 * s->host_steal_s / cap);
+		if (s->psi_cpu_some >= 0)
+			fprintf(out, "; some task waited for a CPU %.0f%% of the time", 100.0 * s->psi_cpu_some);
+		fputc('\n', out);
+	}
 }
 
 static json_object *num_or_null(bool ok, double v)
@@ -163,6 +174,15 @@ static json_object *cpu_json(const struct pgl_servstat *s, uint64_t committed)
 	if (!s->have_server_cpu) {
 		json_object_object_add(o, "note", json_object_new_string(s->cpu_note));
 		return o;
+	}
+	if (s->have_host_cpu) {
+		json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "busy_s", json_object_new_double(s->host_busy_s));
+		json_object_object_add(h, "steal_s", json_object_new_double(s->host_steal_s));
+		json_object_object_add(h, "iowait_s", json_object_new_double(s->host_iowait_s));
+		json_object_object_add(h, "psi_cpu_some", num_or_null(s->psi_cpu_some >= 0, s->psi_cpu_some));
+		json_object_object_add(o, "host", h);
 	}
 	json_object_object_add(o, "server_processes_at_start", json_object_new_int((int)s->cpu.kids_start));
 	json_object_object_add(o, "server_processes_at_end", json_object_new_int((int)s->cpu.kids_end));

@@ -41,7 +41,7 @@ const char *finding_kind_name(enum finding_kind k)
 		[FIND_FILL_DROP] = "fill-drop", [FIND_PAGE_CACHE] = "page-cache",
 		[FIND_NO_FLASH] = "no-flash", [FIND_EMPTY_DRIVE] = "empty-drive",
 		[FIND_CONNECT] = "connect", [FIND_CEILING] = "ceiling",
-		[FIND_DSS_UNSTABLE] = "dss-unstable",
+		[FIND_DSS_UNSTABLE] = "dss-unstable", [FIND_CONTENDED] = "contended",
 	};
 
 	return (unsigned)k < FIND_KIND_COUNT ? names[k] : "?";
@@ -870,6 +870,95 @@ static int dss_unstable_finding(const struct run_model *m, size_t ci, const char
 		   m->configs[ci].name, step, qs, f.count[0] == 1 ? "it is" : "they are");
 }
 
+/*
+ * Other processes' share of the machine's CPU capacity during an OLTP step
+ * above this is a finding (dutfs's own time known; without it the bar is
+ * FIND_CONTENDED_UNKNOWN_DUTFS, as dutfs alone can take a quarter of 2 CPUs);
+ * and so is CPU time stolen by the hypervisor above FIND_STEAL_SHARE.
+ */
+#define FIND_CONTENDED_SHARE 0.25
+#define FIND_CONTENDED_UNKNOWN_DUTFS 0.40
+#define FIND_STEAL_SHARE 0.10
+
+struct cpu_split {
+	double cap_s;              /* wall time x CPUs of pgload's measured interval */
+	double busy_s, steal_s, ours_s, dutfs_s;   /* dutfs_s NAN: not recorded */
+};
+
+/* The machine's CPU in repetition r of step (pgload's servstat and the manifest's dutfs time). */
+static bool cpu_split_of(const struct run_rep *rep, const char *step, struct cpu_split *ret)
+{
+	const struct run_step *st = run_rep_step(rep, step);
+	const struct dut_result *d = st && st->ndocs ? st->docs[0].doc : NULL;
+	json_object *srv = d ? run_server_json(d) : NULL, *cpu = NULL, *host = NULL;
+	double wall, cpus, sv, cl;
+
+	if (!srv || !json_object_object_get_ex(srv, "cpu", &cpu) ||
+	    !json_object_object_get_ex(cpu, "host", &host))
+		return false;
+	wall = run_server_cpu(d, "wall_s");
+	cpus = run_server_cpu(d, "cpus");
+	sv = run_server_cpu(d, "server_s");
+	cl = run_server_cpu(d, "client_s");
+	if (isnan(wall) || isnan(cpus) || isnan(sv) || isnan(cl) || wall <= 0 || cpus <= 0)
+		return false;
+	*ret = (struct cpu_split){ .cap_s = wall * cpus, .ours_s = sv + cl, .dutfs_s = NAN,
+				   .busy_s = json_object_get_double(run_jget(host, "busy_s")),
+				   .steal_s = json_object_get_double(run_jget(host, "steal_s")) };
+	/* dutfs's time over the whole step, scaled to pgload's interval inside it */
+	if (!isnan(st->dutfs_cpu_s) && st->wall_ns > 0)
+		ret->dutfs_s = st->dutfs_cpu_s * fmin(1.0, wall * 1e9 / (double)st->wall_ns);
+	return true;
+}
+
+static int contended_finding(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	struct finding f = { .kind = FIND_CONTENDED, .config = ci, .other = ci, .trap = true };
+	struct cpu_split w = { 0 };
+	double worst = -1, other = 0;
+	unsigned n = 0;
+	char dut[80] = "";
+
+	/* the repetition where other work took the most (as a share, or by steal) */
+	for (size_t r = 0; r < c->nreps; r++) {
+		struct cpu_split x;
+		double o, score;
+
+		if (!cpu_split_of(&c->reps[r], step, &x))
+			continue;
+		n++;
+		o = fmax(0, (x.busy_s - x.ours_s - (isnan(x.dutfs_s) ? 0 : x.dutfs_s)) / x.cap_s);
+		score = fmax(o, x.steal_s / x.cap_s);
+		if (score > worst) {
+			worst = score;
+			other = o;
+			w = x;
+		}
+	}
+	if (!n)
+		return 0;
+	if (other < (isnan(w.dutfs_s) ? FIND_CONTENDED_UNKNOWN_DUTFS : FIND_CONTENDED_SHARE) &&
+	    w.steal_s / w.cap_s < FIND_STEAL_SHARE)
+		return 0;
+	f.value[0] = other;
+	f.value[1] = w.busy_s / w.cap_s;
+	f.value[2] = w.ours_s / w.cap_s;
+	f.value[3] = w.dutfs_s / w.cap_s;
+	f.value[4] = w.steal_s / w.cap_s;
+	f.count[0] = n;
+	if (!isnan(w.dutfs_s))
+		snprintf(dut, sizeof(dut), ", dutfs %.0f%%", 100 * f.value[3]);
+	return add(fs, &f, step,
+		   "%s, step %s: other work competed for the CPUs: the machine's CPUs were %.0f%% busy, the "
+		   "server and pgload used %.0f%%%s, %s %.0f%%, and the hypervisor stole %.0f%% (the worst of "
+		   "%u repetition%s), so these figures are those of a shared machine, not of the "
+		   "device alone; run it on a quiet machine, or with repetitions so that the spread "
+		   "shows the noise", c->name, step, 100 * f.value[1], 100 * f.value[2], dut,
+		   isnan(w.dutfs_s) ? "dutfs and other processes" : "other processes", 100 * other,
+		   100 * f.value[4], n, n == 1 ? "" : "s");
+}
+
 static int trap_findings(const struct run_model *m, size_t ci, const struct run_stepinfo *steps,
 			 size_t nsteps, struct findings *fs)
 {
@@ -886,6 +975,8 @@ static int trap_findings(const struct run_model *m, size_t ci, const struct run_
 			r = page_cache_finding(m, ci, steps[s].name, fs);
 			if (r == 0)
 				r = connect_finding(m, ci, steps[s].name, fs);
+			if (r == 0)
+				r = contended_finding(m, ci, steps[s].name, fs);
 		}
 		if (r == 0 && steps[s].kind == DOC_DSS)
 			r = dss_unstable_finding(m, ci, steps[s].name, fs);

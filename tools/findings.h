@@ -43,6 +43,7 @@ enum finding_kind {
 	FIND_CONNECT,          /* connection set-up took a large share of an OLTP step */
 	FIND_CEILING,          /* a figure above the interface ceiling (any step kind) */
 	FIND_DSS_UNSTABLE,     /* queries whose plan varied between repetitions of a config */
+	FIND_CONTENDED,        /* other processes (or the hypervisor) took the CPUs during an OLTP step */
 	FIND_KIND_COUNT
 };
 

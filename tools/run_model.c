@@ -155,12 +155,16 @@ static int get_path(const struct mctx *x, json_object *obj, const char *path, co
 
 static int parse_step(const struct mctx *x, json_object *o, const char *path, struct run_step *s)
 {
-	json_object *res, *ec;
+	json_object *res, *ec, *dc;
 	uint64_t wall;
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
 		return bad(x, path, "expected an object, found %s", found(o));
+	if (json_object_object_get_ex(o, "dutfs_cpu_s", &dc) && !json_object_is_type(dc, json_type_double) &&
+	    !json_object_is_type(dc, json_type_int))
+		return bad(x, path, "dutfs_cpu_s: expected a number, found %s", found(dc));
+	s->dutfs_cpu_s = dc ? json_object_get_double(dc) : NAN;
 	if ((r = get_str(x, o, path, "name", true, &s->name)) < 0 ||
 	    (r = get_str(x, o, path, "type", false, &s->type)) < 0 ||
 	    (r = get_str(x, o, path, "tool", false, &s->tool)) < 0 ||

@@ -39,6 +39,7 @@ struct run_step {
 	char *started_at;          /* ISO 8601 UTC as the manifest has it; "" when absent */
 	int exit_code;
 	uint64_t wall_ns;
+	double dutfs_cpu_s;        /* the dutfs daemons' CPU time during the step; NAN: not recorded */
 	struct run_doc *docs;
 	size_t ndocs;
 };

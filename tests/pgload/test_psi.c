@@ -53,6 +53,23 @@ static void test_runq_parse(void)
 	CU_CHECK(pgl_runq_parse("procs_running two\nprocs_blocked 1\n", &run, &blk) == -EINVAL, "not a number");
 }
 
+static void test_hostcpu_parse(void)
+{
+	struct pgl_hostcpu h = { 0 };
+
+	/* user nice system idle iowait irq softirq steal guest guest_nice */
+	CU_CHECK(pgl_hostcpu_parse("cpu  100 5 40 1000 7 3 2 11 50 0\ncpu0 50 2 20 500 3 1 1 5 25 0\n"
+				   "procs_running 2\n", &h) == 0 &&
+		 h.busy == 150 && h.idle == 1000 && h.iowait == 7 && h.steal == 11,
+		 "busy %llu idle %llu iowait %llu steal %llu", (unsigned long long)h.busy,
+		 (unsigned long long)h.idle, (unsigned long long)h.iowait, (unsigned long long)h.steal);
+	CU_CHECK(pgl_hostcpu_parse("intr 1\ncpu  1 2 3 4 5 6 7 8\n", &h) == 0 && h.busy == 1 + 2 + 3 + 6 + 7,
+		 "not the first line");
+	CU_CHECK(pgl_hostcpu_parse("cpu0 1 2 3 4 5 6 7 8\n", &h) == -EINVAL, "per-CPU lines only");
+	CU_CHECK(pgl_hostcpu_parse("cpu  1 2 3 4 5\n", &h) == -EINVAL, "too few fields (no steal)");
+	CU_CHECK(pgl_hostcpu_parse("", &h) == -EINVAL, "empty");
+}
+
 static void test_proc_io_parse(void)
 {
 	struct pgl_proc_io io = { 0 }, sum = { 1, 2, 3, 4, 5 };
@@ -169,6 +186,7 @@ static void test_restore_bound(void)
 static const struct cu_test tests[] = {
 	{ "psi_parse", test_psi_parse },
 	{ "runq_parse", test_runq_parse },
+	{ "hostcpu_parse", test_hostcpu_parse },
 	{ "proc_io_parse", test_proc_io_parse },
 	{ "pressure_delta_and_total", test_pressure_delta_and_total },
 	{ "bound_classify", test_bound_classify },

@@ -640,6 +640,48 @@ static char *answer_md(struct run_model *m)
 	return md;
 }
 
+/* Other work on the machine during an OLTP step: named with its share, or not a finding. */
+static void test_trap_contended(void)
+{
+	static const char cpu_head[] = "\"cpu\":{\"cpus\":2,\"wall_s\":10,";
+	static const struct { const char *dutfs; double busy, steal; const char *want; } cases[] = {
+		{ ",\"dutfs_cpu_s\":2", 18, 0, "the machine's CPUs were 90% busy, the server and pgload used "
+		  "40%, dutfs 10%, other processes 40%, and the hypervisor stole 0%" },
+		{ ",\"dutfs_cpu_s\":2", 12, 0, NULL },                     /* others 10% */
+		{ "", 14, 0, NULL },                                        /* dutfs and others 30% */
+		{ "", 18, 0, "dutfs and other processes 50%" },
+		{ ",\"dutfs_cpu_s\":2", 10, 3, "the hypervisor stole 15%" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char step[256], d[8192], tail[8192], *at;
+		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+
+		snprintf(step, sizeof(step), "{\"name\":\"oltp\",\"status\":\"ok\",\"wall_ns\":10000000000%s,"
+			 "\"results\":[\"oltp.json\"]}", cases[i].dutfs);
+		m = model("", step);
+		server_doc(d, sizeof(d), 150020, 0.0001);
+		/* 10 s on 2 CPUs: 20 CPU-seconds; the server and pgload used 8 of them */
+		at = strstr(d, cpu_head);
+		CU_ASSERT_FATAL(at != NULL);
+		snprintf(tail, sizeof(tail), "%s", at + strlen(cpu_head));
+		snprintf(at, sizeof(d) - (size_t)(at - d), "%s\"server_s\":7,\"client_s\":1,\"host\":{\"busy_s\":%g,"
+			 "\"steal_s\":%g,\"iowait_s\":0,\"psi_cpu_some\":0.5},%s", cpu_head, cases[i].busy,
+			 cases[i].steal, tail);
+		set_doc(m, 0, d);
+		f = build(m);
+		x = find(f, FIND_CONTENDED);
+		if (!cases[i].want)
+			CU_CHECK(!x, "case %zu: unexpected: %s", i, x ? x->text : "");
+		else
+			CU_CHECK(x && x->trap && strstr(x->text, cases[i].want) &&
+				 strstr(x->text, "a, step oltp: other work competed for the CPUs"),
+				 "case %zu: %s", i, x ? x->text : "(none)");
+	}
+}
+
 /* The why from PostgreSQL's counters, wait events and CPU, beside the trace's figures. */
 static void test_answer_server_evidence(void)
 {
@@ -815,6 +857,7 @@ static const struct cu_test tests[] = {
 	{ "trap_ceiling_every_step_kind", test_trap_ceiling },
 	{ "trap_dss_plan_varied_between_repetitions", test_trap_dss_unstable },
 	{ "dss_mtime_difference_shown_only_with_spread", test_dss_mtime_verdict },
+	{ "trap_other_work_on_the_cpus", test_trap_contended },
 	{ "trap_configs_run_one_after_another", test_trap_sequential_configs },
 	{ "no_share_of_zero_bytes", test_no_share_of_zero },
 	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },

@@ -63,6 +63,8 @@ static json_object *step_json(const struct dut_step *s, const struct run_step_st
 	if (ss->started_at[0])
 		add_str(o, "started_at", ss->started_at);
 	add_int(o, "wall_ns", (int64_t)ss->wall_ns);
+	if (ss->dutfs_cpu_known)
+		json_object_object_add(o, "dutfs_cpu_s", json_object_new_double(ss->dutfs_cpu_s));
 	json_object_object_add(o, "results", list_json(&ss->results));
 	if (ss->device)
 		json_object_object_add(o, "device", json_object_get(ss->device));

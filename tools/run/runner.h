@@ -58,6 +58,8 @@ struct run_step_state {
 	char **argv;            /* the measuring command of the first iteration (NULL-terminated) */
 	struct run_argv_list { char **v; size_t n; } results, logs;   /* files written, in order */
 	json_object *device;    /* identify: the target and the device beneath it (manifest), or NULL */
+	bool dutfs_cpu_known;   /* every dutfs daemon of the repetition was read before and after */
+	double dutfs_cpu_s;     /* their CPU time during the step (all iterations) */
 };
 
 struct run_rep_state {

@@ -157,6 +157,24 @@ static enum run_status finish_status(int r, int status)
 	return r == 0 && status == 0 ? RUN_COMPLETE : RUN_FAILED;
 }
 
+/* The CPU time of the repetition's dutfs daemons so far (ticks); -errno, -ENOENT without one. */
+static int dutfs_cpu(const struct rep_ctx *x, size_t ntargets, uint64_t *ret)
+{
+	uint64_t sum = 0, t;
+	unsigned n = 0;
+
+	for (size_t i = 0; i < ntargets; i++) {
+		if (!x->targets[i].mounted || !x->targets[i].dutfs_pid)
+			continue;
+		if (run_proc_cpu_ticks(x->targets[i].dutfs_pid, &t) < 0)
+			return -ESRCH;
+		sum += t;
+		n++;
+	}
+	*ret = sum;
+	return n ? 0 : -ENOENT;
+}
+
 int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err)
 {
 	const struct dut_step *s = &R->e->steps[it->step];
@@ -173,7 +191,8 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	};
 	struct run_cmd_opts o = { .log_path = log, .interruptible = true, .grace_ns = 20 * NS_PER_S };
 	size_t ncmds = 0;
-	uint64_t t0;
+	uint64_t t0, dutfs0 = 0, dutfs1 = 0;
+	bool dutfs_cpu_ok;
 	int status = 0, r;
 
 	run_step_basename(s, it->iteration, base, sizeof(base));
@@ -217,12 +236,20 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	}
 	ss->status = RUN_RUNNING;
 	rep_mark(R, s->mark ? s->mark : s->name);
+	dutfs_cpu_ok = dutfs_cpu(x, R->e->ntargets, &dutfs0) == 0;
 	o.timeout_ns = 4 * it->est_ns > STEP_TIMEOUT_MIN_NS ? 4 * it->est_ns : STEP_TIMEOUT_MIN_NS;
 	t0 = run_now_ns();
 	r = 0;
 	for (size_t i = 0; i < ncmds && r == 0 && status == 0; i++)
 		r = run_command(cmds[i], &o, &status);
 	ss->wall_ns += run_now_ns() - t0;
+	/* what the instrument cost: dutfs's CPU beside the server's and the client's */
+	if (dutfs_cpu_ok && dutfs_cpu(x, R->e->ntargets, &dutfs1) == 0 && dutfs1 >= dutfs0) {
+		ss->dutfs_cpu_known = it->iteration == 0 || ss->dutfs_cpu_known;
+		ss->dutfs_cpu_s += (double)(dutfs1 - dutfs0) / (double)run_clock_ticks();
+	} else {
+		ss->dutfs_cpu_known = false;
+	}
 	ss->exit_code = status;
 	ss->runs_done++;
 	for (size_t i = 0; i < ncmds; i++)

@@ -377,6 +377,42 @@ int run_self_exe(char *buf, size_t len)
 	return 0;
 }
 
+int run_pstat_cpu_ticks(const char *text, uint64_t *ret)
+{
+	const char *p = strrchr(text, ')');
+	unsigned long long ut, st;
+
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -EINVAL;
+	*ret = ut + st;
+	return 0;
+}
+
+int run_proc_cpu_ticks(pid_t pid, uint64_t *ret)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return run_pstat_cpu_ticks(buf, ret);
+}
+
+long run_clock_ticks(void)
+{
+	long t = sysconf(_SC_CLK_TCK);
+
+	return t > 0 ? t : 100;
+}
+
 int run_find_tools(struct run_tools *t, struct dut_error *err)
 {
 	const char *env = getenv("DUT_BUILD_ROOT");

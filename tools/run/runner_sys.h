@@ -31,6 +31,13 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
  * " (deleted)" of a binary replaced while running); 0 or -errno. */
 int run_self_exe(char *buf, size_t len);
 uint64_t run_now_ns(void);
+/* utime + stime of a /proc/PID/stat text (after the command's closing
+ * parenthesis), clock ticks; -EINVAL.  Pure. */
+int run_pstat_cpu_ticks(const char *text, uint64_t *ret);
+/* The same of process pid; -errno. */
+int run_proc_cpu_ticks(pid_t pid, uint64_t *ret);
+/* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
+long run_clock_ticks(void);
 void run_sleep_ms(unsigned ms);
 
 int run_mkdir_p(const char *path, mode_t mode);
