@@ -19,6 +19,7 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_answer_bursts.h"
 #include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
@@ -316,6 +317,48 @@ static void views_text(const struct view r[3], const struct view w[3], char *buf
 	}
 }
 
+/* Write bursts against TPS dips of an OLTP step (report_answer_bursts.c). */
+static void answer_why_bursts(struct rdoc *d, const struct run_config *c, const char *step)
+{
+	struct burst_result b;
+	char text[900];
+	int r = answer_bursts_of(c, step, &b);
+
+	if (r == -ENOMEM)
+		d->oom = true;
+	if (r < 0)
+		return;
+	answer_bursts_text(&b, c->view, text, sizeof(text));
+	rdoc_item(d, "%s, step %s, %s.", c->name, step, text);
+}
+
+/* The table of the same, every OLTP step of every configuration (none when no step has a series). */
+static void answer_bursts_table(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
+				size_t nsteps)
+{
+	bool any = false;
+
+	for (size_t s = 0; s < nsteps; s++)
+		for (size_t i = 0; steps[s].kind == DOC_OLTP && i < m->nconfigs; i++) {
+			struct burst_result b;
+			int r = answer_bursts_of(&m->configs[i], steps[s].name, &b);
+
+			if (r == -ENOMEM)
+				d->oom = true;
+			if (r < 0)
+				continue;
+			if (!any)
+				rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
+					   "(the first and last second of each run left out): a dip is a second below "
+					   "70% of the run's median TPS; a burst a second whose writes to tables' and "
+					   "indexes' files (the trace) are at least 2x the run's median second and 1 MiB; "
+					   "a dip is at a burst or a checkpoint (pgload's checkpointer samples) when "
+					   "that is in the same or the previous second.", ANSWER_BURSTS_HEADERS);
+			any = true;
+			answer_bursts_row(d, m->configs[i].name, steps[s].name, &b);
+		}
+}
+
 /* Why an OLTP step of a configuration ran as it did, from the trace and the document. */
 static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const char *step)
 {
@@ -475,6 +518,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
 	if (sv.ndocs)
 		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
+	answer_why_bursts(d, c, step);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */
@@ -609,6 +653,7 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 	if (!nwhy)
 		rdoc_item(d, "no step of this run has the evidence the report explains from (OLTP steps "
 			  "with a trace, restore verdicts); the numbers above stand alone.");
+	answer_bursts_table(d, m, steps, nsteps);
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;
 	if (ntraps) {
