@@ -169,6 +169,7 @@ static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum r
 		d->ops++;
 		d->bytes += r->result > 0 ? (uint64_t)r->result : 0;
 		d->seq_ops += acc != REP_ACCESS_RANDOM;
+		d->seq_bytes += acc != REP_ACCESS_RANDOM && r->result > 0 ? (uint64_t)r->result : 0;
 		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
 		d->errors += r->result < 0;
 		d->size_bins[size_bin(r->len)]++;

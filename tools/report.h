@@ -55,6 +55,7 @@ enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset)
 
 struct rep_dirstats {
 	uint64_t ops, bytes, seq_ops, errors;
+	uint64_t seq_bytes;            /* bytes done by the seq_ops */
 	uint64_t rewrite_ops;          /* of seq_ops: tail rewrites (re-reads) */
 	uint64_t size_bins[REP_SIZE_BINS];
 	struct dut_hist *lat;          /* NULL until the first op */

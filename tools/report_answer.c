@@ -20,6 +20,7 @@
 #include "tools/compare.h"
 #include "tools/report_answer.h"
 #include "tools/report_answer_bursts.h"
+#include "tools/report_answer_dss.h"
 #include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
@@ -345,8 +346,8 @@ static void answer_bursts_table(struct rdoc *d, const struct run_model *m, const
 
 			if (r == -ENOMEM)
 				d->oom = true;
-			if (r < 0)
-				continue;
+			if (r < 0 || !b.nsecs)
+				continue;   /* the why list says when no second could be compared */
 			if (!any)
 				rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
 					   "(the first and last second of each run left out): a dip is a second below "
@@ -551,8 +552,9 @@ static void answer_target(struct rdoc *d, const struct run_model *m, const struc
 		for (size_t i = 0; i < m->nconfigs; i++) {
 			const struct dut_result *docs[1];
 			json_object *t, *bd, *link;
+			const char *tp, *tn;
 			double ceil;
-			char a[32];
+			char a[32], seen[300];
 
 			if (!run_config_docs(&m->configs[i], steps[s].name, docs, 1))
 				continue;
@@ -563,8 +565,16 @@ static void answer_target(struct rdoc *d, const struct run_model *m, const struc
 			bd = run_jget(t, "block_device");
 			link = run_jget(t, "link");
 			ceil = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
+			/* the target the experiment names, not the run's staging mount identify was given */
+			tn = "";
+			tp = run_identify_target(&m->configs[i], steps[s].name, &tn);
+			if (tp && strcmp(tp, run_jstr(t, "path")) != 0)
+				snprintf(seen, sizeof(seen), "target %s; identify looked at it through the run's mount: "
+					 "%s", tn, run_jstr(t, "kind"));
+			else
+				snprintf(seen, sizeof(seen), "%s", run_jstr(t, "kind"));
 			rdoc_item(d, "Device under test, %s: %s (%s%s%s), device %s%s%s, link %s, interface "
-				  "ceiling %s%s.", m->configs[i].name, run_jstr(t, "path"), run_jstr(t, "kind"),
+				  "ceiling %s%s.", m->configs[i].name, tp ? tp : run_jstr(t, "path"), seen,
 				  *run_jstr(t, "through") ? ", through " : "", run_jstr(t, "through"), run_jstr(bd, "name"),
 				  *run_jstr(bd, "model") ? " " : "", run_jstr(bd, "model"), run_jstr(link, "description"),
 				  ceil > 0 ? run_fmt_num(ceil / 1e6, 0, a, sizeof(a)) : "unknown", ceil > 0 ? " MB/s" : "");
@@ -640,7 +650,13 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 		}
 	rdoc_para(d, "Why, per configuration and step, from the evidence in the run directory:");
 	rdoc_list(d);
-	for (size_t s = 0; s < nsteps; s++)
+	for (size_t s = 0; s < nsteps; s++) {
+		if (steps[s].kind == DOC_DSS) {
+			struct cmp *cmp = dss_cmp(m, steps[s].name);
+
+			nwhy += answer_why_dss(d, m, steps[s].name, cmp);
+			cmp_free(cmp);
+		}
 		for (size_t i = 0; i < m->nconfigs; i++) {
 			size_t before = d->n ? d->b[d->n - 1].nitems : 0;
 
@@ -650,9 +666,10 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 				answer_why_restore(d, &m->configs[i], steps[s].name);
 			nwhy += d->b[d->n - 1].nitems - before;
 		}
+	}
 	if (!nwhy)
 		rdoc_item(d, "no step of this run has the evidence the report explains from (OLTP steps "
-			  "with a trace, restore verdicts); the numbers above stand alone.");
+			  "with a trace, restore verdicts, DSS phases); the numbers above stand alone.");
 	answer_bursts_table(d, m, steps, nsteps);
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;

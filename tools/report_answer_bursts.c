@@ -246,5 +246,6 @@ void answer_bursts_row(struct rdoc *d, const char *cfg, const char *step, const 
 		rdoc_cell(d, "-");
 	rdoc_cell(d, "%s", b->tps_burst.n ? run_fmt_num(b->tps_burst.median, 0, a, sizeof(a)) : "-");
 	rdoc_cell(d, "%s", b->tps_other.n ? run_fmt_num(b->tps_other.median, 0, a, sizeof(a)) : "-");
-	rdoc_cell(d, "%s", traced ? run_fmt_num((double)b->write_bytes / MIB, 1, a, sizeof(a)) : "-");
+	rdoc_cell(d, "%s", !traced ? "-" : !b->write_bytes ? "none" :
+		  run_fmt_num((double)b->write_bytes / MIB, 1, a, sizeof(a)));
 }
