@@ -21,6 +21,7 @@
 #include "tools/report_answer.h"
 #include "tools/report_answer_bursts.h"
 #include "tools/report_answer_dss.h"
+#include "tools/report_answer_head.h"
 #include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
@@ -318,48 +319,6 @@ static void views_text(const struct view r[3], const struct view w[3], char *buf
 	}
 }
 
-/* Write bursts against TPS dips of an OLTP step (report_answer_bursts.c). */
-static void answer_why_bursts(struct rdoc *d, const struct run_config *c, const char *step)
-{
-	struct burst_result b;
-	char text[900];
-	int r = answer_bursts_of(c, step, &b);
-
-	if (r == -ENOMEM)
-		d->oom = true;
-	if (r < 0)
-		return;
-	answer_bursts_text(&b, c->view, text, sizeof(text));
-	rdoc_item(d, "%s, step %s, %s.", c->name, step, text);
-}
-
-/* The table of the same, every OLTP step of every configuration (none when no step has a series). */
-static void answer_bursts_table(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
-				size_t nsteps)
-{
-	bool any = false;
-
-	for (size_t s = 0; s < nsteps; s++)
-		for (size_t i = 0; steps[s].kind == DOC_OLTP && i < m->nconfigs; i++) {
-			struct burst_result b;
-			int r = answer_bursts_of(&m->configs[i], steps[s].name, &b);
-
-			if (r == -ENOMEM)
-				d->oom = true;
-			if (r < 0 || !b.nsecs)
-				continue;   /* the why list says when no second could be compared */
-			if (!any)
-				rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
-					   "(the first and last second of each run left out): a dip is a second below "
-					   "70% of the run's median TPS; a burst a second whose writes to tables' and "
-					   "indexes' files (the trace) are at least 2x the run's median second and 1 MiB; "
-					   "a dip is at a burst or a checkpoint (pgload's checkpointer samples) when "
-					   "that is in the same or the previous second.", ANSWER_BURSTS_HEADERS);
-			any = true;
-			answer_bursts_row(d, m->configs[i].name, steps[s].name, &b);
-		}
-}
-
 /* Why an OLTP step of a configuration ran as it did, from the trace and the document. */
 static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const char *step)
 {
@@ -519,7 +478,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
 	if (sv.ndocs)
 		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
-	answer_why_bursts(d, c, step);
+	answer_bursts_item(d, c, step);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */
@@ -537,87 +496,6 @@ static void answer_why_restore(struct rdoc *d, const struct run_config *c, const
 			rdoc_item(d, "%s, step %s, phase %s: %s (pgload restore's verdict from the phase's "
 				  "server CPU time against its wall time, first repetition).", c->name, step,
 				  dut_phase_name(ph), v);
-	}
-}
-
-/* The device under test, from dutprobe identify: at the top, since every figure depends on it. */
-static void answer_target(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
-			  size_t nsteps)
-{
-	bool any = false;
-
-	for (size_t s = 0; s < nsteps; s++) {
-		if (steps[s].kind != DOC_PROBE_IDENTIFY)
-			continue;
-		for (size_t i = 0; i < m->nconfigs; i++) {
-			const struct dut_result *docs[1];
-			json_object *t, *bd, *link;
-			const char *tp, *tn;
-			double ceil;
-			char a[32], seen[300];
-
-			if (!run_config_docs(&m->configs[i], steps[s].name, docs, 1))
-				continue;
-			if (!any)
-				rdoc_list(d);
-			any = true;
-			t = run_jget(dut_result_json(docs[0]), "target");
-			bd = run_jget(t, "block_device");
-			link = run_jget(t, "link");
-			ceil = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
-			/* the target the experiment names, not the run's staging mount identify was given */
-			tn = "";
-			tp = run_identify_target(&m->configs[i], steps[s].name, &tn);
-			if (tp && strcmp(tp, run_jstr(t, "path")) != 0)
-				snprintf(seen, sizeof(seen), "target %s; identify looked at it through the run's mount: "
-					 "%s", tn, run_jstr(t, "kind"));
-			else
-				snprintf(seen, sizeof(seen), "%s", run_jstr(t, "kind"));
-			rdoc_item(d, "Device under test, %s: %s (%s%s%s), device %s%s%s, link %s, interface "
-				  "ceiling %s%s.", m->configs[i].name, tp ? tp : run_jstr(t, "path"), seen,
-				  *run_jstr(t, "through") ? ", through " : "", run_jstr(t, "through"), run_jstr(bd, "name"),
-				  *run_jstr(bd, "model") ? " " : "", run_jstr(bd, "model"), run_jstr(link, "description"),
-				  ceil > 0 ? run_fmt_num(ceil / 1e6, 0, a, sizeof(a)) : "unknown", ceil > 0 ? " MB/s" : "");
-		}
-	}
-}
-
-/* The memory the server had against the data set: what makes a run out of cache. */
-static void answer_memory(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
-			  size_t nsteps)
-{
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct run_config *c = &m->configs[i];
-		double db = 0;
-		char a[32], b[32];
-
-		for (size_t s = 0; s < nsteps && !db; s++) {
-			const struct dut_result *docs[1];
-
-			if (steps[s].kind == DOC_OLTP && run_config_docs(c, steps[s].name, docs, 1))
-				db = json_object_get_double(run_jget(run_jget(dut_result_json(docs[0]), "target"),
-								 "database_bytes"));
-		}
-		if (!db && !c->memory_budget_bytes)
-			continue;
-		if (c->memory_budget_bytes && db > (double)c->memory_budget_bytes)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
-				  "(%.1fx the budget), so the data set did not fit in its memory.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
-				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
-		else if (c->memory_budget_bytes && db > 0)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
-				  "(%.1fx the budget): the data set fit in its memory, so its reads could be "
-				  "served from memory; a budget below the database size measures the device.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
-				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
-		else if (c->memory_budget_bytes)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)));
-		else
-			rdoc_para(d, "Memory, %s: no memory budget; the %s MiB database could sit in the "
-				  "host's page cache (%s GiB of memory).", c->name, run_fmt_num(db / 1048576, 0, a, sizeof(a)),
-				  m->have_host ? run_fmt_num((double)m->host.mem_bytes / 1073741824, 1, b, sizeof(b)) : "?");
 	}
 }
 

@@ -249,3 +249,44 @@ void answer_bursts_row(struct rdoc *d, const char *cfg, const char *step, const 
 	rdoc_cell(d, "%s", !traced ? "-" : !b->write_bytes ? "none" :
 		  run_fmt_num((double)b->write_bytes / MIB, 1, a, sizeof(a)));
 }
+
+/* The why list's item of an OLTP step of a configuration (nothing when it has no per-second series). */
+void answer_bursts_item(struct rdoc *d, const struct run_config *c, const char *step)
+{
+	struct burst_result b;
+	char text[900];
+	int r = answer_bursts_of(c, step, &b);
+
+	if (r == -ENOMEM)
+		d->oom = true;
+	if (r < 0)
+		return;
+	answer_bursts_text(&b, c->view, text, sizeof(text));
+	rdoc_item(d, "%s, step %s, %s.", c->name, step, text);
+}
+
+void answer_bursts_table(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
+				size_t nsteps)
+{
+	bool any = false;
+
+	for (size_t s = 0; s < nsteps; s++)
+		for (size_t i = 0; steps[s].kind == DOC_OLTP && i < m->nconfigs; i++) {
+			struct burst_result b;
+			int r = answer_bursts_of(&m->configs[i], steps[s].name, &b);
+
+			if (r == -ENOMEM)
+				d->oom = true;
+			if (r < 0 || !b.nsecs)
+				continue;   /* the why list says when no second could be compared */
+			if (!any)
+				rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
+					   "(the first and last second of each run left out): a dip is a second below "
+					   "70% of the run's median TPS; a burst a second whose writes to tables' and "
+					   "indexes' files (the trace) are at least 2x the run's median second and 1 MiB; "
+					   "a dip is at a burst or a checkpoint (pgload's checkpointer samples) when "
+					   "that is in the same or the previous second.", ANSWER_BURSTS_HEADERS);
+			any = true;
+			answer_bursts_row(d, m->configs[i].name, steps[s].name, &b);
+		}
+}

@@ -13,6 +13,7 @@
 #include "tools/report_bursts.h"
 #include "tools/report_doc.h"
 #include "tools/run_model.h"
+#include "tools/run_stats.h"
 
 /* 0, -ENOENT when the step has no per-second series, -ENOMEM. */
 int answer_bursts_of(const struct run_config *c, const char *step, struct burst_result *ret);
@@ -23,5 +24,9 @@ void answer_bursts_text(const struct burst_result *b, const char *view, char *bu
 	">at a checkpoint|>at neither|>burst seconds|>TPS in burst seconds|>TPS in the others|" \
 	">data-file MiB written"
 void answer_bursts_row(struct rdoc *d, const char *cfg, const char *step, const struct burst_result *b);
+/* The why list's item of an OLTP step of a configuration (nothing when it has no per-second series). */
+void answer_bursts_item(struct rdoc *d, const struct run_config *c, const char *step);
+/* The table of every OLTP step of every configuration with a second to compare (none when no step has one). */
+void answer_bursts_table(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps, size_t nsteps);
 
 #endif

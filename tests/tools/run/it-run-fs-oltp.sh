@@ -6,7 +6,8 @@
 # scale 1 with 3 s runs repeated twice instead of three times (the time
 # a CI run has); then the report a DBA reads: TPS with its spread, the
 # latency percentiles and the connection time of both pgbench steps in
-# every configuration, the load times, and the Answer first, in numbers.
+# every configuration, the load times, and the Answer first, in numbers, with
+# the memory budget and the data-file write bursts against TPS dips.
 . "$(dirname "$0")/it-lib.sh"
 for t in mkfs.ext4 mkfs.xfs mkfs.btrfs; do
 	command -v $t >/dev/null || skip "$t is not installed"
@@ -28,6 +29,14 @@ for cfg in ext4-ordered ext4-writeback xfs btrfs; do
 done
 it_step read-only | grep -q 'connection time' || fail "the OLTP table has no connection time column"
 it_section Answer | grep -q 'btrfs' || fail "the Answer does not name btrfs"
+# the shipped file runs the server in a 40 MiB memory budget, so its full size (scale 10,
+# ~170 MiB) reads the device, not the host's page cache; the Answer says the budget
+[ "$(jq -c '[.configs[].memory_budget_bytes] | unique' "$RUN/manifest.json")" = "[41943040]" ] ||
+	fail "the configurations did not run in a 40 MiB budget: $(jq -c '[.configs[].memory_budget_bytes]' "$RUN/manifest.json")"
+for cfg in ext4-ordered ext4-writeback xfs btrfs; do
+	it_section Answer | grep -q "^Memory, $cfg: the server ran in a 40 MiB budget" ||
+		fail "the Answer does not give $cfg's memory budget: $(it_section Answer | grep "^Memory, $cfg")"
+done
 # data-file write bursts (the trace) against TPS dips (the per-second series), per configuration
 # and step: a sentence in the why list and a row of the table, with its counts
 for cfg in ext4-ordered ext4-writeback xfs btrfs; do
