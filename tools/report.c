@@ -169,6 +169,7 @@ static int stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum r
 		d->ops++;
 		d->bytes += r->result > 0 ? (uint64_t)r->result : 0;
 		d->seq_ops += acc != REP_ACCESS_RANDOM;
+		d->seq_bytes += acc != REP_ACCESS_RANDOM && r->result > 0 ? (uint64_t)r->result : 0;
 		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
 		d->errors += r->result < 0;
 		d->size_bins[size_bin(r->len)]++;
@@ -289,6 +290,7 @@ void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nphases; i++) {
 		free(rep->phases[i].name);
 		stats_free(&rep->phases[i].total);
+		free(rep->phases[i].data_write_ticks);
 		for (unsigned c = 0; c < RC_COUNT; c++)
 			stats_free(&rep->phases[i].cls[c]);
 	}
@@ -494,6 +496,30 @@ static int walk_init(struct walk *w)
 	return 0;
 }
 
+/* A write to a table's or an index's file, into its phase's series of REP_TICK_NS. */
+static int data_tick_add(struct rep_phase *ph, const struct dut_trace_rec *r, enum rep_class c)
+{
+	uint64_t tick;
+
+	if (r->result <= 0 || r->ts_ns < ph->start_ns || (c != RC_HEAP && c != RC_INDEX && c != RC_TOAST))
+		return 0;
+	tick = (r->ts_ns - ph->start_ns) / REP_TICK_NS;
+	if (tick >= ph->ndata_ticks) {
+		size_t n = ph->ndata_ticks ? ph->ndata_ticks : 64;
+		uint64_t *v;
+
+		while (n <= tick)
+			n *= 2;
+		if (!(v = realloc(ph->data_write_ticks, n * sizeof(*v))))
+			return -ENOMEM;
+		memset(v + ph->ndata_ticks, 0, (n - ph->ndata_ticks) * sizeof(*v));
+		ph->data_write_ticks = v;
+		ph->ndata_ticks = n;
+	}
+	ph->data_write_ticks[tick] += (uint64_t)r->result;
+	return 0;
+}
+
 static int walk_rec(struct walk *w, const struct dut_trace_rec *r, size_t phase)
 {
 	struct fstate *fs = fstate_of(w, r->file_id);
@@ -523,6 +549,7 @@ static int walk_rec(struct walk *w, const struct dut_trace_rec *r, size_t phase)
 	    (err = stats_add(&ph[0].cls[c], r, k, seq)) < 0 ||
 	    (phase && (err = stats_add(&ph[phase].total, r, k, seq)) < 0) ||
 	    (phase && (err = stats_add(&ph[phase].cls[c], r, k, seq)) < 0) ||
+	    (phase && k == RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
 	    (err = stats_add(&w->files.v[fs->file_row].st, r, k, seq)) < 0 ||
 	    (err = stats_add(&w->rels.v[rrow].st, r, k, seq)) < 0 ||
 	    (err = stats_add(&w->procs.v[prow].st, r, k, seq)) < 0)

@@ -55,6 +55,7 @@ enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset)
 
 struct rep_dirstats {
 	uint64_t ops, bytes, seq_ops, errors;
+	uint64_t seq_bytes;            /* bytes done by the seq_ops */
 	uint64_t rewrite_ops;          /* of seq_ops: tail rewrites (re-reads) */
 	uint64_t size_bins[REP_SIZE_BINS];
 	struct dut_hist *lat;          /* NULL until the first op */
@@ -96,11 +97,23 @@ struct rep_row {
 	struct rep_stats st;
 };
 
+/* The time step of a phase's data-file write series. */
+#define REP_TICK_NS 100000000ull
+
 struct rep_phase {
 	char *name;
 	uint64_t start_ns, end_ns;     /* [start, end) in trace time; whole trace: first..last record */
 	struct rep_stats total;
 	struct rep_stats cls[RC_COUNT];
+	/*
+	 * Bytes written to data files (classes heap, index and toast: the
+	 * tables' and indexes' files) per REP_TICK_NS from start_ns, for
+	 * write bursts against a step's per-second TPS; ticks at or beyond
+	 * ndata_ticks wrote nothing.  Marker phases only: NULL (ndata_ticks
+	 * 0) for the whole trace, or when none wrote.
+	 */
+	uint64_t *data_write_ticks;
+	size_t ndata_ticks;
 };
 
 struct report {

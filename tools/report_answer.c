@@ -19,6 +19,9 @@
 #include "lib/hist.h"
 #include "tools/compare.h"
 #include "tools/report_answer.h"
+#include "tools/report_answer_bursts.h"
+#include "tools/report_answer_dss.h"
+#include "tools/report_answer_head.h"
 #include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
 #include "tools/run_stats.h"
@@ -475,6 +478,7 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
 	if (sv.ndocs)
 		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
+	answer_bursts_item(d, c, step);
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */
@@ -492,78 +496,6 @@ static void answer_why_restore(struct rdoc *d, const struct run_config *c, const
 			rdoc_item(d, "%s, step %s, phase %s: %s (pgload restore's verdict from the phase's "
 				  "server CPU time against its wall time, first repetition).", c->name, step,
 				  dut_phase_name(ph), v);
-	}
-}
-
-/* The device under test, from dutprobe identify: at the top, since every figure depends on it. */
-static void answer_target(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
-			  size_t nsteps)
-{
-	bool any = false;
-
-	for (size_t s = 0; s < nsteps; s++) {
-		if (steps[s].kind != DOC_PROBE_IDENTIFY)
-			continue;
-		for (size_t i = 0; i < m->nconfigs; i++) {
-			const struct dut_result *docs[1];
-			json_object *t, *bd, *link;
-			double ceil;
-			char a[32];
-
-			if (!run_config_docs(&m->configs[i], steps[s].name, docs, 1))
-				continue;
-			if (!any)
-				rdoc_list(d);
-			any = true;
-			t = run_jget(dut_result_json(docs[0]), "target");
-			bd = run_jget(t, "block_device");
-			link = run_jget(t, "link");
-			ceil = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
-			rdoc_item(d, "Device under test, %s: %s (%s%s%s), device %s%s%s, link %s, interface "
-				  "ceiling %s%s.", m->configs[i].name, run_jstr(t, "path"), run_jstr(t, "kind"),
-				  *run_jstr(t, "through") ? ", through " : "", run_jstr(t, "through"), run_jstr(bd, "name"),
-				  *run_jstr(bd, "model") ? " " : "", run_jstr(bd, "model"), run_jstr(link, "description"),
-				  ceil > 0 ? run_fmt_num(ceil / 1e6, 0, a, sizeof(a)) : "unknown", ceil > 0 ? " MB/s" : "");
-		}
-	}
-}
-
-/* The memory the server had against the data set: what makes a run out of cache. */
-static void answer_memory(struct rdoc *d, const struct run_model *m, const struct run_stepinfo *steps,
-			  size_t nsteps)
-{
-	for (size_t i = 0; i < m->nconfigs; i++) {
-		const struct run_config *c = &m->configs[i];
-		double db = 0;
-		char a[32], b[32];
-
-		for (size_t s = 0; s < nsteps && !db; s++) {
-			const struct dut_result *docs[1];
-
-			if (steps[s].kind == DOC_OLTP && run_config_docs(c, steps[s].name, docs, 1))
-				db = json_object_get_double(run_jget(run_jget(dut_result_json(docs[0]), "target"),
-								 "database_bytes"));
-		}
-		if (!db && !c->memory_budget_bytes)
-			continue;
-		if (c->memory_budget_bytes && db > (double)c->memory_budget_bytes)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
-				  "(%.1fx the budget), so the data set did not fit in its memory.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
-				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
-		else if (c->memory_budget_bytes && db > 0)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
-				  "(%.1fx the budget): the data set fit in its memory, so its reads could be "
-				  "served from memory; a budget below the database size measures the device.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
-				  run_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
-		else if (c->memory_budget_bytes)
-			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget.", c->name,
-				  run_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)));
-		else
-			rdoc_para(d, "Memory, %s: no memory budget; the %s MiB database could sit in the "
-				  "host's page cache (%s GiB of memory).", c->name, run_fmt_num(db / 1048576, 0, a, sizeof(a)),
-				  m->have_host ? run_fmt_num((double)m->host.mem_bytes / 1073741824, 1, b, sizeof(b)) : "?");
 	}
 }
 
@@ -596,7 +528,13 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 		}
 	rdoc_para(d, "Why, per configuration and step, from the evidence in the run directory:");
 	rdoc_list(d);
-	for (size_t s = 0; s < nsteps; s++)
+	for (size_t s = 0; s < nsteps; s++) {
+		if (steps[s].kind == DOC_DSS) {
+			struct cmp *cmp = dss_cmp(m, steps[s].name);
+
+			nwhy += answer_why_dss(d, m, steps[s].name, cmp);
+			cmp_free(cmp);
+		}
 		for (size_t i = 0; i < m->nconfigs; i++) {
 			size_t before = d->n ? d->b[d->n - 1].nitems : 0;
 
@@ -606,9 +544,11 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 				answer_why_restore(d, &m->configs[i], steps[s].name);
 			nwhy += d->b[d->n - 1].nitems - before;
 		}
+	}
 	if (!nwhy)
 		rdoc_item(d, "no step of this run has the evidence the report explains from (OLTP steps "
-			  "with a trace, restore verdicts); the numbers above stand alone.");
+			  "with a trace, restore verdicts, DSS phases); the numbers above stand alone.");
+	answer_bursts_table(d, m, steps, nsteps);
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;
 	if (ntraps) {

@@ -327,11 +327,14 @@ void report_fill_table(struct rdoc *d, const struct run_model *m, const char *st
 /* dutprobe identify: the target, the device beneath it, its link and ceiling, per configuration. */
 void report_identify_table(struct rdoc *d, const struct run_model *m, const char *step)
 {
-	rdoc_table(d, "The target of each configuration as dutprobe identify saw it (the first "
-		   "repetition's document).", "configuration|target|kind|through|device|model|link|>ceiling (MB/s)");
+	rdoc_table(d, "The target of each configuration as the experiment names it, and as dutprobe "
+		   "identify saw it (the first repetition's document; identify looks at the run's mount of "
+		   "the target).", "configuration|target|kind (as identify saw it)|through|device|model|link|"
+		   ">ceiling (MB/s)");
 	for (size_t i = 0; i < m->nconfigs; i++) {
 		const struct dut_result *docs[1];
 		json_object *t, *bd, *link;
+		const char *tp, *tn = "";
 		char a[32];
 		double ceil;
 
@@ -341,8 +344,12 @@ void report_identify_table(struct rdoc *d, const struct run_model *m, const char
 		bd = run_jget(t, "block_device");
 		link = run_jget(t, "link");
 		ceil = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));
+		tp = run_identify_target(&m->configs[i], step, &tn);
 		rdoc_cell(d, "%s", m->configs[i].name);
-		rdoc_cell(d, "%s", run_jstr(t, "path"));
+		if (tp)
+			rdoc_cell(d, "%s (target %s)", tp, tn);
+		else
+			rdoc_cell(d, "%s", run_jstr(t, "path"));
 		rdoc_cell(d, "%s", run_jstr(t, "kind"));
 		rdoc_cell(d, "%s", run_jstr(t, "through"));
 		rdoc_cell(d, "%s", run_jstr(bd, "name"));

@@ -155,7 +155,8 @@ static int get_path(const struct mctx *x, json_object *obj, const char *path, co
 
 static int parse_step(const struct mctx *x, json_object *o, const char *path, struct run_step *s)
 {
-	json_object *res, *ec, *dc;
+	json_object *res, *ec, *dc, *dev;
+	char dp[256];
 	uint64_t wall;
 	int r;
 
@@ -173,7 +174,12 @@ static int parse_step(const struct mctx *x, json_object *o, const char *path, st
 	    (r = get_str(x, o, path, "started_at", false, &s->started_at)) < 0 ||
 	    (r = get_uint(x, o, path, "wall_ns", false, UINT64_MAX, &wall)) < 0 ||
 	    (r = member(x, o, path, "exit_code", json_type_int, false, &ec)) < 0 ||
-	    (r = member(x, o, path, "results", json_type_array, false, &res)) < 0)
+	    (r = member(x, o, path, "results", json_type_array, false, &res)) < 0 ||
+	    (r = member(x, o, path, "device", json_type_object, false, &dev)) < 0)
+		return r;
+	pathf(dp, sizeof(dp), "%s.device", path);
+	if ((r = get_str(x, dev, dp, "experiment_target", false, &s->experiment_target)) < 0 ||
+	    (r = get_str(x, dev, dp, "experiment_path", false, &s->experiment_path)) < 0)
 		return r;
 	if (!*s->mark) {
 		free(s->mark);
@@ -498,6 +504,8 @@ static void free_rep(struct run_rep *rp)
 		free(st->status);
 		free(st->mark);
 		free(st->started_at);
+		free(st->experiment_target);
+		free(st->experiment_path);
 	}
 	free(rp->steps);
 	free(rp->dir);

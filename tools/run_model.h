@@ -37,6 +37,10 @@ struct run_step {
 	char *name, *type, *tool, *status;   /* never NULL ("" when absent) */
 	char *mark;                /* the dutfs phase marker around the step (default: name) */
 	char *started_at;          /* ISO 8601 UTC as the manifest has it; "" when absent */
+	/* identify steps: the experiment's target (its name and the path the
+	 * experiment gave) that identify saw through the run's staging mount,
+	 * from the manifest's "device"; "" when absent */
+	char *experiment_target, *experiment_path;
 	int exit_code;
 	uint64_t wall_ns;
 	double dutfs_cpu_s;        /* the dutfs daemons' CPU time during the step; NAN: not recorded */

@@ -230,6 +230,7 @@ static void add_class(struct run_io_class *dst, const struct rep_stats *st)
 		dst->seq_ops[d] += st->dir[d].seq_ops;
 		dst->rewrite_ops[d] += st->dir[d].rewrite_ops;
 		dst->bytes[d] += st->dir[d].bytes;
+		dst->seq_bytes[d] += st->dir[d].seq_bytes;
 	}
 	dst->fsyncs += st->fsyncs;
 }
@@ -470,4 +471,18 @@ uint64_t run_traced_transactions(const struct run_config *c, const char *step, c
 		}
 	}
 	return (uint64_t)tx;
+}
+
+const char *run_identify_target(const struct run_config *c, const char *step, const char **ret_name)
+{
+	for (size_t r = 0; r < c->nreps; r++) {
+		const struct run_step *s = run_rep_step(&c->reps[r], step);
+
+		if (s && s->experiment_path && *s->experiment_path) {
+			if (ret_name)
+				*ret_name = s->experiment_target ? s->experiment_target : "";
+			return s->experiment_path;
+		}
+	}
+	return NULL;
 }

@@ -79,6 +79,7 @@ unsigned run_config_nreps_with(const struct run_config *c, const char *step);
 /* I/O of one class: ops, sequential ops and bytes per direction (enum rep_dir). */
 struct run_io_class {
 	uint64_t ops[2], seq_ops[2], bytes[2];
+	uint64_t seq_bytes[2];     /* bytes of the seq_ops */
 	uint64_t rewrite_ops[2];   /* of seq_ops: tail rewrites / re-reads (tools/report.h) */
 	uint64_t fsyncs;           /* fsync and fdatasync */
 };
@@ -126,6 +127,15 @@ const char *run_io_pattern(const struct run_io_class *x, int dir, char *buf, siz
  * times, or the repetitions were interleaved.
  */
 bool run_configs_sequential(const struct run_config *a, const struct run_config *b);
+
+/*
+ * The target an identify step of a configuration looked at, as the
+ * experiment named it (the manifest's device.experiment_path, first
+ * repetition that has it; dutprobe's own target.path is the run's staging
+ * mount), and its target name into *ret_name (may be NULL); NULL when the
+ * manifest does not say.
+ */
+const char *run_identify_target(const struct run_config *c, const char *step, const char **ret_name);
 
 /* The marker of a step in a configuration (its manifest "mark"), or NULL when it never ran there. */
 const char *run_step_mark(const struct run_config *c, const char *step);

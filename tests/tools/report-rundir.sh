@@ -57,6 +57,9 @@ expect_line probe "$TMP/rundir-probe/report.md" "| btrfs | skipped | 0 of 0 comp
 # dss: phases and queries
 check_pngs dss "$TMP/rundir-dss" 2
 expect_line dss "$TMP/rundir-dss/report.md" "changed the plans of Q6, Q14 and Q15 (against default)"
+# the Answer beyond m-time: phases, the queries that took the time, the changed plans by name
+expect_line dss "$TMP/rundir-dss/report.md" "- no-shipdate-idx against default, step dss: 1.84x slower on the queries (m-time 0.329 s against 0.179 s, the 2 queries whose plan is the same everywhere); plans: changed for Q6, Q14, Q15 (left out of m-time); the difference is mostly in Q1 (+0.149 s), Q22 (+0.001 s)."
+expect_line dss "$TMP/rundir-dss/report.md" "- default, step dss: phases load 1.56 s, keys 1.10 s, analyze 1.92 s, queries 2.62 s (one run); query time mostly Q1 26%, Q18 13%, Q9 9% of the 0.67 s of its 22 queries; reads during the queries: not traced (no trace)."
 
 # every report: the answer first, with numbers; no share of nothing
 for d in oltp probe dss traps; do
@@ -75,7 +78,11 @@ grep -q "What this run did not measure" "$TMP/rundir-oltp/report.md" && fail "ol
 t="$TMP/rundir-traps/report.md"
 # the answer says how much memory the server had against the data set
 expect_line traps "$t" "Memory, vm-dir: no memory budget; the 15 MiB database could sit in the host's page cache"
-expect_line traps "$t" "- Device under test, usb: /dev/sdb (disk), device sdb Extreme SSD, link USB 3.0"
+# the target as the experiment named it, not the run's staging mount identify was given
+expect_line traps "$t" "- Device under test, usb: /dev/sdb1 (target usb; identify looked at it through the run's mount: directory, through /dev/sdb1 (partition 1 of sdb)), device sdb Extreme SSD, link USB 3.0"
+expect_line traps "$t" "| usb | /dev/sdb1 (target usb) | directory |"
+awk '/^## Answer$/ { on = 1; next } on && /^## / { exit } on' "$t" | grep -q '/run/dutlab-' &&
+	fail "traps: the Answer names the staging path: $(grep -m1 '/run/dutlab-' "$t")"
 expect_line traps "$t" "- vm-dir: no flash behind this: the target /var/tmp/dutlab/default (directory) sits on a link dutprobe describes as \"paravirtual (virtio/xen): no physical link\""
 expect_line traps "$t" "- vm-dir, step run: this measured the page cache, not the device: 0 device reads for 5,000 transactions"
 expect_line traps "$t" "- vm-dir, step run: connection set-up dominated: it took 50% of the step's time; TPS including connections 300.0 vs excluding them 600.0 tx/s"

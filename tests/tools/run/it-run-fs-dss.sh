@@ -32,5 +32,19 @@ echo "ok: plans changed: ${changed:-none}"
 # the sentence under the m-time table says which plans changed, or that none did
 it_expect tpch '^(Plans changed for Q[0-9]+|Every query kept its plan in every result)' "no sentence on changed plans"
 it_section Answer | grep -qi 'm-time' || fail "the Answer has no m-time"
+# the Answer explains beyond m-time: per configuration the phase times, the queries that took
+# the query time and the read pattern of the queries (the trace); against the first
+# configuration the ratio, the plans and the queries the difference is in
+for cfg in ext4-ordered ext4-writeback ext4-journal ext4-1k xfs; do
+	it_section Answer | grep -qE "^- $cfg, step tpch: phases load [0-9.]+ s, keys [0-9.]+ s, analyze [0-9.]+ s, queries [0-9.]+ s \(one run\); query time mostly Q[0-9]+ [0-9]+%, Q[0-9]+ [0-9]+%, Q[0-9]+ [0-9]+% of the [0-9.]+ s of its 22 queries; during the queries the trace \(view device\) saw (no read|almost no read|[0-9,]+ reads of [0-9.,]+ MiB, [0-9]+% of the bytes sequential)" ||
+		fail "the Answer has no phases, queries and reads of $cfg: $(it_section Answer | grep -- "- $cfg, step tpch")"
+	[ "$cfg" = ext4-ordered ] && continue
+	it_section Answer | grep -qE "^- $cfg against ext4-ordered, step tpch: [0-9.]+x (faster|slower) on the queries \(m-time [0-9.]+ s against [0-9.]+ s, the [0-9]+ queries whose plan is the same everywhere\); plans: (the same for every query|changed for Q[0-9]+)" ||
+		fail "the Answer does not compare $cfg with ext4-ordered: $(it_section Answer | grep -- "- $cfg against")"
+done
+# a plan that changed is named in the Answer too, as changed
+for q in $changed; do
+	it_section Answer | grep -qE "plans: changed for ([^;]*, )?$q[,; (]" || fail "the Answer does not say $q's plan changed"
+done
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: fs-dss.ini (small) ran 5 configurations in $TOOK s; phases, 22 queries and m-time in the report"
