@@ -549,6 +549,15 @@ static bool target_facts_of(const struct run_config *c, const struct run_stepinf
 			if (pass == 0) {
 				json_object *bd = run_jget(t, "block_device");
 
+				/* the target as the experiment names it, not the run's staging mount */
+				for (size_t r = 0; r < c->nreps; r++) {
+					const struct run_step *st = run_rep_step(&c->reps[r], steps[s].name);
+
+					if (st && st->experiment_path && *st->experiment_path) {
+						ret->path = st->experiment_path;
+						break;
+					}
+				}
 				ret->link_kind = jstr(link, "kind");
 				ret->link_desc = jstr(link, "description");
 				ret->ceiling = json_object_get_double(run_jget(link, "ceiling_bytes_per_s"));

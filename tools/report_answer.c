@@ -482,21 +482,60 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 }
 
 /* pgload restore: each phase's verdict (CPU-bound or I/O-bound, from its CPU and wall time). */
+/*
+ * A restore step: what each phase waited on (pgload restore's verdict from
+ * its CPU time, pressure and run queue), and how much of what the server
+ * wrote reached the device while the restore ran (the trace between the
+ * step's markers): writes left in the page cache cost the restore nothing.
+ */
 static void answer_why_restore(struct rdoc *d, const struct run_config *c, const char *step)
 {
 	const struct dut_result *docs[1];
+	struct cmp_stat total = run_duration(c, step, "total");
+	struct cmp_stat wrote = run_metric(c, step, "total", "server_wchar_bytes");
+	const char *mark = run_step_mark(c, step);
+	struct run_io_mix mix = { 0 };
+	char a[32], b[32];
 
 	if (!run_config_docs(c, step, docs, 1))
 		return;
 	for (size_t p = 0; p < dut_result_phase_count(docs[0]); p++) {
 		struct dut_result_phase *ph = dut_result_phase_at(docs[0], p);
-		const char *v = json_object_get_string(run_jget(dut_phase_extra(ph), "verdict"));
+		json_object *x = dut_phase_extra(ph);
+		const char *pn = dut_phase_name(ph);
+		const char *bound = json_object_get_string(run_jget(x, "bound"));
+		const char *why = json_object_get_string(run_jget(x, "bound_reason"));
+		const char *v = json_object_get_string(run_jget(x, "verdict"));
+		struct cmp_stat t = run_duration(c, step, pn);
+		char share[48] = "";
 
-		if (v)
+		if (!bound && !v)
+			continue;
+		if (t.n && total.n && total.median > 0 && strcmp(pn, "total") != 0)
+			snprintf(share, sizeof(share), ", %.0f%% of the restore", 100 * t.median / total.median);
+		if (bound)
+			rdoc_item(d, "%s, step %s, phase %s (%s s%s): %s (%s; pgload restore's verdict from the "
+				  "phase's CPU time and the whole machine's pressure stalls and run queue, first "
+				  "repetition).", c->name,
+				  step, pn, t.n ? run_fmt_num(t.median, 2, a, sizeof(a)) : "-", share, bound,
+				  why && *why ? why : "no evidence recorded");
+		else
 			rdoc_item(d, "%s, step %s, phase %s: %s (pgload restore's verdict from the phase's "
-				  "server CPU time against its wall time, first repetition).", c->name, step,
-				  dut_phase_name(ph), v);
+				  "server CPU time against its wall time, first repetition).", c->name, step, pn, v);
 	}
+	if (mark)
+		run_io_mix_of(c, mark, &mix);
+	if (wrote.n && wrote.median > 0 && mix.ntraced)
+		rdoc_item(d, "%s, step %s: the server wrote %s MiB (write(2) of its processes); %s MiB of "
+			  "writes reached the device through dutfs while the restore ran (the trace between the "
+			  "step's markers): %s", c->name, step, run_fmt_num(wrote.median / MIB, 1, a, sizeof(a)),
+			  run_fmt_num((double)mix.total.bytes[REP_WRITE] / MIB, 1, b, sizeof(b)),
+			  (double)mix.total.bytes[REP_WRITE] < 0.5 * wrote.median
+				  ? "most of it stayed in the page cache and was written after the restore, so "
+				    "the restore's time says little about the device's write speed."
+				  : "most of it reached the device during the restore, so the device's write speed "
+				    "is part of the restore's time.");
+
 }
 
 void report_answer_section(struct rdoc *d, const struct run_model *m, const struct findings *f,

@@ -61,6 +61,9 @@ it_rows restore "$cfg" | awk -F'|' -v psi="$psi" '$3 ~ /total/ {
 it_rows restore "$cfg" | awk -F'|' '$3 ~ / data / { split($13, w, "/"); gsub(/[ ,]/, "", w[1]); gsub(/[ ,]/, "", w[2])
 	ok = w[1] + 0 > 0 && w[2] + 0 > 0 } END { exit !ok }' ||
 	fail "restore data phase: the server wrote nothing: $(it_rows restore "$cfg" | grep ' data ')"
-it_section Answer | grep -qE 'restore.*(cpu-bound|waiting)' || fail "the Answer has no restore verdict"
+it_section Answer | grep -qE 'step restore, phase data \([0-9.]+ s, [0-9]+% of the restore\): (cpu-bound|cpu-starved|io-bound|lock-or-other-wait|waiting) \(' ||
+	fail "the Answer has no restore verdict with its time and evidence"
+it_section Answer | grep -qE 'step restore: the server wrote [0-9,.]+ MiB \(write\(2\) of its processes\); [0-9,.]+ MiB of writes reached the device' ||
+	fail "the Answer does not say how much of the restore's writes reached the device"
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: slc-restore.ini (small) ran its six steps in $TOOK s"
