@@ -332,7 +332,8 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 	char reads[400] = "", wal[400] = "", conn[200], limit[400], a[32], cpu[400], srvtext[1200];
 	double share_r = -1, share_w = -1, share_c = -1, share_cpu = -1, rpt = -1;
 	const char *src_r = "", *src_w = "";
-	char views[300] = "";
+	char views[300] = "", gap[400] = "";
+	double dev_read_ms = -1;       /* the trace's mean read latency (below dutfs) */
 	struct run_io_mix mix = { 0 };
 	struct answer_srv sv;
 
@@ -368,6 +369,8 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		}
 		run_io_lat_of(c, mark, RC_COUNT, REP_READ, rh);
 		run_io_lat_of(c, mark, RC_WAL, 2, fh);
+		if (rh->count)
+			dev_read_ms = dut_hist_mean(rh) / 1e6;
 		if (rh->count && mean.n && mean.median > 0) {
 			share_r = 100.0 * rpt * dut_hist_mean(rh) / mean.median;
 			snprintf(reads, sizeof(reads), "device reads: %s per transaction, p50 %.3f ms, p99 "
@@ -425,6 +428,17 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		src_w = view_pick(wv, &share_w);
 		views_text(rv, wv, views, sizeof(views));
 	}
+	/*
+	 * PostgreSQL's time per read (the pread, from the backend) against the
+	 * device's (the backing call dutfs timed): the difference was spent above
+	 * the device, in the FUSE round trip, dutfs and waiting for a CPU.
+	 */
+	if (dev_read_ms > 0 && rpt >= 0.1 && sv.read_ms.n && sv.read_ms.median > 2 * dev_read_ms)
+		snprintf(gap, sizeof(gap), "; PostgreSQL waited %.3f ms per read (blk_read_time) where the "
+			 "device took %.3f ms (the trace's mean): %.0f%% of each read's time was spent above "
+			 "the device (the FUSE round trip, dutfs, and waiting for a CPU), so a faster device "
+			 "would shorten the reads by at most %.0f%%", sv.read_ms.median, dev_read_ms,
+			 100.0 * (1 - dev_read_ms / sv.read_ms.median), 100.0 * dev_read_ms / sv.read_ms.median);
 	if (in.n && ex.n && ex.median > 0) {
 		share_c = 100.0 * (1.0 - in.median / ex.median);
 		snprintf(conn, sizeof(conn), "connections: %.0f%% of the step's time (%s tx/s including "
@@ -473,9 +487,9 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		snprintf(limit + l, sizeof(limit) - l, "; memory served its reads, the device was "
 			 "barely read (see What this run did not measure)");
 	}
-	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; %s%s%s.",
+	rdoc_item(d, "%s, step %s (%s tx/s): %s. Evidence: %s; %s%s%s; %s%s%s%s.",
 		  c->name, step, run_fmt_num(tps.median, 1, a, sizeof(a)), limit, reads,
-		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views);
+		  wal, *wal ? "; " : "", conn, cpu, *views ? "; " : "", views, gap);
 	if (sv.ndocs)
 		rdoc_item(d, "%s, step %s, from the server: %s.", c->name, step, srvtext);
 	answer_bursts_item(d, c, step);
