@@ -131,6 +131,7 @@ struct dutfs {
 	bool splice_capable;           /* device view, and the kernel can splice */
 	_Atomic bool splice_on;
 	_Atomic uint64_t splice_until_ns;
+	_Atomic uint64_t splice_reqs;  /* requests received since the last large write */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)
@@ -220,6 +221,7 @@ int dutfs_kill_privs(struct dutfs *fs, struct dutfs_inode *in, fuse_ino_t ino, i
 /* loop.c: the session loop; splice read follows the large writes (see there) */
 #define DUTFS_SPLICE_MIN_WRITE (64u << 10)
 #define DUTFS_SPLICE_HOLD_NS 1000000000ull
+#define DUTFS_SPLICE_OFF_AFTER 256u
 int dutfs_session_loop(struct dutfs *fs, unsigned nthreads);
 /* A WRITE of size bytes arrived: a large one keeps splice read on for a while. */
 void dutfs_splice_note_write(struct dutfs *fs, size_t size);

@@ -42,15 +42,18 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 * with one copy instead of two (dutfs_op_write_buf), which took
 	 * `pgbench -i` from 1.47x native to 1.12x (docs/bench-dutfs.md).
 	 * Every other request costs one more syscall with it (splice, then
-	 * read from the pipe), so in the device view it starts off and is on
-	 * only while large writes arrive (loop.c turns it on and off).  The
+	 * read from the pipe), so in the device view it goes off while small
+	 * requests arrive without large writes (loop.c turns it on and off).  The
 	 * syscall view's writes are small and come from user pages the
 	 * kernel copies anyway: never there.  SPLICE_WRITE/MOVE only matter
 	 * for fuse_reply_data, which dutfs does not use.
 	 */
-	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
 	fs->conn = conn;
 	fs->splice_capable = fs->view == DUTFS_VIEW_DEVICE && (conn->capable & FUSE_CAP_SPLICE_READ);
+	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
+	if (fs->splice_capable)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	atomic_store(&fs->splice_on, fs->splice_capable);
 	conn->want &= ~(unsigned)(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
 	/*
 	 * Every change reaches the backing files through this kernel, so a

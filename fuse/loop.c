@@ -8,12 +8,12 @@
  * splice_write), but libfuse splices *every* request when it is on, and a
  * small one (a READ, an fsync) is then read back from the pipe: splice plus
  * read instead of one read, per request.  A page-cache miss of select-only
- * pgbench is such a READ.  So splice is on only while large writes arrive
+ * pgbench is such a READ.  So splice is off while small requests arrive
+ * with no large write among them (splice_policy), and on otherwise
  * (dutfs_splice_note_write: a WRITE of at least DUTFS_SPLICE_MIN_WRITE
- * bytes keeps it on for DUTFS_SPLICE_HOLD_NS) and off otherwise.  The first
- * large writes of a burst arrive in memory and are copied, as small writes
- * always are; nothing else changes (the same ops serve both kinds of
- * buffer).
+ * bytes).  A large write that arrives while it is off is copied, as small
+ * writes always are; nothing else changes (the same ops serve both kinds
+ * of buffer).
  *
  * libfuse 3.14 reads conn->want at every receive (fuse_session_receive_buf),
  * so toggling FUSE_CAP_SPLICE_READ there takes effect at the next receive
@@ -54,7 +54,15 @@ static void splice_policy(struct dutfs *fs)
 
 	if (!fs->splice_capable)
 		return;
-	want = dutfs_now_ns() < atomic_load_explicit(&fs->splice_until_ns, memory_order_relaxed);
+	/*
+	 * On from the start and after idle time, so that a write burst after
+	 * a pause is spliced from its first request (the workers already
+	 * waiting in a read() receive would take a burst's first requests in
+	 * memory, with two copies each); off once DUTFS_SPLICE_OFF_AFTER
+	 * requests came with no large write in the last DUTFS_SPLICE_HOLD_NS.
+	 */
+	want = atomic_fetch_add_explicit(&fs->splice_reqs, 1, memory_order_relaxed) < DUTFS_SPLICE_OFF_AFTER ||
+	       dutfs_now_ns() < atomic_load_explicit(&fs->splice_until_ns, memory_order_relaxed);
 	if (want == atomic_load_explicit(&fs->splice_on, memory_order_relaxed))
 		return;
 	atomic_store_explicit(&fs->splice_on, want, memory_order_relaxed);
@@ -73,6 +81,7 @@ void dutfs_splice_note_write(struct dutfs *fs, size_t size)
 		return;
 	until = dutfs_now_ns() + DUTFS_SPLICE_HOLD_NS;
 	atomic_store_explicit(&fs->splice_until_ns, until, memory_order_relaxed);
+	atomic_store_explicit(&fs->splice_reqs, 0, memory_order_relaxed);
 }
 
 static void *worker_main(void *arg)
