@@ -64,6 +64,7 @@ enum dutfs_req {
 	DUTFS_REQ_FSYNC, DUTFS_REQ_FALLOCATE, DUTFS_REQ_OPENDIR, DUTFS_REQ_READDIR,
 	DUTFS_REQ_READDIRPLUS, DUTFS_REQ_RELEASEDIR, DUTFS_REQ_FSYNCDIR,
 	DUTFS_REQ_READ_PAGE_FILL, /* of the READs: syscall view, no syscall behind it (read_fill.c) */
+	DUTFS_REQ_WRITE_SPLICED,  /* of the WRITEs: data received by splice (loop.c) */
 	DUTFS_REQ_KINDS
 };
 extern const char *const dutfs_req_names[DUTFS_REQ_KINDS];

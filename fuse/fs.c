@@ -128,6 +128,7 @@ const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
 	[DUTFS_REQ_READDIR] = "readdir", [DUTFS_REQ_READDIRPLUS] = "readdirplus",
 	[DUTFS_REQ_RELEASEDIR] = "releasedir", [DUTFS_REQ_FSYNCDIR] = "fsyncdir",
 	[DUTFS_REQ_READ_PAGE_FILL] = "read_page_fill",
+	[DUTFS_REQ_WRITE_SPLICED] = "write_spliced",
 };
 
 static inline void count_req(fuse_req_t req, enum dutfs_req k)
