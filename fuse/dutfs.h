@@ -64,6 +64,7 @@ enum dutfs_req {
 	DUTFS_REQ_FSYNC, DUTFS_REQ_FALLOCATE, DUTFS_REQ_OPENDIR, DUTFS_REQ_READDIR,
 	DUTFS_REQ_READDIRPLUS, DUTFS_REQ_RELEASEDIR, DUTFS_REQ_FSYNCDIR,
 	DUTFS_REQ_READ_PAGE_FILL, /* of the READs: syscall view, no syscall behind it (read_fill.c) */
+	DUTFS_REQ_WRITE_SPLICED,  /* of the WRITEs: data received by splice (loop.c) */
 	DUTFS_REQ_KINDS
 };
 extern const char *const dutfs_req_names[DUTFS_REQ_KINDS];
@@ -122,6 +123,16 @@ struct dutfs {
 	 */
 	bool backing_direct;
 	_Atomic bool no_direct_warned; /* the per-file O_DIRECT refusal was logged */
+	/*
+	 * Splice read only while large writes arrive (loop.c): conn is
+	 * libfuse's (valid for the session), splice_on mirrors its
+	 * FUSE_CAP_SPLICE_READ bit, splice_until_ns is when it goes off.
+	 */
+	struct fuse_conn_info *conn;
+	bool splice_capable;           /* device view, and the kernel can splice */
+	_Atomic bool splice_on;
+	_Atomic uint64_t splice_until_ns;
+	_Atomic uint64_t splice_reqs;  /* requests received since the last large write */
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)
@@ -207,6 +218,14 @@ static inline void dutfs_note_mode(struct dutfs_inode *in, mode_t mode)
 }
 /* Kill those bits on the backing file (a write by a user other than root); 0 or -errno. */
 int dutfs_kill_privs(struct dutfs *fs, struct dutfs_inode *in, fuse_ino_t ino, int fd);
+
+/* loop.c: the session loop; splice read follows the large writes (see there) */
+#define DUTFS_SPLICE_MIN_WRITE (64u << 10)
+#define DUTFS_SPLICE_HOLD_NS 1000000000ull
+#define DUTFS_SPLICE_OFF_AFTER 256u
+int dutfs_session_loop(struct dutfs *fs, unsigned nthreads);
+/* A WRITE of size bytes arrived: a large one keeps splice read on for a while. */
+void dutfs_splice_note_write(struct dutfs *fs, size_t size);
 
 /* ops_file.c */
 int dutfs_fh_fd(const struct fuse_file_info *fi); /* backing fd of an open file */

@@ -42,15 +42,18 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 * with one copy instead of two (dutfs_op_write_buf), which took
 	 * `pgbench -i` from 1.47x native to 1.12x (docs/bench-dutfs.md).
 	 * Every other request costs one more syscall with it (splice, then
-	 * read from the pipe; see docs/dutfs.md for its measured cost), and the syscall
-	 * view's writes are small and come from user pages the kernel copies
-	 * anyway: off there.  SPLICE_WRITE/MOVE only matter for
-	 * fuse_reply_data, which dutfs does not use.
+	 * read from the pipe), so in the device view it goes off while small
+	 * requests arrive without large writes (loop.c turns it on and off).  The
+	 * syscall view's writes are small and come from user pages the
+	 * kernel copies anyway: never there.  SPLICE_WRITE/MOVE only matter
+	 * for fuse_reply_data, which dutfs does not use.
 	 */
-	if (fs->view == DUTFS_VIEW_DEVICE)
-		conn->want |= conn->capable & FUSE_CAP_SPLICE_READ;
-	else
-		conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
+	fs->conn = conn;
+	fs->splice_capable = fs->view == DUTFS_VIEW_DEVICE && (conn->capable & FUSE_CAP_SPLICE_READ);
+	conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
+	if (fs->splice_capable)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	atomic_store(&fs->splice_on, fs->splice_capable);
 	conn->want &= ~(unsigned)(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
 	/*
 	 * Every change reaches the backing files through this kernel, so a
@@ -125,6 +128,7 @@ const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
 	[DUTFS_REQ_READDIR] = "readdir", [DUTFS_REQ_READDIRPLUS] = "readdirplus",
 	[DUTFS_REQ_RELEASEDIR] = "releasedir", [DUTFS_REQ_FSYNCDIR] = "fsyncdir",
 	[DUTFS_REQ_READ_PAGE_FILL] = "read_page_fill",
+	[DUTFS_REQ_WRITE_SPLICED] = "write_spliced",
 };
 
 static inline void count_req(fuse_req_t req, enum dutfs_req k)

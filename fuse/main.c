@@ -342,7 +342,6 @@ static void trace_info(struct dutfs *fs)
 static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	uint64_t written = 0, dropped = 0;
 	int r, ret = 1;
@@ -376,17 +375,8 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 	trace_info(fs);
 	if (ready_fd >= 0)
 		daemonize_finish(ready_fd);
-	cfg = fuse_loop_cfg_create();
-	if (!cfg) {
-		say(LOG_ERR, "out of memory");
-		goto out_unmount;
-	}
-	fuse_loop_cfg_set_clone_fd(cfg, 1);
-	fuse_loop_cfg_set_max_threads(cfg, cli->threads);
-	/* keep the workers: each holds a 1 MiB aligned buffer and a stats block */
-	fuse_loop_cfg_set_idle_threads(cfg, cli->threads);
-	r = fuse_session_loop_mt(se, cfg);
-	fuse_loop_cfg_destroy(cfg);
+	/* a fixed pool of workers; loop.c says why it is not libfuse's loop */
+	r = dutfs_session_loop(fs, cli->threads);
 	/* replies still held by a model go out now, and their trace records are written */
 	if (fs->sched)
 		shape_sched_stop(fs->sched);

@@ -691,10 +691,12 @@ void dutfs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv
 		return;
 	}
 	size = fuse_buf_size(bufv) - bufv->off;
+	dutfs_splice_note_write(fs, size);
 	if (!(b->flags & FUSE_BUF_IS_FD)) {
 		dutfs_op_write(req, ino, (const char *)b->mem + bufv->off, size, off, fi);
 		return;
 	}
+	atomic_fetch_add_explicit(&fs->nreq[DUTFS_REQ_WRITE_SPLICED], 1, memory_order_relaxed);
 	fh = dutfs_is_ctl_ino(ino) ? NULL : fh_of(fi);
 	if (!fh) {
 		mem = dutfs_thread_buf(fs, size);
