@@ -168,7 +168,7 @@ static uint64_t pick_nth(uint64_t *x, enum crash_point p)
 	case CRASH_AT_WAL_FSYNC: return uniform(x, 1, 150);
 	case CRASH_AT_HEAP_WRITE: return uniform(x, 1, 60);
 	case CRASH_AT_INDEX_WRITE: return uniform(x, 1, 30);
-	case CRASH_AT_PG_CONTROL: return uniform(x, 1, 2);
+	case CRASH_AT_PG_CONTROL: return uniform(x, 2, 3);   /* 1: the start's own update */
 	default: return 0;
 	}
 }

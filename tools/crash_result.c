@@ -261,6 +261,7 @@ static struct json_object *outcome_json(const struct crash_outcome *o)
 	json_object_object_add(j, "grain", json_object_new_int64((int64_t)o->st.grain));
 	json_object_object_add(j, "harness_error", o->harness_error ? json_object_new_string(o->error) : NULL);
 	json_object_object_add(j, "trigger", json_object_new_string(o->fault_fired ? "fault" : "timer"));
+	json_object_object_add(j, "crashed_at_start", json_object_new_boolean(o->crashed_at_start));
 	json_object_object_add(j, "panic_before_restart", json_object_new_boolean(o->panic_seen));
 	json_object_object_add(j, "started", json_object_new_boolean(o->started));
 	json_object_object_add(j, "start_failure", o->started ? NULL : json_object_new_string(o->start_failure));

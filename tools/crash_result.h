@@ -33,6 +33,7 @@ struct crash_outcome {
 	bool harness_error;           /* the state could not be run: not a finding */
 	char error[300];
 	bool fault_fired;             /* the crash came from the fault (else the timer) */
+	bool crashed_at_start;        /* the fault fired while the server started */
 	bool panic_seen;              /* the server log has a PANIC before the restart */
 	bool started;                 /* the server came back */
 	bool pid_file_empty;          /* postmaster.pid lost its content (removed to go on) */

@@ -232,3 +232,55 @@ int crash_read_field(const char *path, const char *key, char *out, size_t outlen
 	free(buf);
 	return r;
 }
+
+/* argv of pid (NUL-separated) into buf; its length, 0 when unreadable. */
+static size_t read_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return (size_t)n;
+}
+
+/* Whether pid runs postgres with pgdata as one of its arguments. */
+static bool is_postgres_of(pid_t pid, const char *pgdata)
+{
+	char buf[8192];
+	size_t n = read_cmdline(pid, buf, sizeof(buf)), plen = strlen(buf);
+	bool args_match = false;
+
+	if (!n || plen < 8 || strcmp(buf + plen - 8, "postgres") != 0)
+		return false;
+	for (size_t i = plen + 1; i < n; i += strlen(buf + i) + 1)
+		args_match |= strcmp(buf + i, pgdata) == 0;
+	return args_match;
+}
+
+pid_t crash_find_postmaster(const char *pgdata)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+
+		/* the postmaster's children show their role, not -D: only it matches */
+		if (p > 0 && is_postgres_of(p, pgdata))
+			found = p;
+	}
+	closedir(d);
+	return found;
+}

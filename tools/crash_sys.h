@@ -17,6 +17,8 @@ void crash_stop_group(pid_t pid, unsigned grace_ms);
 /* Kill the postmaster the way a power loss would leave it: SIGKILL to it and
  * every process whose parent it is; wait until they are gone (timeout_ms). */
 int crash_kill_server(pid_t postmaster, unsigned timeout_ms);
+/* The postmaster running "postgres -D pgdata" (pg_ctl's way), 0 when none. */
+pid_t crash_find_postmaster(const char *pgdata);
 /* The first line of PGDATA/postmaster.pid; -ENOENT, -ENODATA when empty. */
 int crash_read_postmaster_pid(const char *pgdata, pid_t *ret);
 /* The size of a file (0 when it does not exist). */
