@@ -179,6 +179,25 @@ static int cmd_run(struct ledger_args *a)
 		dut_err("ledger run needs --ledger DIR (where the clients' files go; outside the database's storage)");
 		return 1;
 	}
+	{
+		/* ids restart at 1 for each client: a second run into the same files would collide */
+		DIR *d = opendir(a->dir);
+		struct dirent *e;
+		bool used = false;
+
+		if (!d) {
+			dut_err("--ledger %s: %s (create the directory first)", a->dir, strerror(errno));
+			return 1;
+		}
+		while ((e = readdir(d)))
+			used |= fnmatch("client-*.ledger", e->d_name, 0) == 0;
+		closedir(d);
+		if (used) {
+			dut_err("--ledger %s already holds client-*.ledger files of another run (give an empty directory)",
+				a->dir);
+			return 1;
+		}
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

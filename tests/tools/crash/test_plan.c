@@ -7,6 +7,7 @@
 #include "fuse/shape/rules.h"
 #include "tests/cu_main.h"
 #include "tools/crash_plan.h"
+#include "tools/crash_result.h"
 
 static bool same_state(const struct crash_state *a, const struct crash_state *b)
 {
@@ -173,6 +174,65 @@ static void test_rules_parse_in_dutfs(void)
 	}
 }
 
+/* A campaign passes only when no regular state is damaged and every control saw damage. */
+static void test_verdict_needs_controls_to_see_damage(void)
+{
+	static const struct {
+		const char *name;
+		bool regular_damaged, fpw_damaged, fsync_damaged, harness_error;
+		bool pass;
+	} rows[] = {
+		{ "all as expected", false, true, true, false, true },
+		{ "lost commits with fsync honoured", true, true, true, false, false },
+		{ "full_page_writes=off control blind", false, false, true, false, false },
+		{ "fsync=off control blind", false, true, false, false, false },
+		{ "a state could not run", false, true, true, true, false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crash_outcome o[4];
+		struct crash_report r = { .only_state = -1, .o = o, .n = 4 };
+		struct crash_verdict v;
+		char line[400];
+
+		crash_campaign_defaults(&r.c);
+		r.c.states = 2;
+		r.c.control_states = 1;
+		memset(o, 0, sizeof(o));
+		for (unsigned k = 0; k < 4; k++) {
+			crash_plan_state(&r.c, k, &o[k].st);
+			o[k].started = o[k].balances_ok = true;
+		}
+		o[1].lost = rows[i].regular_damaged ? 3 : 0;
+		o[2].started = !rows[i].fpw_damaged;
+		o[3].lost = rows[i].fsync_damaged ? 10 : 0;
+		if (rows[i].harness_error) {
+			o[0].harness_error = true;
+			snprintf(o[0].error, sizeof(o[0].error), "dutfs did not mount");
+		}
+		for (unsigned k = 0; k < 4; k++)
+			crash_outcome_judge(&o[k]);
+		crash_report_verdict(&r, &v);
+		CU_CHECK(v.pass == rows[i].pass, "%s: pass %d (%s)", rows[i].name, v.pass, v.why);
+		if (rows[i].regular_damaged) {
+			CU_CHECK(v.first_failing == 1, "%s: first failing %ld", rows[i].name, v.first_failing);
+			crash_repro_command(&r, 1, line, sizeof(line));
+			CU_CHECK(strcmp(line, "dutlab crash --seed 1 --states 2 --controls 1 --state 1") == 0,
+				 "%s: reproduce with \"%s\"", rows[i].name, line);
+		}
+		{
+			struct json_object *j = crash_report_json(&r), *x, *y;
+
+			CU_CHECK(j && json_object_object_get_ex(j, "verdict", &x) &&
+				 json_object_object_get_ex(x, "pass", &y) && json_object_get_boolean(y) == rows[i].pass,
+				 "%s: JSON verdict", rows[i].name);
+			CU_CHECK(json_object_object_get_ex(j, "states", &x) && json_object_array_length(x) == 4,
+				 "%s: JSON states", rows[i].name);
+			json_object_put(j);
+		}
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "same_seed_same_plan", test_same_seed_same_plan },
 	{ "state_independent_of_campaign_size", test_state_independent_of_campaign_size },
@@ -180,6 +240,7 @@ static const struct cu_test tests[] = {
 	{ "masks_restrict_the_draws", test_masks_restrict_the_draws },
 	{ "controls_come_last", test_controls_come_last },
 	{ "rules_parse_in_dutfs", test_rules_parse_in_dutfs },
+	{ "verdict_needs_controls_to_see_damage", test_verdict_needs_controls_to_see_damage },
 	{ NULL, NULL },
 };
 
