@@ -155,9 +155,17 @@ static unsigned nth_bit(uint32_t mask, unsigned k)
 	return 0;
 }
 
-static unsigned pick(uint64_t *x, uint32_t mask)
+/*
+ * Stratified: state i takes the ((i + offset) mod n)-th kind of the mask, the
+ * offset drawn from the campaign's seed.  With all 6 points and 5 losses
+ * (coprime), any 30 consecutive states cover every (point, loss) pair once.
+ */
+static unsigned pick(uint64_t seed, uint64_t salt, unsigned index, uint32_t mask)
 {
-	return nth_bit(mask, (unsigned)(mix(x) % (uint64_t)__builtin_popcount(mask)));
+	uint64_t x = seed ^ salt;
+	unsigned n = (unsigned)__builtin_popcount(mask);
+
+	return nth_bit(mask, (unsigned)((mix(&x) % n + index) % n));
 }
 
 /* The range of N for a crash after the Nth request of a point (from a ledger run at scale 1). */
@@ -202,8 +210,8 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		s.loss = CRASH_LOSS_ALL;
 		break;
 	case CRASH_CONTROL_NONE:
-		s.point = (enum crash_point)pick(&x, points);
-		s.loss = (enum crash_loss)pick(&x, losses);
+		s.point = (enum crash_point)pick(c->seed, 0x706f696e74ull, index, points);
+		s.loss = (enum crash_loss)pick(c->seed, 0x6c6f7373ull, index, losses);
 		s.nth = pick_nth(&x, s.point);
 		break;
 	}

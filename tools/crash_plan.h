@@ -11,6 +11,9 @@
  *   - a loss mode: what the crash discards of the data written since each
  *     file's last fsync, as a dutfs `unsynced` fault;
  *   - a CHECKPOINT time, so data files and pg_control are written.
+ * Points and losses are stratified (state i takes the next kind in turn, from
+ * a seeded offset): 30 states cover all 30 (point, loss) pairs; the rest
+ * (N, times, loss draws) is random from the state's seed.
  * The plan also renders the state's dutfs rules file.
  *
  * Negative controls are states with PostgreSQL set up to be unsafe:

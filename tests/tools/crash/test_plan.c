@@ -84,6 +84,29 @@ static void test_seeds_differ_and_cover_every_kind(void)
 		CU_CHECK(losses[l] > 20, "loss %s drawn %u times in 300", crash_loss_name(l), losses[l]);
 }
 
+/* Any 30 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
+static void test_thirty_states_cover_every_pair(void)
+{
+	for (uint64_t seed = 1; seed < 6; seed++) {
+		struct crash_campaign c;
+		unsigned seen[CRASH_POINTS][CRASH_LOSSES] = { { 0 } };
+
+		crash_campaign_defaults(&c);
+		c.seed = seed;
+		c.states = 100;
+		for (unsigned i = 40; i < 70; i++) {
+			struct crash_state s;
+
+			crash_plan_state(&c, i, &s);
+			seen[s.point][s.loss]++;
+		}
+		for (unsigned p = 0; p < CRASH_POINTS; p++)
+			for (unsigned l = 0; l < CRASH_LOSSES; l++)
+				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 30 states",
+					 (unsigned long long)seed, crash_point_name(p), crash_loss_name(l), seen[p][l]);
+	}
+}
+
 static void test_masks_restrict_the_draws(void)
 {
 	struct crash_campaign c;
@@ -237,6 +260,7 @@ static const struct cu_test tests[] = {
 	{ "same_seed_same_plan", test_same_seed_same_plan },
 	{ "state_independent_of_campaign_size", test_state_independent_of_campaign_size },
 	{ "seeds_differ_and_cover_every_kind", test_seeds_differ_and_cover_every_kind },
+	{ "thirty_states_cover_every_pair", test_thirty_states_cover_every_pair },
 	{ "masks_restrict_the_draws", test_masks_restrict_the_draws },
 	{ "controls_come_last", test_controls_come_last },
 	{ "rules_parse_in_dutfs", test_rules_parse_in_dutfs },
