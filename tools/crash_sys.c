@@ -116,6 +116,26 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)strtol(p + 4, NULL, 10);
 }
 
+/* Running, not a zombie waiting for a slow reaper (pg_ctl's postmaster is reparented). */
+static bool proc_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 static size_t children_of(pid_t parent, pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");
@@ -146,10 +166,12 @@ int crash_kill_server(pid_t postmaster, unsigned timeout_ms)
 	for (size_t i = 0; i < n; i++)
 		kill(kids[i], SIGKILL);
 	for (;;) {
+		/* the postmaster gone, not only dead: pg_ctl and pgload take a zombie for a
+		 * running server, and here PID 1 reaps reparented zombies only every ~2 s */
 		bool alive = kill(postmaster, 0) == 0;
 
 		for (size_t i = 0; i < n && !alive; i++)
-			alive = kill(kids[i], 0) == 0;
+			alive = proc_alive(kids[i]);
 		if (!alive)
 			return 0;
 		if (crash_now_ms() - t0 > timeout_ms)
