@@ -44,6 +44,7 @@ static const char usage[] =
 	"        --workload oltp, -q (no summary), --debug\n"
 	"       pgload dss ...  (TPC-H-derived decision support: pgload dss --help)\n"
 	"       pgload restore dump|run ...  (timed pg_restore of a reference dump: pgload restore --help)\n"
+	"       pgload ledger init|run|check ...  (crash-consistency ledger: pgload ledger --help)\n"
 	"scripts: tpcb-like (default), simple-update (-N), select-only (-S)\n"
 	"exit status: 0 done, 1 error, 2 clients aborted (partial results), 130 interrupted\n";
 
@@ -507,6 +508,8 @@ int main(int argc, char **argv)
 		return pgload_dss_main(argc - 1, argv + 1, &pgl_dss_relmap_ops);
 	if (!strcmp(argv[1], "restore"))
 		return pgl_main_restore(argc - 1, argv + 1);
-	dut_err("unknown command \"%s\" (expected cluster, init, run, dss or restore; see pgload --help)", argv[1]);
+	if (!strcmp(argv[1], "ledger"))
+		return pgl_main_ledger(argc - 1, argv + 1);
+	dut_err("unknown command \"%s\" (expected cluster, init, run, dss, restore or ledger; see pgload --help)", argv[1]);
 	return 1;
 }

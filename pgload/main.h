@@ -4,5 +4,6 @@
 
 int pgl_main_cluster(int argc, char **argv);
 int pgl_main_restore(int argc, char **argv);   /* main_restore.c */
+int pgl_main_ledger(int argc, char **argv);    /* ledger_main.c */
 
 #endif

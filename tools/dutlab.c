@@ -17,6 +17,7 @@
 #include "lib/trace.h"
 #include "tools/compare.h"
 #include "tools/compare_run.h"
+#include "tools/crash.h"
 #include "tools/export.h"
 #include "tools/report_out.h"
 #include "tools/relmap.h"
@@ -599,6 +600,7 @@ static const struct command commands[] = {
 	{ "export", "a dutfs trace as a fio iolog (replayable) or CSV", export_usage, cmd_export },
 	{ "compare", "configurations side by side: run directories or result documents (DSS: m-time)", compare_usage, cmd_compare },
 	{ "run", "run an experiment (the built-in default without a file)", dutlab_run_usage, dutlab_cmd_run },
+	{ "crash", "crash-consistency campaign: PostgreSQL crashed on dutfs, recovered and checked", dutlab_crash_usage, dutlab_cmd_crash },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -631,6 +633,6 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		usage_error(NULL, "unknown option \"%s\"", argv[1]);
 	else
-		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run, crash)", argv[1]);
 	return EXIT_USAGE;
 }

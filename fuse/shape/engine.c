@@ -191,7 +191,7 @@ void shape_engine_submit(struct shape_engine *e, const struct shape_io *io, stru
 	}
 	uf = io->op == SHAPE_OP_WRITE ? unsynced_fault(rule) : NULL;
 	if (uf) {
-		struct shape_loss loss = { uf->p.lose_pct, uf->p.torn, uf->p.sector };
+		struct shape_loss loss = { uf->p.lose_pct, uf->p.torn, uf->p.sector, uf->p.grain };
 
 		/* too many writes in flight: this one is not journaled (it will persist) */
 		v.journaled = shape_journal_write_begin(e->journal, io->file_key, io->offset, v.len,

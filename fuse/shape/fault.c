@@ -81,6 +81,7 @@ static const struct { const char *key; unsigned types; const char *what; } fault
 	{ "lose", 1u << SHAPE_FAULT_UNSYNCED, "chance each unsynced extent is lost at a crash" },
 	{ "torn", 1u << SHAPE_FAULT_UNSYNCED, "none, prefix or random: what survives of writes in flight" },
 	{ "sector", 1u << SHAPE_FAULT_UNSYNCED, "atomic write unit: 512 to 64k, a power of two" },
+	{ "grain", 1u << SHAPE_FAULT_UNSYNCED, "draw the loss per piece of this size: 512 to 1M, a power of two" },
 };
 
 static int parse_u64(const char *key, const char *value, uint64_t min, uint64_t *ret,
@@ -191,6 +192,14 @@ static int set_value(struct shape_fault_params *p, const char *key, const char *
 		dut_error_set(err, "torn: expected none, prefix or random, found \"%s\"", value);
 		return -EINVAL;
 	}
+	if (strcmp(key, "grain") == 0) {
+		if (dut_parse_size(value, &u, NULL) < 0 || u < 512 || u > 1048576 || (u & (u - 1))) {
+			dut_error_set(err, "grain: expected a power of two from 512 to 1M, found \"%s\"", value);
+			return -EINVAL;
+		}
+		p->grain = u;
+		return 0;
+	}
 	/* sector */
 	if (dut_parse_size(value, &u, NULL) < 0 || u < 512 || u > 65536 || (u & (u - 1))) {
 		dut_error_set(err, "sector: expected a power of two from 512 to 64k, found \"%s\"", value);
@@ -246,8 +255,8 @@ int shape_fault_params_check(const struct shape_fault_params *p, struct dut_erro
 			      "probability do not apply (use a crash fault to trigger the crash)");
 		return -EINVAL;
 	}
-	if (p->type != SHAPE_FAULT_UNSYNCED && (p->lose_pct >= 0 || p->sector || p->torn)) {
-		dut_error_set(err, "lose, torn and sector belong to faults of type unsynced");
+	if (p->type != SHAPE_FAULT_UNSYNCED && (p->lose_pct >= 0 || p->sector || p->torn || p->grain)) {
+		dut_error_set(err, "lose, torn, sector and grain belong to faults of type unsynced");
 		return -EINVAL;
 	}
 	if (p->nth && p->every) {

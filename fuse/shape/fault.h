@@ -12,7 +12,9 @@
  *             later one until `recover` (engine state machine)
  *   unsynced  writes to matched files are journaled until the file is
  *             fsync'ed; at a crash, unsynced data is lost (`lose`) and
- *             writes in flight are torn at `sector` granularity (`torn`)
+ *             writes in flight are torn at `sector` granularity (`torn`);
+ *             with `grain`, the loss is drawn per grain-aligned piece of
+ *             each unsynced extent (a subset survives, out of order)
  *
  * Triggers (all given conditions must hold; none = every matching request):
  *   offset, length   the request overlaps [offset, offset + length)
@@ -62,6 +64,7 @@ struct shape_fault_params {
 	double lose_pct;          /* chance each unsynced extent is lost */
 	enum shape_torn torn;
 	uint32_t sector;
+	uint64_t grain;           /* 0: extents lost whole; else per grain (out of order) */
 };
 
 struct shape_fault {

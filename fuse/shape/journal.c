@@ -266,6 +266,28 @@ static bool lost(uint64_t *rng, double pct)
 	return shape_rng_unit(rng) < pct / 100;
 }
 
+/* A completed unsynced extent: lost whole, or grain by grain (out of order). */
+static void lose_extent(struct plan *p, uint64_t *rng, uint64_t key, const struct shape_loss *l,
+			const struct extent *x)
+{
+	uint64_t g = l->grain;
+
+	if (!g || l->lose_pct >= 100 || l->lose_pct <= 0) {
+		if (lost(rng, l->lose_pct))
+			plan_add(p, key, x->start, x->end);
+		return;
+	}
+	for (uint64_t a = x->start; a < x->end;) {
+		uint64_t b = (a / g + 1) * g;
+
+		if (b > x->end)
+			b = x->end;
+		if (lost(rng, l->lose_pct))
+			plan_add(p, key, a, b);
+		a = b;
+	}
+}
+
 /* The sectors of an in-flight write that do not persist. */
 static void tear(struct plan *p, uint64_t *rng, const struct inflight *w)
 {
@@ -316,10 +338,8 @@ int shape_journal_crash(struct shape_journal *j, struct shape_discard **ret, siz
 	for (size_t i = 0; i < keys.n; i++) {
 		struct jfile *f = shape_keymap_get(&j->files, keys.d[i].file_key);
 
-		for (size_t e = 0; e < f->n; e++) {
-			if (lost(&j->rng, f->loss.lose_pct))
-				plan_add(&p, keys.d[i].file_key, f->ext[e].start, f->ext[e].end);
-		}
+		for (size_t e = 0; e < f->n; e++)
+			lose_extent(&p, &j->rng, keys.d[i].file_key, &f->loss, &f->ext[e]);
 	}
 	if (j->nfl > 1)
 		qsort(j->fl, j->nfl, sizeof(j->fl[0]), cmp_inflight);

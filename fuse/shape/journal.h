@@ -12,6 +12,8 @@
  *     none -> the whole write is lost; prefix -> its first k sectors
  *     persist, k uniform in 0..n; random -> each sector persists with
  *     probability 1/2.  Sectors are device-aligned (offset / sector).
+ *   - with a grain, the loss of completed extents is drawn per grain-aligned
+ *     piece instead of per extent (an out-of-order subset survives).
  *
  * Keeping the bytes is the daemon's part: before a journaled write it
  * saves the range's current content (a pre-image) unless the range is
@@ -39,6 +41,13 @@ struct shape_loss {
 	double lose_pct;
 	enum shape_torn torn;
 	uint32_t sector;
+	/*
+	 * 0: each completed extent is lost or kept whole.  Otherwise each
+	 * grain-aligned piece of it is lost with probability lose_pct on its
+	 * own, so what survives of an fsync epoch is any subset of its pages,
+	 * not only a prefix (persistence out of order).
+	 */
+	uint64_t grain;
 };
 
 struct shape_discard {

@@ -264,6 +264,63 @@ static void test_journal_lose_probability(void)
 	shape_journal_free(j);
 }
 
+/*
+ * grain: the loss is drawn per grain-aligned piece of an extent, so a
+ * sequential run of writes between two fsyncs can survive as any subset
+ * (out of order), not only whole or not at all.  Piece k is lost when the
+ * k-th draw of the journal's stream (seed 7) is below 50%.
+ */
+static void test_journal_grain_subset_out_of_order(void)
+{
+	const struct shape_loss half = { 50, SHAPE_TORN_NONE, 512, 4096 };
+	struct shape_journal *j;
+	struct shape_discard *d = NULL;
+	size_t n = 0;
+	uint64_t rng = 7, lost_mask = 0, want_mask = 0;
+	/* [1000, 9000) + [65536, 65536 + 16 x 4k): 3 + 16 pieces */
+
+	CU_CHECK(shape_journal_new(7, &j) == 0, "new");
+	write_done(j, &half, 9, 1000, 8000);
+	for (unsigned i = 0; i < 16; i++)
+		write_done(j, &half, 9, 65536 + i * 4096ull, 4096);   /* merge into one extent */
+	for (unsigned i = 0; i < 19; i++)
+		if (shape_rng_unit(&rng) < 0.5)
+			want_mask |= 1ull << i;
+	CU_CHECK(shape_journal_crash(j, &d, &n) == 0, "crash");
+	for (size_t i = 0; i < n; i++) {
+		/* merged ranges: mark every piece they cover */
+		for (uint64_t a = d[i].offset; a < d[i].offset + d[i].len; a = (a / 4096 + 1) * 4096) {
+			unsigned p = a < 9000 ? (a < 4096 ? 0 : a < 8192 ? 1 : 2) : 3 + (unsigned)((a - 65536) / 4096);
+
+			lost_mask |= 1ull << p;
+		}
+	}
+	CU_CHECK(lost_mask == want_mask, "lost pieces %#llx, want %#llx",
+		 (unsigned long long)lost_mask, (unsigned long long)want_mask);
+	/* the draws of seed 7 lose some and keep some, not a prefix/suffix of the run */
+	CU_CHECK(want_mask && want_mask != (1ull << 19) - 1, "seed 7 should lose a proper subset");
+	CU_CHECK((want_mask >> 3) & ~(want_mask >> 4) & ((1ull << 15) - 1), "a lost piece before a kept one");
+	free(d);
+	shape_journal_free(j);
+}
+
+static void test_grain_key_parses_and_is_checked(void)
+{
+	struct shape_fault_params p;
+	struct dut_error err = { "" };
+
+	shape_fault_params_init(&p);
+	CU_CHECK(shape_fault_param_set(&p, "type", "unsynced", &err) == 0, "type");
+	CU_CHECK(shape_fault_param_set(&p, "grain", "4k", &err) == 0 && p.grain == 4096, "grain 4k");
+	CU_CHECK(shape_fault_params_check(&p, &err) == 0, "check: %s", err.msg);
+	CU_CHECK(shape_fault_param_set(&p, "grain", "3000", &err) == -EINVAL, "not a power of two");
+	CU_CHECK(shape_fault_param_set(&p, "grain", "2M", &err) == -EINVAL, "too large");
+	shape_fault_params_init(&p);
+	shape_fault_param_set(&p, "type", "crash", &err);
+	shape_fault_param_set(&p, "grain", "4k", &err);
+	CU_CHECK(shape_fault_params_check(&p, &err) == -EINVAL, "grain on a crash fault");
+}
+
 /* ---- engine ---- */
 
 static struct shape_engine *engine_from(const char *text)
@@ -389,6 +446,8 @@ static const struct cu_test tests[] = {
 	{ "journal_tracks_unsynced_ranges", test_journal_tracks_unsynced_ranges },
 	{ "journal_torn_writes", test_journal_torn_writes },
 	{ "journal_lose_probability", test_journal_lose_probability },
+	{ "journal_grain_subset_out_of_order", test_journal_grain_subset_out_of_order },
+	{ "grain_key_parses_and_is_checked", test_grain_key_parses_and_is_checked },
 	{ "crash_recover_state_machine", test_crash_recover_state_machine },
 	{ "barriers_off_keeps_data_unsynced", test_barriers_off_keeps_data_unsynced },
 	{ "crash_fault_and_counters", test_crash_fault_and_counters },

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# dutlab crash end to end (root, FUSE, PostgreSQL 15):
+#
+#   test-campaign.sh campaign   CRASH_STATES (default 30) states with fsync
+#                               honoured and one state per negative control:
+#                               0 acknowledged commits lost, 0 half-present
+#                               transactions, amcheck clean, every server
+#                               started; both controls see damage
+#   test-campaign.sh controls   only the negative controls, 2 states each:
+#                               full_page_writes=off with 8 KiB pages torn at
+#                               4 KiB must show damage (checksum/amcheck
+#                               errors or no start), fsync=off lost commits or
+#                               no start; and the campaign verdict must be PASS
+#   test-campaign.sh fsync-eio  WAL fsync fails with EIO: PostgreSQL PANICs,
+#                               restarts and recovers; the ledger is intact
+#
+# The test reads the result document (--json), so it checks each state, not
+# only dutlab's exit code.  Whatever dutlab leaves (interrupted), the trap
+# kills and unmounts.
+set -u
+MODE=${1:?usage: test-campaign.sh campaign|controls|fsync-eio}
+build=${DUT_BUILD_ROOT:?DUT_BUILD_ROOT not set (run through meson test)}
+DUTLAB=$build/tools/dutlab
+say() { printf 'crash-%s: %s\n' "$MODE" "$*"; }
+die() { say "FAIL: $*" >&2; exit 1; }
+skip() { say "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (mounts dutfs, runs PostgreSQL as user postgres)"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+[ -x /usr/lib/postgresql/15/bin/pg_amcheck ] || skip "PostgreSQL 15 with pg_amcheck is not installed"
+id postgres >/dev/null 2>&1 || skip "no user postgres"
+command -v jq >/dev/null || skip "jq is not installed"
+[ -x "$DUTLAB" ] && [ -x "$build/fuse/dutfs" ] && [ -x "$build/pgload/pgload" ] || skip "dutlab, dutfs or pgload not built"
+
+T=$(mktemp -d /tmp/dutcrash.XXXXXX)
+chmod 755 "$T"
+W=$T/w
+DL=""
+cleanup() {
+	[ -n "$DL" ] && kill -TERM "$DL" 2>/dev/null && sleep 2
+	# a server still running on the mount (dutlab interrupted): kill it, then unmount
+	for p in $(pgrep -f -- "-D $W/mnt/pgdata" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	if grep -q " $W/mnt " /proc/mounts; then
+		printf 'recover\n' >"$W/mnt/.dutfs/control" 2>/dev/null
+		umount "$W/mnt" 2>/dev/null || umount -l "$W/mnt"
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+run() { # dutlab crash options...: the document in $T/r.json, the output in $T/out
+	"$DUTLAB" crash --workdir "$W" --json "$T/r.json" "$@" >"$T/out" 2>&1 &
+	DL=$!
+	wait "$DL"
+	RC=$?
+	DL=""
+	[ -s "$T/r.json" ] || { cat "$T/out"; die "dutlab crash $* wrote no result document (exit $RC)"; }
+}
+j() { jq -r "$1" "$T/r.json"; }
+
+case $MODE in
+campaign)
+	N=${CRASH_STATES:-30}
+	run --states "$N" --controls 1 --seed "${CRASH_SEED:-1}" --duration 3
+	cat "$T/out"
+	[ "$(j '.states | length')" = $((N + 2)) ] || die "$(j '.states | length') states in the document, want $((N + 2))"
+	bad=$(j '[.states[] | select(.control == "regular") | select(.harness_error != null or .started != true
+		or .commits_lost != 0 or .half_present != 0 or .unexpected != 0 or .balances_ok != true
+		or .amcheck_exit != 0 or .amcheck_lines != 0)] | map("state \(.index): \(.summary)") | join("; ")')
+	[ -z "$bad" ] || die "damage with fsync honoured: $bad"
+	acked=$(j '[.states[] | select(.control == "regular") | .acked] | add')
+	[ "$acked" -gt 0 ] || die "no acknowledged commit in $N states: the workload did not run"
+	fired=$(j '[.states[] | select(.control == "regular" and .trigger == "fault")] | length')
+	[ "$(j '.verdict.fpw_off_detected')" -ge 1 ] || die "the full_page_writes=off control saw no damage"
+	[ "$(j '.verdict.fsync_off_detected')" -ge 1 ] || die "the fsync=off control saw no damage"
+	[ "$(j '.verdict.pass')" = true ] && [ "$RC" = 0 ] || die "verdict $(j '.verdict.why'), exit $RC"
+	say "PASS: $N states, $acked acknowledged commits, none lost; $fired crashes by fault; $(j '.states_per_minute | floor') states/min"
+	;;
+controls)
+	run --states 0 --controls 2 --seed "${CRASH_SEED:-1}" --duration 3
+	cat "$T/out"
+	[ "$(j '.verdict.fpw_off_states')" = 2 ] && [ "$(j '.verdict.fsync_off_states')" = 2 ] \
+		|| die "want 2 states per control"
+	[ "$(j '[.states[] | select(.harness_error != null)] | length')" = 0 ] || die "a control state could not be run"
+	[ "$(j '.verdict.fpw_off_detected')" -ge 1 ] || die "full_page_writes=off with 4 KiB torn pages: no damage seen; the checks cannot see torn pages"
+	[ "$(j '.verdict.fsync_off_detected')" -ge 1 ] || die "fsync=off: no damage seen; the checks cannot see lost commits"
+	[ "$(j '.verdict.pass')" = true ] && [ "$RC" = 0 ] || die "verdict $(j '.verdict.why'), exit $RC"
+	say "PASS: full_page_writes=off: $(j '.verdict.fpw_off_detected')/2 damaged, fsync=off: $(j '.verdict.fsync_off_detected')/2 damaged"
+	j '.states[] | "  state \(.index) \(.control): \(.summary)"'
+	;;
+fsync-eio)
+	run --states 3 --controls 0 --points time --losses fsync-eio --seed "${CRASH_SEED:-3}" --duration 4
+	cat "$T/out"
+	bad=$(j '[.states[] | select(.damaged or .harness_error != null)] | map("state \(.index): \(.summary)") | join("; ")')
+	[ -z "$bad" ] || die "after fsync EIO: $bad"
+	[ "$(j '[.states[] | select(.panic_before_restart)] | length')" -ge 1 ] \
+		|| die "no state saw PostgreSQL PANIC on the failed WAL fsync (the EIO did not reach it)"
+	say "PASS: $(j '[.states[] | select(.panic_before_restart)] | length') of 3 states PANICked on fsync EIO; all recovered intact"
+	;;
+*) die "unknown mode $MODE" ;;
+esac

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/file_io.h"
+#include "tools/crash_sys.h"
+
+extern char **environ;
+
+uint64_t crash_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void crash_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int crash_spawn(char *const argv[], const char *log, pid_t *ret_pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, defaults;
+	pid_t pid;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log ? log : "/dev/null",
+					 log ? O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW : O_WRONLY, 0600);
+	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	sigemptyset(&none);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r)
+		return -r;
+	*ret_pid = pid;
+	return 0;
+}
+
+int crash_poll(pid_t pid, int *ret_status)
+{
+	int st;
+	pid_t w = waitpid(pid, &st, WNOHANG);
+
+	if (w < 0)
+		return -errno;
+	if (w == 0)
+		return 0;
+	*ret_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 1;
+}
+
+void crash_stop_group(pid_t pid, unsigned grace_ms)
+{
+	uint64_t t0 = crash_now_ms();
+	int st;
+
+	kill(-pid, SIGTERM);
+	while (crash_poll(pid, &st) == 0) {
+		if (crash_now_ms() - t0 > grace_ms) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		crash_sleep_ms(20);
+	}
+	kill(-pid, SIGKILL);   /* what is left of the group */
+}
+
+/* The parent pid of pid from /proc/PID/stat (field 4, after the ")" of comm). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || strlen(p) < 4)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10);
+}
+
+/* Running, not a zombie waiting for a slow reaper (pg_ctl's postmaster is reparented). */
+static bool proc_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static size_t children_of(pid_t parent, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max) {
+		pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (p > 0 && parent_of(p) == parent)
+			out[n++] = p;
+	}
+	closedir(d);
+	return n;
+}
+
+int crash_kill_server(pid_t postmaster, unsigned timeout_ms)
+{
+	pid_t kids[256];
+	size_t n = children_of(postmaster, kids, 256);
+	uint64_t t0 = crash_now_ms();
+
+	if (postmaster <= 1)
+		return -EINVAL;
+	kill(postmaster, SIGKILL);
+	for (size_t i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	for (;;) {
+		/* the postmaster gone, not only dead: pg_ctl and pgload take a zombie for a
+		 * running server, and here PID 1 reaps reparented zombies only every ~2 s */
+		bool alive = kill(postmaster, 0) == 0;
+
+		for (size_t i = 0; i < n && !alive; i++)
+			alive = proc_alive(kids[i]);
+		if (!alive)
+			return 0;
+		if (crash_now_ms() - t0 > timeout_ms)
+			return -ETIMEDOUT;
+		crash_sleep_ms(20);
+	}
+}
+
+int crash_read_postmaster_pid(const char *pgdata, pid_t *ret)
+{
+	char path[4200], *buf = NULL;
+	size_t len = 0;
+	long v;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/postmaster.pid", pgdata);
+	r = dut_read_small_file(path, 4096, &buf, &len);
+	if (r < 0)
+		return r;
+	v = len ? strtol(buf, NULL, 10) : 0;
+	free(buf);
+	if (v <= 0)
+		return -ENODATA;
+	*ret = (pid_t)v;
+	return 0;
+}
+
+uint64_t crash_file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+int crash_append_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (dut_write_all(fd, text, strlen(text)) < 0)
+		r = -EIO;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+bool crash_file_mentions(const char *path, const char *needle, uint64_t from_offset)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	bool found;
+
+	if (dut_read_small_file(path, 64u << 20, &buf, &len) < 0)
+		return false;
+	found = from_offset < len && memmem(buf + from_offset, len - from_offset, needle, strlen(needle));
+	free(buf);
+	return found;
+}
+
+int crash_read_field(const char *path, const char *key, char *out, size_t outlen)
+{
+	char *buf = NULL, *p;
+	size_t len = 0, klen = strlen(key);
+	int r = dut_read_small_file(path, 1u << 20, &buf, &len);
+
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':' && p[klen + 1] == ' ') {
+			size_t n = strcspn(p + klen + 2, "\n");
+
+			snprintf(out, outlen, "%.*s", (int)n, p + klen + 2);
+			r = 0;
+			break;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+/* argv of pid (NUL-separated) into buf; its length, 0 when unreadable. */
+static size_t read_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return (size_t)n;
+}
+
+/* Whether pid runs postgres with pgdata as one of its arguments. */
+static bool is_postgres_of(pid_t pid, const char *pgdata)
+{
+	char buf[8192];
+	size_t n = read_cmdline(pid, buf, sizeof(buf)), plen = strlen(buf);
+	bool args_match = false;
+
+	if (!n || plen < 8 || strcmp(buf + plen - 8, "postgres") != 0)
+		return false;
+	for (size_t i = plen + 1; i < n; i += strlen(buf + i) + 1)
+		args_match |= strcmp(buf + i, pgdata) == 0;
+	return args_match;
+}
+
+pid_t crash_find_postmaster(const char *pgdata)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+
+		/* the postmaster's children show their role, not -D: only it matches */
+		if (p > 0 && is_postgres_of(p, pgdata))
+			found = p;
+	}
+	closedir(d);
+	return found;
+}
