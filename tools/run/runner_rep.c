@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/units.h"
 #include "tools/run/runner_priv.h"
@@ -257,6 +258,34 @@ static void collect_memory(struct runner *R)
 		runner_say(R, "         memory budget %s (peak %s)", b, p);
 }
 
+/*
+ * A failed repetition whose server log shows a backend killed by SIGKILL
+ * while the server ran in a memory budget: say that the budget's OOM killer
+ * is the likely cause, and what to do, in the repetition's reason.
+ */
+static void explain_killed(struct runner *R, const char *log)
+{
+	struct run_rep_state *rs = &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
+	char b[32], *text = NULL, *hit;
+	size_t len;
+
+	if (rs->status != RUN_FAILED || !rs->mem.budget_bytes ||
+	    dut_read_small_file(log, SERVER_LOG_MAX_BYTES, &text, &len) < 0)
+		return;
+	if ((hit = strstr(text, "was terminated by signal 9")) != NULL) {
+		dut_format_size(rs->mem.budget_bytes, b, sizeof(b));
+		run_set_text(&rs->reason, "%s; the server log says a server process was killed (signal 9) "
+			     "while the server ran in a %s memory budget: the budget's OOM killer, most "
+			     "likely; raise [postgres] memory (ANALYZE with a high statistics target, sorts "
+			     "and hash joins need memory beyond shared_buffers) or lower shared_buffers",
+			     rs->reason ? rs->reason : "failed", b);
+		runner_error(R, "%s rep %u: a server process was killed (signal 9) in a %s memory budget: "
+			     "raise [postgres] memory (see %s)", R->st->cfgs[R->rep->cfg].dir, R->rep->rep + 1, b,
+			     log);
+	}
+	free(text);
+}
+
 static int undo_cluster(void *arg, struct dut_error *err)
 {
 	struct cluster_arg *a = arg;
@@ -286,9 +315,11 @@ static int undo_cluster(void *arg, struct dut_error *err)
 	 * followed; the copy is root's and private (it may quote secrets) */
 	r = postgres_uid(&pg_uid);
 	r = r ?: run_copy_owned(src, pg_uid, dst, RUN_PRIVATE_FILE_MODE, SERVER_LOG_MAX_BYTES);
-	if (r == 0)
+	if (r == 0) {
 		rep_artifact(R, strcmp(a->log_name, "postgres.log") == 0 ? "server_log" : "standby_server_log",
 			     a->log_name);
+		explain_killed(R, dst);
+	}
 	else if (r != -ENOENT)
 		runner_warn(R, "not copying the server log %s: %s", src, dut_fs_safe_strerror(r));
 	r = cmd(R, destroy, log, false, STOP_TIMEOUT_NS, &status);
