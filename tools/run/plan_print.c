@@ -93,6 +93,7 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 {
 	const struct dut_experiment *e = p->exp;
 	char a[24], b[24], sz[DUT_FMT_LEN];
+	uint64_t step_ns[DUT_EXP_MAX_STEPS] = { 0 };
 
 	fprintf(out, "\n[%u/%zu] %s: about %s", c->index + 1, p->nconfigs, c->name, eta(c->est_ns, a, sizeof(a)));
 	if (e->repetitions > 1)
@@ -123,21 +124,18 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 			fprintf(out, " %s=%s", c->settings[i].name, c->settings[i].value);
 		fputc('\n', out);
 	}
-	/* the first repetition's items (the others repeat it), found wherever
-	 * the order put them */
+	/* the first repetition's items (the others repeat it), wherever the
+	 * order put them: one pass over the plan */
+	for (size_t k = 0; k < p->nitems; k++) {
+		const struct dut_plan_item *it = &p->items[k];
+
+		if (it->kind == DUT_PLAN_STEP && it->config == c->index && it->rep == 0 && it->step < DUT_EXP_MAX_STEPS)
+			step_ns[it->step] += it->est_ns;
+	}
 	fprintf(out, "        %-16s %-10s ~%-7s %s\n", "setup", "", eta(c->setup_ns, b, sizeof(b)),
 		c->needs_cluster ? "create filesystems, mount, initdb, teardown" : "create filesystems, mount, teardown");
-	for (size_t si = 0; si < e->nsteps; si++) {
-		uint64_t est = 0;
-
-		for (size_t k = 0; k < p->nitems; k++) {
-			const struct dut_plan_item *it = &p->items[k];
-
-			if (it->kind == DUT_PLAN_STEP && it->config == c->index && it->rep == 0 && it->step == si)
-				est += it->est_ns;
-		}
-		print_step(&e->steps[si], si, est, out);
-	}
+	for (size_t si = 0; si < e->nsteps && si < DUT_EXP_MAX_STEPS; si++)
+		print_step(&e->steps[si], si, step_ns[si], out);
 }
 
 /* "order: interleaved (rep 1 of each configuration, then rep 2 ...)" */

@@ -194,6 +194,7 @@ static void test_plan_order_interleaved_or_sequential(void)
 		{ "order = interleaved\n", DUT_ORDER_INTERLEAVED, 1, "order: interleaved" },
 	};
 	uint64_t est[3] = { 0 };
+	char *blocks = NULL;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char text[1024], *buf = NULL;
@@ -242,10 +243,20 @@ static void test_plan_order_interleaved_or_sequential(void)
 		/* the last configuration's block shows its steps' estimates, not zeros */
 		CU_CHECK(strstr(strstr(buf, "[3/3] off") ? strstr(buf, "[3/3] off") : buf, "b                bench      ~") &&
 			 !strstr(buf, "bench      ~0s"), "row %zu: step estimates:\n%s", i, buf);
+		/* and the configurations' blocks read the same whatever the order */
+		if (rows[i].reps == 2 && strstr(buf, "\n[1/3]")) {
+			if (!blocks)
+				blocks = strdup(strstr(buf, "\n[1/3]"));
+			else
+				CU_CHECK(strcmp(blocks, strstr(buf, "\n[1/3]")) == 0, "row %zu: the blocks differ:\n%s\n---\n%s", i,
+					 blocks, strstr(buf, "\n[1/3]"));
+		}
 		free(buf);
 		dut_plan_free(p);
 		dut_experiment_free(e);
 	}
+	CU_ASSERT_PTR_NOT_NULL(blocks);
+	free(blocks);
 }
 
 static const char placement_text[] =
