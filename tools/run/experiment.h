@@ -3,7 +3,7 @@
  * Experiment files for `dutlab run` (docs/experiment-format.md is the
  * user's guide): the parsed experiment, and its expansion into a plan.
  *
- *     [experiment]  name, description, repetitions, filesystem
+ *     [experiment]  name, description, repetitions, order, filesystem
  *     [target T]    type = directory | image | device, path, size, destructive
  *     [filesystem F] type = ext4 | xfs | btrfs | none, data, block-size, mkfs/mount options
  *     [dutfs]       view = device | syscall | off, trace, shape
@@ -174,12 +174,23 @@ struct dut_dimension {
 	unsigned line;
 };
 
+/*
+ * The order of the (configuration, repetition) blocks of a run.  Interleaved
+ * runs repetition 1 of every configuration, then repetition 2 of every
+ * configuration, ...: a drift over the run (caches warming, the drive's
+ * state, other work on a shared machine) then spreads over every
+ * configuration instead of looking like a difference between them.
+ */
+enum dut_exp_order { DUT_ORDER_INTERLEAVED, DUT_ORDER_SEQUENTIAL };
+
 struct dut_experiment {
 	char *source;           /* file name for messages */
 	char *base_dir;         /* directory of the file ("." for a bare name) */
 	char *name;
 	char *description;
 	unsigned repetitions;
+	enum dut_exp_order order;   /* default: interleaved with repetitions > 1, else sequential */
+	unsigned order_line;        /* of the order key; 0 when defaulted */
 	/* base configuration, overridden by [matrix] */
 	char *filesystem;       /* default "none" */
 	enum dut_view view;
@@ -296,8 +307,11 @@ struct dut_plan {
 };
 
 /* Expand a (parsed, hence valid) experiment: configurations in matrix order
- * (the first [matrix] key varies slowest), each repeated, each repetition
- * a setup and the steps in file order.  0 or -ENOMEM. */
+ * (the first [matrix] key varies slowest); each (configuration, repetition)
+ * is one contiguous block of items, a setup and the steps in file order;
+ * the blocks go repetition-major (interleaved: rep 1 of every configuration,
+ * then rep 2, ...) or configuration-major (sequential), as e->order says.
+ * 0 or -ENOMEM. */
 int dut_experiment_plan(const struct dut_experiment *e, struct dut_plan **ret);
 void dut_plan_free(struct dut_plan *p);
 
@@ -309,5 +323,6 @@ const char *dut_target_type_name(enum dut_target_type t);
 const char *dut_fs_type_name(enum dut_fs_type t);
 const char *dut_view_name(enum dut_view v);
 const char *dut_replica_mode_name(enum dut_replica_mode m);
+const char *dut_exp_order_name(enum dut_exp_order o);
 
 #endif

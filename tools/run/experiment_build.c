@@ -19,7 +19,7 @@
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static const char *const *const section_keys[S_COUNT] = {
-	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "filesystem"),
+	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "order", "filesystem"),
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
@@ -34,6 +34,8 @@ static const char *const fs_types[] = { "none", "ext4", "xfs", "btrfs", NULL };
 static const char *const ext4_modes[] = { "ordered", "writeback", "journal", NULL };
 const char *const exp_views[] = { "device", "syscall", "off", NULL };
 const char *const exp_replica_modes[] = { "none", "async", "sync", NULL };
+static const char *const exp_orders[] = { [DUT_ORDER_INTERLEAVED] = "interleaved",
+					  [DUT_ORDER_SEQUENTIAL] = "sequential", NULL };
 
 static const struct dut_filesystem builtin_fs[] = {
 	{ .name = "none", .type = DUT_FS_NONE },
@@ -179,6 +181,16 @@ static bool build_experiment(struct exp_ctx *c, struct exp_section *s, struct du
 		return false;
 	if ((kv = get(s, "repetitions")) && !uint_in(c, s, kv, 1, DUT_EXP_MAX_REPETITIONS, &e->repetitions))
 		return false;
+	/* without the key: interleaved when there is more than one repetition to interleave */
+	e->order = e->repetitions > 1 ? DUT_ORDER_INTERLEAVED : DUT_ORDER_SEQUENTIAL;
+	if ((kv = get(s, "order"))) {
+		int o = 0;
+
+		if (!choice(c, s, kv, exp_orders, &o))
+			return false;
+		e->order = (enum dut_exp_order)o;
+		e->order_line = kv->line;
+	}
 	if ((kv = get(s, "filesystem"))) {
 		b->filesystem = kv->line;
 		if (!ref_name(c, s, kv, &e->filesystem))
@@ -728,6 +740,7 @@ int exp_build(struct exp_ctx *c, struct dut_experiment *e)
 	int r;
 
 	e->repetitions = 1;
+	e->order = DUT_ORDER_SEQUENTIAL;
 	e->view = DUT_VIEW_DEVICE;
 	e->trace = true;
 	e->data_checksums = true;

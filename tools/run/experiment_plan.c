@@ -3,7 +3,8 @@
  * Expansion of an experiment into its plan: the configurations of the
  * matrix (mixed radix, the first [matrix] key the slowest digit), what each
  * target holds in each configuration and how much space that needs, and the
- * ordered run of setups and steps with estimated times for an ETA.
+ * ordered run of setups and steps with estimated times for an ETA (in the
+ * experiment's order: interleaved or sequential, see experiment.h).
  *
  * The parser calls this with an error sink to validate every configuration;
  * dut_experiment_plan() calls it on an experiment that passed, where only
@@ -449,6 +450,33 @@ static uint64_t setup_estimate(const struct dut_config *c)
 	return ns;
 }
 
+/* The items of one (configuration, repetition): its setup, then the steps. */
+static void add_rep(const struct dut_experiment *e, struct dut_plan *p, unsigned ci, unsigned rep,
+		    size_t *k, uint64_t *t)
+{
+	struct dut_config *c = &p->configs[ci];
+	uint64_t db = 0, t0 = *t;
+
+	p->items[*k] = (struct dut_plan_item){ .kind = DUT_PLAN_SETUP, .config = ci, .rep = rep,
+						.est_ns = c->setup_ns, .start_ns = *t };
+	*t += p->items[(*k)++].est_ns;
+	for (size_t si = 0; si < e->nsteps; si++) {
+		const struct dut_step *st = &e->steps[si];
+		const struct dut_config_target *ct = &c->targets[target_index(e, st->target ? st->target : e->pg_target)];
+		uint64_t tbytes = st->raw ? ct->target->size_bytes : 0;
+
+		for (unsigned it = 0; it < st->repeat; it++) {
+			p->items[*k] = (struct dut_plan_item){
+				.kind = DUT_PLAN_STEP, .config = ci, .rep = rep, .step = (unsigned)si,
+				.iteration = it, .est_ns = st->type->estimate_ns(st, tbytes, db), .start_ns = *t };
+			*t += p->items[(*k)++].est_ns;
+		}
+		if (!st->type->probe)
+			db += st->type->space_bytes(st, db);
+	}
+	c->est_ns += *t - t0;
+}
+
 static int build_items(struct pb *b, struct dut_plan *p)
 {
 	const struct dut_experiment *e = b->e;
@@ -469,33 +497,17 @@ static int build_items(struct pb *b, struct dut_plan *p)
 	if (!p->items)
 		return -ENOMEM;
 	for (size_t ci = 0; ci < p->nconfigs; ci++) {
-		struct dut_config *c = &p->configs[ci];
-		uint64_t start = t;
-
-		c->setup_ns = setup_estimate(c);
-		for (unsigned rep = 0; rep < e->repetitions; rep++) {
-			uint64_t db = 0;
-
-			p->items[k] = (struct dut_plan_item){ .kind = DUT_PLAN_SETUP, .config = (unsigned)ci, .rep = rep,
-							      .est_ns = c->setup_ns, .start_ns = t };
-			t += p->items[k++].est_ns;
-			for (size_t si = 0; si < e->nsteps; si++) {
-				const struct dut_step *st = &e->steps[si];
-				const struct dut_config_target *ct =
-					&c->targets[target_index(e, st->target ? st->target : e->pg_target)];
-				uint64_t tbytes = st->raw ? ct->target->size_bytes : 0;
-
-				for (unsigned it = 0; it < st->repeat; it++) {
-					p->items[k] = (struct dut_plan_item){
-						.kind = DUT_PLAN_STEP, .config = (unsigned)ci, .rep = rep, .step = (unsigned)si,
-						.iteration = it, .est_ns = st->type->estimate_ns(st, tbytes, db), .start_ns = t };
-					t += p->items[k++].est_ns;
-				}
-				if (!st->type->probe)
-					db += st->type->space_bytes(st, db);
-			}
-		}
-		c->est_ns = t - start;
+		p->configs[ci].setup_ns = setup_estimate(&p->configs[ci]);
+		p->configs[ci].est_ns = 0;
+	}
+	if (e->order == DUT_ORDER_SEQUENTIAL) {
+		for (unsigned ci = 0; ci < p->nconfigs; ci++)
+			for (unsigned rep = 0; rep < e->repetitions; rep++)
+				add_rep(e, p, ci, rep, &k, &t);
+	} else {
+		for (unsigned rep = 0; rep < e->repetitions; rep++)
+			for (unsigned ci = 0; ci < p->nconfigs; ci++)
+				add_rep(e, p, ci, rep, &k, &t);
 	}
 	p->nitems = k;
 	p->est_ns = t;

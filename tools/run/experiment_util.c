@@ -133,6 +133,13 @@ const char *dut_replica_mode_name(enum dut_replica_mode m)
 	return (unsigned)m < 3 ? n[m] : "?";
 }
 
+const char *dut_exp_order_name(enum dut_exp_order o)
+{
+	static const char *const n[] = { "interleaved", "sequential" };
+
+	return (unsigned)o < 2 ? n[o] : "?";
+}
+
 const struct dut_filesystem *dut_experiment_filesystem(const struct dut_experiment *e, const char *name)
 {
 	for (size_t i = 0; name && i < e->nfilesystems; i++)

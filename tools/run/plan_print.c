@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `dutlab run --dry-run FILE`: the plan as text, one block per configuration. */
+/*
+ * `dutlab run --dry-run FILE`: the plan as text, its order, then one block
+ * per configuration (whose items may be anywhere in the plan: interleaved).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +93,7 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 {
 	const struct dut_experiment *e = p->exp;
 	char a[24], b[24], sz[DUT_FMT_LEN];
-	size_t k = 0;
+	uint64_t step_ns[DUT_EXP_MAX_STEPS] = { 0 };
 
 	fprintf(out, "\n[%u/%zu] %s: about %s", c->index + 1, p->nconfigs, c->name, eta(c->est_ns, a, sizeof(a)));
 	if (e->repetitions > 1)
@@ -121,18 +124,36 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 			fprintf(out, " %s=%s", c->settings[i].name, c->settings[i].value);
 		fputc('\n', out);
 	}
-	/* the first repetition's items: the others repeat it */
-	while (k < p->nitems && p->items[k].config != c->index)
-		k++;
+	/* the first repetition's items (the others repeat it), wherever the
+	 * order put them: one pass over the plan */
+	for (size_t k = 0; k < p->nitems; k++) {
+		const struct dut_plan_item *it = &p->items[k];
+
+		if (it->kind == DUT_PLAN_STEP && it->config == c->index && it->rep == 0 && it->step < DUT_EXP_MAX_STEPS)
+			step_ns[it->step] += it->est_ns;
+	}
 	fprintf(out, "        %-16s %-10s ~%-7s %s\n", "setup", "", eta(c->setup_ns, b, sizeof(b)),
 		c->needs_cluster ? "create filesystems, mount, initdb, teardown" : "create filesystems, mount, teardown");
-	for (size_t si = 0, it = k + 1; si < e->nsteps; si++) {
-		uint64_t est = 0;
+	for (size_t si = 0; si < e->nsteps && si < DUT_EXP_MAX_STEPS; si++)
+		print_step(&e->steps[si], si, step_ns[si], out);
+}
 
-		for (unsigned r = 0; r < e->steps[si].repeat && it < p->nitems; r++)
-			est += p->items[it++].est_ns;
-		print_step(&e->steps[si], si, est, out);
-	}
+/* "order: interleaved (rep 1 of each configuration, then rep 2 ...)" */
+static void print_order(const struct dut_plan *p, FILE *out)
+{
+	const struct dut_experiment *e = p->exp;
+	const char *why = e->order_line ? "" : e->repetitions > 1 ? ", the default with repetitions" :
+		", the default with one repetition";
+
+	if (e->order == DUT_ORDER_INTERLEAVED)
+		fprintf(out, "  order: interleaved (rep 1 of each configuration, then rep 2 of each ...%s)\n", why);
+	else if (e->repetitions > 1 && p->nconfigs > 1)
+		fprintf(out, "  order: sequential (all repetitions of configuration 1, then of configuration 2 ...%s); "
+			"a drift over the run looks like a difference between configurations\n", why);
+	else if (e->repetitions > 1)
+		fprintf(out, "  order: sequential (all repetitions of the configuration%s)\n", why);
+	else
+		fprintf(out, "  order: sequential (one repetition of each configuration in turn%s)\n", why);
 }
 
 int dutlab_run_print_plan(const struct dut_plan *p, FILE *out)
@@ -148,6 +169,7 @@ int dutlab_run_print_plan(const struct dut_plan *p, FILE *out)
 		e->repetitions == 1 ? "" : "s", runs, eta(p->est_ns, a, sizeof(a)));
 	if (e->description)
 		fprintf(out, "  %s\n", e->description);
+	print_order(p, out);
 	for (size_t i = 0; i < e->ndims; i++) {
 		fprintf(out, "  matrix %s:", e->dims[i].key);
 		for (size_t j = 0; j < e->dims[i].nvalues; j++)

@@ -317,6 +317,18 @@ static void finish_configs(struct runner *R)
 	}
 }
 
+/* The setup item of the repetition set up now (its block's first item). */
+static size_t current_rep_item(const struct runner *R)
+{
+	for (size_t i = 0; R->rep && i < R->plan->nitems; i++) {
+		const struct dut_plan_item *it = &R->plan->items[i];
+
+		if (it->kind == DUT_PLAN_SETUP && it->config == R->rep->cfg && it->rep == R->rep->rep)
+			return i;
+	}
+	return 0;
+}
+
 static void walk(struct runner *R)
 {
 	for (size_t i = 0; i < R->plan->nitems; i++) {
@@ -364,7 +376,8 @@ static void walk(struct runner *R)
 			if (ss->status == RUN_RUNNING)
 				ss->status = RUN_INTERRUPTED;
 		}
-		fail_rep(R, 0, -EINTR, &err);
+		/* the repetition set up now, wherever the order put it: not item 0's */
+		fail_rep(R, current_rep_item(R), -EINTR, &err);
 	}
 	end_rep(R, RUN_COMPLETE);
 }
@@ -522,9 +535,9 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		char est[32];
 
 		run_fmt_duration(R.plan->est_ns, est, sizeof(est));
-		runner_say(&R, "dutlab run: experiment %s: %zu configuration(s) x %u repetition(s), %zu items (setups and step runs); "
-			   "estimated %s\nrun directory: %s (manifest.json, run.log, <config>/rep<N>/)", e->name, R.plan->nconfigs, e->repetitions,
-			   R.plan->nitems, est, R.st->rundir);
+		runner_say(&R, "dutlab run: experiment %s: %zu configuration(s) x %u repetition(s) %s, %zu items (setups and step "
+			   "runs); estimated %s\nrun directory: %s (manifest.json, run.log, <config>/rep<N>/)", e->name,
+			   R.plan->nconfigs, e->repetitions, dut_exp_order_name(e->order), R.plan->nitems, est, R.st->rundir);
 	}
 	run_signals_install();
 	walk(&R);

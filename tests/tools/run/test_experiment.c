@@ -16,6 +16,7 @@
 #include "tools/run/experiment.h"
 
 #define S 1000000000ull
+#define TGT_DIR "[target t]\ntype = directory\npath = /tmp/x\n"
 
 static struct dut_experiment *parse_ok(const char *text, const char *row)
 {
@@ -135,23 +136,24 @@ static void test_matrix_expands_first_key_slowest(void)
 		CU_CHECK(p->configs[i].targets[0].fs == p->configs[i].filesystem, "config %zu fs", i);
 	}
 	CU_ASSERT_EQUAL(p->configs[2].filesystem->block_size, 1024);
-	/* per configuration: 2 repetitions x (setup + load + ro x2) */
+	/* per configuration: 2 repetitions x (setup + load + ro x2); interleaved
+	 * (the default with repetitions): block j is configuration j % 6, rep j / 6 */
+	CU_ASSERT_EQUAL(e->order, DUT_ORDER_INTERLEAVED);
 	CU_ASSERT_EQUAL_FATAL(p->nitems, 6 * 2 * 4);
 	{
-		static const struct { enum dut_plan_item_kind kind; unsigned rep, step, it; } order[] = {
-			{ DUT_PLAN_SETUP, 0, 0, 0 }, { DUT_PLAN_STEP, 0, 0, 0 }, { DUT_PLAN_STEP, 0, 1, 0 },
-			{ DUT_PLAN_STEP, 0, 1, 1 }, { DUT_PLAN_SETUP, 1, 0, 0 }, { DUT_PLAN_STEP, 1, 0, 0 },
-			{ DUT_PLAN_STEP, 1, 1, 0 }, { DUT_PLAN_STEP, 1, 1, 1 },
+		static const struct { enum dut_plan_item_kind kind; unsigned step, it; } order[] = {
+			{ DUT_PLAN_SETUP, 0, 0 }, { DUT_PLAN_STEP, 0, 0 }, { DUT_PLAN_STEP, 1, 0 }, { DUT_PLAN_STEP, 1, 1 },
 		};
 		uint64_t t = 0;
 
-		for (size_t i = 0; i < 8; i++) {
-			const struct dut_plan_item *it = &p->items[8 + i];
+		for (size_t i = 0; i < p->nitems; i++) {
+			const struct dut_plan_item *it = &p->items[i];
+			size_t j = i / 4, o = i % 4;
 
-			CU_CHECK(it->config == 1 && it->kind == order[i].kind && it->rep == order[i].rep &&
-				 (it->kind == DUT_PLAN_SETUP || (it->step == order[i].step && it->iteration == order[i].it)),
-				 "item %zu of config 1: kind %d rep %u step %u it %u", i, it->kind, it->rep, it->step,
-				 it->iteration);
+			CU_CHECK(it->config == j % 6 && it->rep == j / 6 && it->kind == order[o].kind &&
+				 (it->kind == DUT_PLAN_SETUP || (it->step == order[o].step && it->iteration == order[o].it)),
+				 "item %zu: config %u kind %d rep %u step %u it %u", i, it->config, it->kind, it->rep,
+				 it->step, it->iteration);
 		}
 		for (size_t i = 0; i < p->nitems; i++) {
 			CU_CHECK(p->items[i].start_ns == t, "item %zu starts at the sum of the ones before", i);
@@ -164,6 +166,97 @@ static void test_matrix_expands_first_key_slowest(void)
 	CU_ASSERT_EQUAL(p->configs[0].est_ns, 2 * (20 + 5 + 40) * S);
 	dut_plan_free(p);
 	dut_experiment_free(e);
+}
+
+/*
+ * [experiment] order: each (configuration, repetition) is one block of a
+ * setup and the steps; interleaved runs the blocks repetition-major,
+ * sequential configuration-major.  Without the key: interleaved with
+ * repetitions > 1, sequential with one (the same thing then).  Either way a
+ * configuration's estimate and its printed block are the same.
+ */
+static void test_plan_order_interleaved_or_sequential(void)
+{
+	static const struct {
+		const char *keys;       /* [experiment] lines */
+		enum dut_exp_order order;
+		unsigned reps;
+		const char *line;       /* in the dry-run text */
+	} rows[] = {
+		{ "repetitions = 2\n", DUT_ORDER_INTERLEAVED, 2,
+		  "order: interleaved (rep 1 of each configuration, then rep 2 of each ..., the default with repetitions)" },
+		{ "repetitions = 3\norder = interleaved\n", DUT_ORDER_INTERLEAVED, 3,
+		  "order: interleaved (rep 1 of each configuration, then rep 2 of each ...)\n" },
+		{ "repetitions = 2\norder = sequential\n", DUT_ORDER_SEQUENTIAL, 2,
+		  "order: sequential (all repetitions of configuration 1, then of configuration 2 ...); a drift" },
+		{ "", DUT_ORDER_SEQUENTIAL, 1,
+		  "order: sequential (one repetition of each configuration in turn, the default with one repetition)" },
+		{ "order = interleaved\n", DUT_ORDER_INTERLEAVED, 1, "order: interleaved" },
+	};
+	uint64_t est[3] = { 0 };
+	char *blocks = NULL;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char text[1024], *buf = NULL;
+		size_t len = 0, k = 0;
+		struct dut_experiment *e;
+		struct dut_plan *p = NULL;
+		FILE *f;
+
+		snprintf(text, sizeof(text), "[experiment]\n%s" TGT_DIR "[matrix]\nview = device, syscall, off\n"
+			 "[step b]\ntype = bench\nsize = 64M\nrepeat = 2\n", rows[i].keys);
+		if (!(e = parse_ok(text, rows[i].keys)))
+			continue;
+		CU_CHECK(e->order == rows[i].order && e->repetitions == rows[i].reps, "row %zu: order %s, %u reps", i,
+			 dut_exp_order_name(e->order), e->repetitions);
+		CU_CHECK(e->order_line == (strstr(rows[i].keys, "order") ? (rows[i].reps > 1 ? 3u : 2u) : 0u),
+			 "row %zu: order_line %u", i, e->order_line);
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(p->nitems, 3 * rows[i].reps * 3);
+		/* the blocks in order, each a setup and b twice */
+		for (unsigned outer = 0; outer < (rows[i].order == DUT_ORDER_INTERLEAVED ? rows[i].reps : 3); outer++)
+			for (unsigned inner = 0; inner < (rows[i].order == DUT_ORDER_INTERLEAVED ? 3 : rows[i].reps); inner++)
+				for (unsigned x = 0; x < 3; x++, k++) {
+					const struct dut_plan_item *it = &p->items[k];
+					unsigned c = rows[i].order == DUT_ORDER_INTERLEAVED ? inner : outer;
+					unsigned r = rows[i].order == DUT_ORDER_INTERLEAVED ? outer : inner;
+
+					CU_CHECK(it->config == c && it->rep == r && it->kind == (x ? DUT_PLAN_STEP : DUT_PLAN_SETUP) &&
+						 (!x || it->iteration == x - 1), "row %zu item %zu: config %u rep %u kind %d it %u; "
+						 "expected config %u rep %u", i, k, it->config, it->rep, it->kind, it->iteration, c, r);
+				}
+		for (size_t c = 0; c < 3; c++) {
+			/* per configuration the same whatever the order: compare with the first row of its reps */
+			if (rows[i].reps == 2 && !est[c])
+				est[c] = p->configs[c].est_ns;
+			else if (rows[i].reps == 2)
+				CU_CHECK(p->configs[c].est_ns == est[c], "row %zu config %zu: estimate %llu, expected %llu", i, c,
+					 (unsigned long long)p->configs[c].est_ns, (unsigned long long)est[c]);
+		}
+		CU_CHECK(p->configs[2].est_ns == rows[i].reps * (p->configs[2].setup_ns + 2 * p->items[1].est_ns),
+			 "row %zu: config 3 estimate %llu", i, (unsigned long long)p->configs[2].est_ns);
+		f = open_memstream(&buf, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_EQUAL(dutlab_run_print_plan(p, f), 0);
+		fclose(f);
+		CU_CHECK(strstr(buf, rows[i].line) != NULL, "row %zu: plan text lacks \"%s\":\n%s", i, rows[i].line, buf);
+		/* the last configuration's block shows its steps' estimates, not zeros */
+		CU_CHECK(strstr(strstr(buf, "[3/3] off") ? strstr(buf, "[3/3] off") : buf, "b                bench      ~") &&
+			 !strstr(buf, "bench      ~0s"), "row %zu: step estimates:\n%s", i, buf);
+		/* and the configurations' blocks read the same whatever the order */
+		if (rows[i].reps == 2 && strstr(buf, "\n[1/3]")) {
+			if (!blocks)
+				blocks = strdup(strstr(buf, "\n[1/3]"));
+			else
+				CU_CHECK(strcmp(blocks, strstr(buf, "\n[1/3]")) == 0, "row %zu: the blocks differ:\n%s\n---\n%s", i,
+					 blocks, strstr(buf, "\n[1/3]"));
+		}
+		free(buf);
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+	CU_ASSERT_PTR_NOT_NULL(blocks);
+	free(blocks);
 }
 
 static const char placement_text[] =
@@ -432,6 +525,14 @@ static const struct bad_row {
 	{ "fill_bad_qd", TGT "[step b]\ntype = fill\nsize = 1G\nqd = 1, 0\n", "t.ini:7: [step b]: qd: expected a whole number from 1 to 1024, found \"0\"" },
 	{ "target_on_pgload_step", TGT "[step r]\ntype = oltp-run\nduration = 1s\ntarget = t\n", "t.ini:7: [step r]: target: a oltp-run step runs on the cluster" },
 	{ "step_target_unknown", TGT "[step b]\ntype = bench\nsize = 1G\ntarget = u\n", "t.ini:7: [step b]: target: expected the name of a [target NAME], found \"u\"" },
+	{ "order_unknown", "[experiment]\nrepetitions = 2\norder = random\n" TGT RUN,
+	  "t.ini:3: [experiment]: order: expected interleaved or sequential, found \"random\"" },
+	{ "order_misspelt", "[experiment]\norder = interleave\n" TGT RUN,
+	  "t.ini:2: [experiment]: order: expected interleaved or sequential, found \"interleave\" (did you mean \"interleaved\"?)" },
+	{ "order_empty", "[experiment]\norder =\n" TGT RUN, "t.ini:2: [experiment]: order: expected interleaved or sequential, found \"\"" },
+	{ "order_twice", "[experiment]\norder = sequential\norder = interleaved\n" TGT RUN,
+	  "t.ini:3: [experiment]: order is already set at line 2" },
+	{ "order_elsewhere", TGT "order = sequential\n" RUN, "t.ini:4: [target t]: unknown key \"order\"" },
 	{ "repetitions_range", "[experiment]\nrepetitions = 0\n" TGT RUN, "t.ini:2: [experiment]: repetitions: expected a whole number from 1 to 100, found \"0\"" },
 	{ "repeat_range", TGT "[step r]\ntype = oltp-run\nduration = 1s\nrepeat = 1001\n", "t.ini:7: [step r]: repeat: expected a whole number from 1 to 1000" },
 	{ "no_target", RUN, "expected at least one [target NAME]" },
@@ -701,6 +802,7 @@ static void test_shipped_estimates_within_2x_of_measured(void)
 static const struct cu_test tests[] = {
 	{ "default_experiment_is_the_main_job", test_default_experiment_is_the_main_job },
 	{ "matrix_expands_first_key_slowest", test_matrix_expands_first_key_slowest },
+	{ "plan_order_interleaved_or_sequential", test_plan_order_interleaved_or_sequential },
 	{ "placement_puts_space_on_the_tablespace_targets", test_placement_puts_space_on_the_tablespace_targets },
 	{ "replica_modes_and_setting_dimension", test_replica_modes_and_setting_dimension },
 	{ "probe_steps_estimates", test_probe_steps_estimates },

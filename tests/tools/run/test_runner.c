@@ -233,6 +233,41 @@ static void test_eta_scales_by_measured_time(void)
 	run_progress_free(&p);
 }
 
+/*
+ * An interleaved plan (2 configurations x 2 repetitions): once the first
+ * block (c0 rep 1) ran at twice its estimates, every pending setup and run
+ * of the same step, in either configuration, is expected to take twice as
+ * long; the time left is the sum over the items after the current one,
+ * wherever the order put them.
+ */
+static void test_eta_over_an_interleaved_plan(void)
+{
+	static const char text[] = "[experiment]\nrepetitions = 2\n[target t]\ntype = directory\npath = /tmp/x\n"
+				   "[matrix]\nview = device, syscall\n[step b]\ntype = bench\nsize = 64M\n";
+	struct dut_experiment *e = NULL;
+	struct dut_plan *plan = NULL;
+	struct dut_error err = { "" };
+	struct run_progress p;
+	uint64_t rest = 0;
+
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_parse(text, strlen(text), "t.ini", &e, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &plan), 0);
+	CU_ASSERT_EQUAL_FATAL(plan->nitems, 8);
+	CU_ASSERT(plan->items[2].config == 1 && plan->items[2].rep == 0);  /* interleaved */
+	CU_ASSERT_EQUAL_FATAL(run_progress_init(&p, plan), 0);
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 0, 0), plan->est_ns);
+	for (size_t i = 0; i < 2; i++) {
+		p.state[i] = RUN_ITEM_DONE;
+		p.actual_ns[i] = 2 * plan->items[i].est_ns;
+	}
+	for (size_t i = 2; i < plan->nitems; i++)
+		rest += plan->items[i].est_ns;
+	CU_ASSERT_EQUAL(run_progress_left_ns(&p, 2, 0), 2 * rest);
+	run_progress_free(&p);
+	dut_plan_free(plan);
+	dut_experiment_free(e);
+}
+
 static void test_duration_format(void)
 {
 	static const struct { uint64_t ns; const char *want; } rows[] = {
@@ -641,6 +676,7 @@ static const struct cu_test tests[] = {
 	{ "restore_formats_other_than_custom_are_refused", test_restore_formats_other_than_custom_are_refused },
 	{ "duration_args", test_duration_args },
 	{ "eta_scales_by_measured_time", test_eta_scales_by_measured_time },
+	{ "eta_over_an_interleaved_plan", test_eta_over_an_interleaved_plan },
 	{ "duration_format", test_duration_format },
 	{ "cleanup_stack_unwinds_lifo_and_keeps_going", test_cleanup_stack_unwinds_lifo_and_keeps_going },
 	{ "cleanup_stack_frees_owned_args", test_cleanup_stack_frees_owned_args },
