@@ -349,8 +349,9 @@ bool run_configs_sequential(const struct run_config *a, const struct run_config 
 	config_span(b, &bf, &bl);
 	if (!*af || !*bf)
 		return false;
-	/* ISO 8601 UTC times of one format order as strings */
-	return strcmp(al, bf) < 0 || strcmp(bl, af) < 0;
+	/* ISO 8601 UTC times of one format order as strings; a tie (one-second
+	 * resolution) counts as one after another, the safe side */
+	return strcmp(al, bf) <= 0 || strcmp(bl, af) <= 0;
 }
 
 struct json_object *run_knee_bytes(struct json_object *knee)

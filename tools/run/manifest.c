@@ -199,6 +199,7 @@ json_object *run_manifest_json(const struct run_state *st)
 		add_str(ex, "description", e->description);
 	add_str(ex, "source", st->source);
 	add_int(ex, "repetitions", e->repetitions);
+	add_str(ex, "order", e->order == DUT_ORDER_INTERLEAVED ? "interleaved" : "sequential");
 	add_int(ex, "est_ns", (int64_t)st->plan->est_ns);
 	json_object_object_add(o, "experiment", ex);
 	add_str(o, "started_at", st->started_at);
