@@ -62,6 +62,11 @@ for c in 0 1; do
 	done
 	tps=$(jq -r '.phases[] | select(.name == "run") | .metrics.tps.value' "$run/$dir/rw.json")
 	awk -v t="$tps" 'BEGIN { exit !(t > 0) }' || fail "$dir: tps $tps"
+	# what else ran on the machine: the host's CPU (pgload) beside dutfs's own (the runner)
+	busy=$(jq -r '.phases[] | select(.name == "run") | .extra.server.cpu.host.busy_s // empty' "$run/$dir/rw.json")
+	awk -v b="$busy" 'BEGIN { exit !(b > 0) }' || fail "$dir: rw.json has no host CPU: $busy"
+	dcpu=$(jq -r ".configs[$c].reps[0].steps[] | select(.name == \"rw\") | .dutfs_cpu_s // empty" "$m")
+	awk -v b="$dcpu" 'BEGIN { exit !(b > 0) }' || fail "$dir: the manifest has no dutfs CPU for step rw: $dcpu"
 	[ -s "$run/$dir/trace.dtr" ] || fail "$dir/trace.dtr missing"
 	[ "$(jq -r '.relations | length' "$run/$dir/relmap.json")" -gt 10 ] || fail "$dir/relmap.json has no relations"
 	[ -s "$run/$dir/postgres.log" ] || fail "$dir/postgres.log missing"
