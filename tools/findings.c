@@ -968,6 +968,54 @@ static int contended_finding(const struct run_model *m, size_t ci, const char *s
 		   100 * f.value[4], n, n == 1 ? "" : "s");
 }
 
+/*
+ * A DSS step whose queries (the "dss/queries start" phase pgload dss
+ * marks) read almost nothing from the device against the data the load
+ * and keys phases wrote to tables and indexes: memory served them, and the
+ * query times compare CPU and caches, not the storage.
+ */
+#define DSS_QUERIES_MARK "dss/queries start"
+#define DSS_MEMORY_READ_SHARE 0.10
+
+static int dss_page_cache_finding(const struct run_model *m, size_t ci, const char *step,
+				  struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	struct finding f = { .kind = FIND_PAGE_CACHE, .config = ci, .other = ci, .trap = true };
+	struct run_io_mix q, load, keys;
+	double data, read;
+	char a[32], b[32], budget[200];
+
+	run_io_mix_of(c, DSS_QUERIES_MARK, &q);
+	run_io_mix_of(c, "dss/load start", &load);
+	run_io_mix_of(c, "dss/keys start", &keys);
+	if (!q.ntraced || !load.ntraced)
+		return 0;
+	data = 0;
+	for (int k = RC_HEAP; k <= RC_TOAST; k++)
+		data += (double)load.cls[k].bytes[REP_WRITE] + (double)keys.cls[k].bytes[REP_WRITE];
+	if (data <= 0)
+		data = (double)load.total.bytes[REP_WRITE] + (double)keys.total.bytes[REP_WRITE];
+	read = (double)q.total.bytes[REP_READ];
+	if (data <= 0 || read >= DSS_MEMORY_READ_SHARE * data)
+		return 0;
+	f.value[0] = read;
+	f.value[1] = data;
+	f.value[2] = (double)c->memory_budget_bytes;
+	f.count[2] = q.ntraced;
+	if (f.value[2] > 0)
+		snprintf(budget, sizeof(budget), "the memory budget was %s MiB: lower it well below the "
+			 "data or raise the scale", run_fmt_num(f.value[2] / MIB, 0, a, sizeof(a)));
+	else
+		snprintf(budget, sizeof(budget), "use a memory budget ([postgres] memory = SIZE, well below "
+			 "the data, and room for ANALYZE and the queries' sorts) or a larger scale");
+	return add(fs, &f, step,
+		   "%s, step %s: the queries measured memory, not the device: they read %s MiB from it "
+		   "against about %s MiB of tables and indexes the load wrote (%u traced repetition%s); %s",
+		   c->name, step, run_fmt_num(read / MIB, 1, a, sizeof(a)), run_fmt_num(data / MIB, 1, b, sizeof(b)),
+		   q.ntraced, q.ntraced == 1 ? "" : "s", budget);
+}
+
 static int trap_findings(const struct run_model *m, size_t ci, const struct run_stepinfo *steps,
 			 size_t nsteps, struct findings *fs)
 {
@@ -989,6 +1037,8 @@ static int trap_findings(const struct run_model *m, size_t ci, const struct run_
 		}
 		if (r == 0 && steps[s].kind == DOC_DSS)
 			r = dss_unstable_finding(m, ci, steps[s].name, fs);
+		if (r == 0 && steps[s].kind == DOC_DSS)
+			r = dss_page_cache_finding(m, ci, steps[s].name, fs);
 		if (r == 0 && have_t)
 			r = ceiling_findings(m, ci, &steps[s], &t, fs);
 	}

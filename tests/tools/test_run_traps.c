@@ -500,6 +500,49 @@ static void test_dss_mtime_verdict(void)
 	}
 }
 
+/* DSS queries that read (almost) nothing of what the load wrote: memory served them. */
+static void test_trap_dss_memory(void)
+{
+	static struct dut_trace_marker mk[] = { { 1000, "dss/load start" }, { 5000, "dss/queries start" } };
+	static const struct { unsigned query_reads; bool trap; } cases[] = { { 8, true }, { 200, false } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_(run_model_freep) struct run_model *m =
+			model("", "{\"name\":\"dss\",\"status\":\"ok\",\"results\":[\"d.json\"]}");
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		const struct finding *x;
+		char d[2048];
+		size_t n = 0;
+
+		dss_doc(d, sizeof(d), 1.0);
+		set_doc(m, 0, d);
+
+		/* the load writes 1,024 pages (8 MiB) of a table; the queries read some back */
+		for (unsigned k = 0; k < 1024; k++)
+			tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = 1001 + k, .offset = k * 8192ull, .len = 8192,
+				.result = 8192, .lat_ns = 10000, .file_id = 1, .op = DUT_OP_WRITE };
+		for (unsigned k = 0; k < cases[i].query_reads; k++)
+			tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = 5001 + k, .offset = k * 8192ull, .len = 8192,
+				.result = 8192, .lat_ns = 100000, .file_id = 1, .op = DUT_OP_READ };
+		tr_recs[n++] = (struct dut_trace_rec){ .ts_ns = 9000, .file_id = 1, .op = DUT_OP_RELEASE };
+		{
+			struct dut_trace t = { .files = tr_files, .nfiles = 2, .recs = tr_recs, .nrecs = n,
+					       .markers = mk, .nmarkers = 2, .has_footer = true };
+
+			if (report_build(&t, NULL, &m->configs[0].reps[0].io) < 0)
+				cu_fail("report_build");
+		}
+		f = build(m);
+		x = find(f, FIND_PAGE_CACHE);
+		if (cases[i].trap)
+			CU_CHECK(x && strstr(x->text, "a, step dss: the queries measured memory, not the device: "
+					     "they read 0.1 MiB from it against about 8.0 MiB"),
+				 "case %zu: %s", i, x ? x->text : "(none)");
+		else
+			CU_CHECK(!x, "case %zu: unexpected: %s", i, x ? x->text : "");
+	}
+}
+
 /* A write share is said in the unit of its total: never "0.0 of 0.0 MiB". */
 static void test_no_share_of_zero(void)
 {
@@ -858,6 +901,7 @@ static const struct cu_test tests[] = {
 	{ "trap_dss_plan_varied_between_repetitions", test_trap_dss_unstable },
 	{ "dss_mtime_difference_shown_only_with_spread", test_dss_mtime_verdict },
 	{ "trap_other_work_on_the_cpus", test_trap_contended },
+	{ "trap_dss_queries_served_by_memory", test_trap_dss_memory },
 	{ "trap_configs_run_one_after_another", test_trap_sequential_configs },
 	{ "no_share_of_zero_bytes", test_no_share_of_zero },
 	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },
