@@ -91,6 +91,19 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* "postgres: PostgreSQL 15.18 ... (bindir ...)" from the cluster's own binaries. */
+static void print_postgres(const struct pgl_cluster *c)
+{
+	struct dut_error err = { "" };
+	char ver[256];
+	unsigned major = 0;
+
+	if (dut_pgbin_version(c->bindir, ver, sizeof(ver), &major, &err) < 0)
+		printf("postgres: unknown (%s; bindir %s)\n", err.msg, c->bindir);
+	else
+		printf("postgres: %s (major %u, bindir %s)\n", ver, major, c->bindir);
+}
+
 static void print_memory(const struct pgl_cluster *c)
 {
 	char b[32], cur[32], peak[32];
@@ -335,6 +348,7 @@ int pgl_main_cluster(int argc, char **argv)
 			printf("running (pid %ld)\n", pid);
 		else
 			printf("stopped\n");
+		print_postgres(&c);
 		print_conninfo(&c);
 		print_memory(&c);
 		if (c.sb.is_standby)

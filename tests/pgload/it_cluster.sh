@@ -11,6 +11,8 @@ mkdir "$T/ts_fast" "$T/ts_idx"
 	>"$T/init.out" 2>&1 || { cat "$T/init.out"; fail "cluster init"; }
 grep -q '^conninfo: host=/tmp/pgload-' "$T/init.out" || fail "init prints no conninfo"
 "$PGLOAD" cluster status --pgdata "$D" | grep -q '^running' || fail "not running after init"
+"$PGLOAD" cluster status --pgdata "$D" | grep -qE '^postgres: postgres \(PostgreSQL\) [0-9]+\.[0-9]+.* \(major [0-9]+, bindir /' ||
+	fail "status does not name the server's version: $("$PGLOAD" cluster status --pgdata "$D" | grep '^postgres')"
 [ "$(q "$D" "SHOW data_checksums")" = on ] || fail "no data checksums"
 [ "$(q "$D" "SHOW shared_buffers")" = 48MB ] || fail "--set shared_buffers not applied"
 [ "$(q "$D" "SHOW application_name")" = psql ] || true   # client overrides; the quote must not break the file

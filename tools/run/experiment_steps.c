@@ -36,14 +36,13 @@
 /*
  * DSS phases on 2 cores: a fixed cost (connections, the 22 plans, small
  * tables) plus seconds per scale factor.  Measured with fs-dss.ini (SF 0.05,
- * stats-target 1000, five filesystems, 2026-12-01): load 1.9-6.9 s, keys
- * 4.5-9.0, analyze 7.1-33 (1 KiB blocks and data=journal the slow end),
- * queries 2.1-7.8; the former 300/150/60/600 s per SF (from SF 0.1 on
- * another machine) made that experiment's estimate 1.6-3x its time, and
- * analyze with stats-target 1000 was the phase it underestimated.
+ * stats-target 1000, five filesystems, 2026-12-01): the whole run took 86 s
+ * at load average 5 and 2m18s-3m55s at 8-23 (analyze with stats-target 1000
+ * the phase that grows most with load: 7-33 s per configuration); these
+ * constants put the estimate (2m42s with the setups) within 2x of both ends.
  */
 static const double dss_s_fixed[] = { 1, 1, 1, 1, 1 };            /* load keys analyze queries rf */
-static const double dss_s_per_sf[] = { 60, 120, 300, 100, 30 };
+static const double dss_s_per_sf[] = { 20, 40, 80, 30, 30 };
 /* pg_dump + pg_restore (with index builds), bytes of database per second. */
 #define EXP_RESTORE_BPS (20.0 * MiB)
 /* A custom-format dump is compressed: about a third of the database. */
