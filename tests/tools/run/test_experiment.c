@@ -378,8 +378,8 @@ static void test_dss_and_restore(void)
 	CU_ASSERT_DOUBLE_EQUAL(dut_step_param(&e->steps[0], "scale")->d, 0.1, 1e-12);
 	CU_ASSERT_EQUAL(dut_step_param(&e->steps[0], "queries")->u, 3);
 	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
-	/* a fixed 1 s per phase plus per SF: (1 + 6) + (1 + 12) + (1 + 30) + (1 + 10) s */
-	CU_ASSERT(p->items[1].est_ns > 62 * S - S / 1000 && p->items[1].est_ns < 62 * S + S / 1000);
+	/* a fixed 1 s per phase plus per SF: (1 + 2) + (1 + 4) + (1 + 8) + (1 + 3) s */
+	CU_ASSERT(p->items[1].est_ns > 21 * S - S / 1000 && p->items[1].est_ns < 21 * S + S / 1000);
 	CU_ASSERT_EQUAL(p->configs[0].targets[0].space_bytes,
 			(64ull << 20) + (1ull << 30) + db + db + db / 3);
 	dut_plan_free(p);
