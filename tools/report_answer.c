@@ -572,13 +572,15 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 			rdoc_para(d, "No step of this run has a headline figure (no result document of a "
 				  "measuring step was read).");
 		}
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].kind == FIND_TPS_RATIO && !f->v[i].shown) {
-			rdoc_para(d, "No TPS difference between configurations is shown by this run: see "
-				  "the findings for why (one repetition, overlapping ranges, or "
-				  "configurations run one after another).");
-			break;
-		}
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < f->n; i++)
+			if (f->v[i].kind == (k ? FIND_DSS_PLANS : FIND_TPS_RATIO) && !f->v[i].shown &&
+			    (k == 0 || !isnan(f->v[i].value[2]))) {
+				rdoc_para(d, "No %s difference between configurations is shown by this run: see "
+					  "the findings for why (one repetition, overlapping ranges, or "
+					  "configurations run one after another).", k ? "DSS m-time" : "TPS");
+				break;
+			}
 	rdoc_para(d, "Why, per configuration and step, from the evidence in the run directory:");
 	rdoc_list(d);
 	for (size_t s = 0; s < nsteps; s++) {

@@ -445,9 +445,12 @@ static void dss_doc(char *buf, size_t n, double t_s)
 		 3 * t_s * 1e9, t_s * 1e9, 2 * t_s * 1e9);
 }
 
+static char *answer_md(struct run_model *m);
+
 /*
  * Two DSS configurations, B twice as slow: the m-time difference is shown
- * only with repetitions whose ranges do not overlap, interleaved.
+ * only with repetitions whose ranges do not overlap, interleaved; the Answer
+ * says when none is.
  */
 static void test_dss_mtime_verdict(void)
 {
@@ -497,6 +500,13 @@ static void test_dss_mtime_verdict(void)
 		x = find(f, FIND_DSS_PLANS);
 		CU_CHECK(x && x->shown == cases[i].shown && strstr(x->text, cases[i].verdict) &&
 			 strstr(x->text, "(2.00x)"), "case %zu: %s", i, x ? x->text : "(none)");
+		{
+			_cleanup_free_ char *md = answer_md(m);
+			bool says = md && strstr(md, "No DSS m-time difference between configurations is shown");
+
+			CU_CHECK(md && says == !cases[i].shown, "case %zu: the Answer %s", i,
+				 says ? "says none is shown" : "does not say none is shown");
+		}
 	}
 }
 
