@@ -113,6 +113,10 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 		else
 			fputs("; PostgreSQL: the newest installed", out);
 		fprintf(out, "; replica %s", dut_replica_mode_name(c->replica));
+		if (e->pg_memory_bytes)
+			fprintf(out, "; memory budget %s", dut_format_size(e->pg_memory_bytes, sz, sizeof(sz)));
+		else
+			fputs("; no memory budget", out);
 		if (c->tables_on || c->indexes_on)
 			fprintf(out, "; tables on %s, indexes on %s", c->tables_on ? c->tables_on : "default",
 				c->indexes_on ? c->indexes_on : "default");
