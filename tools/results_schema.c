@@ -116,7 +116,8 @@ static const char schema_v1[] =
 	"  ORDER BY h.hostname, r.experiment, r.started_at DESC, r.run_id DESC)\n"
 	"SELECT rm.* FROM dutlab.run_metrics rm JOIN newest USING (run_id);\n"
 	/* a metric of the newest run outside the min-max of the earlier runs of
-	 * the same experiment, configuration, step and metric */
+	 * the same experiment, configuration, step and metric; it takes two
+	 * earlier runs at least (one run has no spread to leave) */
 	"CREATE VIEW dutlab.regressions AS\n"
 	"WITH ranked AS (\n"
 	"  SELECT rm.*, rank() OVER (PARTITION BY experiment, config, step, phase, metric, unit\n"
@@ -125,7 +126,8 @@ static const char schema_v1[] =
 	"earlier AS (\n"
 	"  SELECT experiment, config, step, phase, metric, unit,\n"
 	"         min(value) AS min, max(value) AS max, count(*) AS runs\n"
-	"  FROM ranked WHERE age > 1 GROUP BY experiment, config, step, phase, metric, unit)\n"
+	"  FROM ranked WHERE age > 1 GROUP BY experiment, config, step, phase, metric, unit\n"
+	"  HAVING count(*) >= 2)\n"
 	"SELECT n.experiment, n.config, n.step, n.phase, n.metric, n.unit, n.run_id, n.hostname,\n"
 	"       n.started_at, n.value, e.min AS earlier_min, e.max AS earlier_max,\n"
 	"       e.runs AS earlier_runs,\n"

@@ -111,24 +111,28 @@ for n in 1 2; do
 	[ "$n" = 1 ] && sleep 1
 done
 
-# ---- the fixture twice: a later run of the same experiment whose sync-on TPS is 3x ----
+# ---- the fixture three times: a second run close to the first, then a third whose sync-on TPS is 3x ----
+later() { # DIR STARTED_AT FACTOR: a copy of the fixture started later, sync-on TPS x FACTOR
+	cp -a "$fixtures/rundir-oltp" "$1"
+	jq --arg s "$2" '.started_at = $s | del(.finished_at)' "$fixtures/rundir-oltp/manifest.json" >"$1/manifest.json"
+	for r in rep1 rep2; do
+		f=$1/c00-sync-on/$r/oltp.json
+		jq --argjson k "$3" '(.phases[] | select(.name == "run") | .metrics.tps.value) |= . * $k' "$f" >"$f.new" &&
+			mv "$f.new" "$f"
+	done
+}
 cp -a "$fixtures/rundir-oltp" "$WORK/oltp-a"
-cp -a "$fixtures/rundir-oltp" "$WORK/oltp-b"
-jq '.started_at = "2026-12-01T08:20:00Z" | .finished_at = "2026-12-01T08:21:10Z"' \
-	"$fixtures/rundir-oltp/manifest.json" >"$WORK/oltp-b/manifest.json"
-for r in rep1 rep2; do
-	f=$WORK/oltp-b/c00-sync-on/$r/oltp.json
-	jq '(.phases[] | select(.name == "run") | .metrics.tps.value) |= . * 3' "$f" >"$f.new" && mv "$f.new" "$f"
-done
+later "$WORK/oltp-b" 2026-11-30T09:20:00Z 1.05
+later "$WORK/oltp-c" 2026-12-01T08:20:00Z 3
 
 # ---- push ----
-"$DUTLAB" results push "$WORK/run1" "$WORK/run2" "$WORK/oltp-a" "$WORK/oltp-b" --db "$DB" >"$WORK/push.txt" 2>&1 ||
+"$DUTLAB" results push "$WORK/run1" "$WORK/run2" "$WORK/oltp-a" "$WORK/oltp-b" "$WORK/oltp-c" --db "$DB" >"$WORK/push.txt" 2>&1 ||
 	fail "push: $(cat "$WORK/push.txt")"
 cat "$WORK/push.txt"
-grep -q "^pushed 4 runs, " "$WORK/push.txt" || fail "push did not say it pushed 4 runs"
+grep -q "^pushed 5 runs, " "$WORK/push.txt" || fail "push did not say it pushed 5 runs"
 before=$(counts)
 echo "rows (runs configs reps steps documents results devices findings hosts): $before"
-[ "$(echo "$before" | cut -d'|' -f1)" = 4 ] || fail "expected 4 runs in the database: $before"
+[ "$(echo "$before" | cut -d'|' -f1)" = 5 ] || fail "expected 5 runs in the database: $before"
 id1="results-tiny@$(jq -r .host.hostname "$WORK/run1/manifest.json")@$(jq -r .started_at "$WORK/run1/manifest.json")"
 [ "$(q "SELECT count(*) FROM dutlab.runs WHERE run_id = '$id1'")" = 1 ] || fail "run 1 is not there as $id1"
 # the numbers are the documents' numbers
@@ -191,7 +195,10 @@ newest=$(q "SELECT DISTINCT run_id FROM dutlab.newest_per_host WHERE experiment 
 [ "$newest" = "$id2" ] || fail "newest_per_host for results-tiny: \"$newest\", expected $id2"
 reg=$(q "SELECT config, direction, earlier_runs FROM dutlab.regressions
 	WHERE experiment = 'sync-commit' AND step = 'oltp' AND metric = 'tps'")
-[ "$reg" = "sync-on|above|1" ] || fail "regressions for sync-commit tps: \"$reg\", expected sync-on|above|1"
+[ "$reg" = "sync-on|above|2" ] || fail "regressions for sync-commit tps: \"$reg\", expected sync-on|above|2"
+# two runs: one earlier run has no spread, so no regression
+[ "$(q "SELECT count(*) FROM dutlab.regressions WHERE experiment = 'results-tiny'")" = 0 ] ||
+	fail "results-tiny (two runs) has regressions"
 
 # ---- compare: table and JSON ----
 "$DUTLAB" results compare --db "$DB" --metric tps --json "$WORK/cmp.json" >"$WORK/cmp.txt" 2>&1 ||
