@@ -140,6 +140,10 @@ dir1=$(jq -r '.configs[0].reps[0].dir' "$WORK/run1/manifest.json")
 want=$(jq -r '.phases[] | select(.name == "run") | .metrics.tps.value' "$WORK/run1/$dir1/rw.json")
 got=$(q "SELECT value FROM dutlab.results WHERE run_id = '$id1' AND step = 'rw' AND phase = 'run' AND metric = 'tps'")
 awk -v a="$want" -v b="$got" 'BEGIN { exit !(a == b && a > 0) }' || fail "tps of run 1: database $got, document $want"
+want=$(jq -r '.phases[] | select(.name == "run") | .latency.txn.p99' "$WORK/run1/$dir1/rw.json")
+got=$(q "SELECT value || '|' || unit FROM dutlab.results WHERE run_id = '$id1' AND step = 'rw' AND metric = 'txn.p99'")
+awk -v a="$want" -v b="${got%%|*}" 'BEGIN { exit !(a == b && a > 0) }' && [ "${got#*|}" = ns ] ||
+	fail "txn.p99 of run 1: database \"$got\", document $want ns"
 ndocs=$(find "$WORK/run1" -name '*.json' ! -name manifest.json ! -name relmap.json ! -name dutfs-stats.json | wc -l)
 [ "$(q "SELECT count(*) FROM dutlab.documents WHERE run_id = '$id1'")" = "$ndocs" ] ||
 	fail "run 1: $(q "SELECT count(*) FROM dutlab.documents WHERE run_id = '$id1'") documents in the database, $ndocs files"
