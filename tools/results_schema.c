@@ -108,32 +108,33 @@ static const char schema_v1[] =
 	"                      ('host', rm.hostname)) AS x(dimension, key)) s\n"
 	"WHERE key IS NOT NULL AND key <> ''\n"
 	"GROUP BY experiment, config, dimension, key, step, phase, metric, unit;\n"
-	/* the newest run of each experiment on each host, its values */
+	/* the newest run of each experiment on each host, its values (a window,
+	 * not a join, so that a filter on the experiment reaches the tables) */
 	"CREATE VIEW dutlab.newest_per_host AS\n"
-	"WITH newest AS (\n"
-	"  SELECT DISTINCT ON (h.hostname, r.experiment) r.run_id\n"
-	"  FROM dutlab.runs r JOIN dutlab.hosts h USING (host_id)\n"
-	"  ORDER BY h.hostname, r.experiment, r.started_at DESC, r.run_id DESC)\n"
-	"SELECT rm.* FROM dutlab.run_metrics rm JOIN newest USING (run_id);\n"
+	"SELECT run_id, experiment, started_at, hostname, config_idx, config, filesystem, model,\n"
+	"       firmware, step, phase, metric, unit, value, reps\n"
+	"FROM (SELECT rm.*, dense_rank() OVER (PARTITION BY hostname, experiment\n"
+	"                                      ORDER BY started_at DESC, run_id DESC) AS newest\n"
+	"      FROM dutlab.run_metrics rm) x\n"
+	"WHERE newest = 1;\n"
 	/* a metric of the newest run outside the min-max of the earlier runs of
 	 * the same experiment, configuration, step and metric; it takes two
-	 * earlier runs at least (one run has no spread to leave) */
+	 * earlier runs at least (one run has no spread to leave).  One window
+	 * over run_metrics: a filter on its partition columns (experiment,
+	 * metric) is pushed down to the tables */
 	"CREATE VIEW dutlab.regressions AS\n"
-	"WITH ranked AS (\n"
-	"  SELECT rm.*, rank() OVER (PARTITION BY experiment, config, step, phase, metric, unit\n"
-	"                            ORDER BY started_at DESC, run_id DESC) AS age\n"
-	"  FROM dutlab.run_metrics rm),\n"
-	"earlier AS (\n"
-	"  SELECT experiment, config, step, phase, metric, unit,\n"
-	"         min(value) AS min, max(value) AS max, count(*) AS runs\n"
-	"  FROM ranked WHERE age > 1 GROUP BY experiment, config, step, phase, metric, unit\n"
-	"  HAVING count(*) >= 2)\n"
-	"SELECT n.experiment, n.config, n.step, n.phase, n.metric, n.unit, n.run_id, n.hostname,\n"
-	"       n.started_at, n.value, e.min AS earlier_min, e.max AS earlier_max,\n"
-	"       e.runs AS earlier_runs,\n"
-	"       CASE WHEN n.value < e.min THEN 'below' ELSE 'above' END AS direction\n"
-	"FROM ranked n JOIN earlier e USING (experiment, config, step, phase, metric, unit)\n"
-	"WHERE n.age = 1 AND (n.value < e.min OR n.value > e.max);\n";
+	"SELECT experiment, config, step, phase, metric, unit, run_id, hostname, started_at, value,\n"
+	"       earlier_min, earlier_max, n - 1 AS earlier_runs,\n"
+	"       CASE WHEN value < earlier_min THEN 'below' ELSE 'above' END AS direction\n"
+	"FROM (SELECT rm.*, row_number() OVER w AS pos,\n"
+	"             count(*) OVER (PARTITION BY experiment, config, step, phase, metric, unit) AS n,\n"
+	/* a frame from the partition's start grows, never restarts: linear */
+	"             min(value) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_min,\n"
+	"             max(value) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_max\n"
+	"      FROM dutlab.run_metrics rm\n"
+	"      WINDOW w AS (PARTITION BY experiment, config, step, phase, metric, unit\n"
+	"                   ORDER BY started_at, run_id)) x\n"
+	"WHERE pos = n AND n >= 3 AND (value < earlier_min OR value > earlier_max);\n";
 
 static const char *const steps[RESULTS_SCHEMA_VERSION] = {
 	schema_v1,
