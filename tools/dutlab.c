@@ -23,6 +23,7 @@
 #include "tools/relmap.h"
 #include "tools/report.h"
 #include "tools/report_dir.h"
+#include "tools/results_cmd.h"
 #include "tools/run_cmd.h"
 #include "tools/run_model.h"
 
@@ -600,6 +601,7 @@ static const struct command commands[] = {
 	{ "export", "a dutfs trace as a fio iolog (replayable) or CSV", export_usage, cmd_export },
 	{ "compare", "configurations side by side: run directories or result documents (DSS: m-time)", compare_usage, cmd_compare },
 	{ "run", "run an experiment (the built-in default without a file)", dutlab_run_usage, dutlab_cmd_run },
+	{ "results", "run directories into PostgreSQL: init, push, compare over runs and hosts", dutlab_results_usage, dutlab_cmd_results },
 	{ "crash", "crash-consistency campaign: PostgreSQL crashed on dutfs, recovered and checked", dutlab_crash_usage, dutlab_cmd_crash },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -633,6 +635,6 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		usage_error(NULL, "unknown option \"%s\"", argv[1]);
 	else
-		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run, crash)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run, results, crash)", argv[1]);
 	return EXIT_USAGE;
 }

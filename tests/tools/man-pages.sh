@@ -37,7 +37,7 @@ check dutfs.1 "$b/fuse/dutfs" --help
 check pgload.1 "$b/pgload/pgload" --help
 check pgload.1 "$b/pgload/pgload" cluster --help
 check dutlab.1 "$b/tools/dutlab" --help
-for c in run report export compare crash; do check dutlab.1 "$b/tools/dutlab" $c --help; done
+for c in run report export compare results crash; do check dutlab.1 "$b/tools/dutlab" $c --help; done
 for c in identify bench slc fill trim; do check dutprobe.1 "$b/probe/dutprobe" $c --help; done
 [ $bad -eq 0 ] || exit 1
 echo "PASS: 6 man pages render cleanly and cover their programs' options"

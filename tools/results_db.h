@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dutlab results: the server side (libpq).  Errors: -errno, err says what. */
+#ifndef DUTLAB_RESULTS_DB_H
+#define DUTLAB_RESULTS_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <libpq-fe.h>
+
+#include "tools/results.h"
+
+/* -ECONNREFUSED when the server cannot be reached (err has libpq's words). */
+int results_db_connect(const char *conninfo, PGconn **ret, struct dut_error *err);
+
+/*
+ * Create the schema or take it to RESULTS_SCHEMA_VERSION, in one
+ * transaction; *ret_from is the version found (0: none).  -EPROTO when the
+ * database has a newer version than this dutlab knows.
+ */
+int results_db_init(PGconn *c, int *ret_from, struct dut_error *err);
+
+/* The schema is there at RESULTS_SCHEMA_VERSION; else -ENOENT/-EPROTO, err says what to do. */
+int results_db_check(PGconn *c, struct dut_error *err);
+
+struct results_push {
+	const struct run_model *m;
+	const char *manifest_json;   /* the manifest's text, stored as jsonb */
+	const struct findings *findings;
+	const char *pushed_by;       /* "dutlab VERSION" */
+};
+
+/*
+ * Push one loaded run in one transaction.  When the run id is there
+ * already, nothing changes and *ret_present is true.  *ret_rows counts the
+ * rows inserted over all tables.
+ */
+int results_db_push(PGconn *c, const struct results_push *p, size_t *ret_rows, bool *ret_present,
+		    char *ret_run_id, size_t id_len, struct dut_error *err);
+
+/* A query's answer, as text (numeric columns marked). */
+struct results_table {
+	const char *name;            /* "spread", "newest_per_host", "regressions" */
+	size_t ncols, nrows;
+	char **cols;
+	bool *numeric;
+	char **cells;                /* nrows * ncols; NULL: SQL NULL */
+};
+
+struct results_cmp {
+	struct results_table t[3];
+};
+
+/* The views, filtered (NULL: all). */
+int results_db_compare(PGconn *c, const char *experiment, const char *metric,
+		       struct results_cmp *ret, struct dut_error *err);
+void results_cmp_clear(struct results_cmp *cmp);
+
+#endif
