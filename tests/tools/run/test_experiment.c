@@ -762,18 +762,18 @@ static void test_shipped_experiments_parse_and_fit_15_minutes(void)
 /*
  * The plan's estimate of each shipped experiment is within 2x of the time it
  * took, run in full on the 2-core reference machine (wall time of `dutlab run`,
- * 2026-12-01, one run each on a machine other work loaded: load average 8-21).
- * fs-dss was estimated at 6m18s and took 3m55s; its per-phase constants were
- * from another machine.
+ * 2026-12-01): the fastest and the slowest run measured, from a load average
+ * of about 5 to 8-23 with other work on the machine.
  */
 static void test_shipped_estimates_within_2x_of_measured(void)
 {
-	static const struct { const char *file; unsigned measured_s; } runs[] = {
-		{ "fs-dss.ini", 235 },
-		{ "slc-restore.ini", 156 },
-		{ "hot-standby.ini", 447 },
-		{ "placement.ini", 393 },
-		{ "fs-oltp.ini", 550 },
+	static const struct { const char *file; unsigned fast_s, slow_s; } runs[] = {
+		{ "fs-dss.ini", 86, 235 },
+		{ "slc-restore.ini", 123, 162 },
+		{ "hot-standby.ini", 409, 509 },
+		{ "placement.ini", 386, 393 },
+		{ "fs-oltp.ini", 559, 696 },
+		{ "fill-iops.ini", 234, 249 },
 	};
 
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
@@ -790,9 +790,9 @@ static void test_shipped_estimates_within_2x_of_measured(void)
 		CU_CHECK(dut_experiment_plan(e, &p) == 0, "%s: plan failed", runs[i].file);
 		if (p) {
 			est_s = (double)p->est_ns / S;
-			CU_CHECK(est_s <= 2.0 * runs[i].measured_s && est_s >= runs[i].measured_s / 2.0,
-				 "%s: estimated %.0f s, measured %u s: not within 2x", runs[i].file, est_s,
-				 runs[i].measured_s);
+			CU_CHECK(est_s <= 2.0 * runs[i].fast_s && est_s >= runs[i].slow_s / 2.0,
+				 "%s: estimated %.0f s, measured %u-%u s: not within 2x of both", runs[i].file,
+				 est_s, runs[i].fast_s, runs[i].slow_s);
 		}
 		dut_plan_free(p);
 		dut_experiment_free(e);
