@@ -21,6 +21,7 @@
 #include "tools/report_answer.h"
 #include "tools/report_answer_bursts.h"
 #include "tools/report_answer_dss.h"
+#include "tools/report_answer_fill.h"
 #include "tools/report_answer_head.h"
 #include "tools/report_run_steps.h"
 #include "tools/report_answer_srv.h"
@@ -597,12 +598,15 @@ void report_answer_section(struct rdoc *d, const struct run_model *m, const stru
 				answer_why_oltp(d, &m->configs[i], steps[s].name);
 			else if (steps[s].kind == DOC_RESTORE)
 				answer_why_restore(d, &m->configs[i], steps[s].name);
+			else if (steps[s].kind == DOC_PROBE_FILL)
+				answer_why_fill(d, &m->configs[i], steps[s].name);
 			nwhy += d->b[d->n - 1].nitems - before;
 		}
 	}
 	if (!nwhy)
 		rdoc_item(d, "no step of this run has the evidence the report explains from (OLTP steps "
-			  "with a trace, restore verdicts, DSS phases); the numbers above stand alone.");
+			  "with a trace, restore verdicts, DSS phases, fill levels); the numbers above stand "
+			  "alone.");
 	answer_bursts_table(d, m, steps, nsteps);
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;

@@ -54,6 +54,9 @@ expect_line oltp "$TMP/rundir-oltp/report.md" "| sync-off | 2 | 305.8 | 180.0-43
 check_pngs probe "$TMP/rundir-probe" 2
 expect_line probe "$TMP/rundir-probe/report.md" "3,200 MB/s exceeds the interface ceiling of 600 MB/s"
 expect_line probe "$TMP/rundir-probe/report.md" "| btrfs | skipped | 0 of 0 complete |"
+# the Answer's why of a fill step: flat, falling, per queue depth
+expect_line probe "$TMP/rundir-probe/report.md" "- file-ext4, step fill, QD 1: random-write IOPS stayed within 20% of the emptiest level (742 at 30%, 710 at 60%, 808 at 90%): no overwrite penalty as the target filled."
+expect_line probe "$TMP/rundir-probe/report.md" "- file-ext4, step fill, QD 8: random-write IOPS fell as the target filled (6,261 at 30%, 6,581 at 60%, 3,783 at 90%): 0.60x at 90% of what it did at 30%"
 # dss: phases and queries
 check_pngs dss "$TMP/rundir-dss" 2
 expect_line dss "$TMP/rundir-dss/report.md" "changed the plans of Q6, Q14 and Q15 (against default)"
