@@ -469,6 +469,11 @@ static void answer_why_oltp(struct rdoc *d, const struct run_config *c, const ch
 		snprintf(limit, sizeof(limit), "not limited by CPU (%.0f%% of the transaction time); "
 			 "the %s not measured", fmin(share_cpu, 100), share_r < 0 && share_w < 0 ?
 			 "device reads and WAL flushes were" : share_r < 0 ? "device reads were" : "WAL flushes were");
+	else if (sv.other_waits[0])
+		snprintf(limit, sizeof(limit), "not limited by the reads, WAL flushes or CPU the run "
+			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits, "
+			 "the largest %s of the backends' samples", fmin(share_r, 100),
+			 fmin(share_w, 100), fmin(share_cpu, 100), sv.other_waits);
 	else
 		snprintf(limit, sizeof(limit), "not limited by the reads, WAL flushes or CPU the run "
 			 "measured (%.0f%%, %.0f%% and %.0f%% of the transaction time): the rest is waits "

@@ -69,6 +69,49 @@ static void waits_text(struct wait_sum *ws, size_t n, double backend, char *buf,
 	}
 }
 
+/* What a wait event means for the answer, for the ones a run most often shows. */
+static const char *wait_gloss(const char *ev)
+{
+	static const struct { const char *ev, *gloss; } g[] = {
+		{ "Client:ClientRead", "the backend waited for the client (pgload) to send" },
+		{ "IPC:SyncRep", "commits waited for the synchronous standby" },
+		{ "Lock:transactionid", "row locks: another transaction held the row" },
+		{ "Lock:tuple", "row locks" },
+		{ "LWLock:BufferMapping", "the shared buffer table" },
+		{ "LWLock:BufferContent", "a buffer's content lock" },
+	};
+
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		if (strcmp(ev, g[i].ev) == 0)
+			return g[i].gloss;
+	return NULL;
+}
+
+/* The two largest backend waits (already sorted) that are not reads, WAL or CPU, at least 5%. */
+static void other_waits_text(const struct wait_sum *ws, size_t n, double backend, char *buf, size_t len)
+{
+	static const char *const skip[] = { "IO:DataFileRead", "IO:DataFilePrefetch", "IO:WALSync", "IO:WALWrite",
+					    "IO:WALInitSync", "IO:WALInitWrite", "LWLock:WALWrite", "CPU:running" };
+	size_t l = 0;
+	int k = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n && k < 2 && backend > 0 && l < len; i++) {
+		double pct = 100.0 * ws[i].count / backend;
+		const char *gl;
+		bool skipped = false;
+
+		for (size_t j = 0; j < sizeof(skip) / sizeof(skip[0]); j++)
+			skipped |= strcmp(ws[i].ev, skip[j]) == 0;
+		if (skipped || pct < 5.0)
+			continue;
+		gl = wait_gloss(ws[i].ev);
+		l += (size_t)snprintf(buf + l, len - l, "%s%s %.0f%%%s%s%s", k ? ", " : "", ws[i].ev, pct,
+				      gl ? " (" : "", gl ? gl : "", gl ? ")" : "");
+		k++;
+	}
+}
+
 static double median_of(double *v, size_t n)
 {
 	struct cmp_stat s = cmp_stat_of(v, (unsigned)n);
@@ -231,6 +274,7 @@ void answer_srv_of(const struct run_config *c, const char *step, struct answer_s
 		a.wait_wal_pct = 100.0 * w / backend;
 	}
 	waits_text(ws, nws, backend, a.waits, sizeof(a.waits));
+	other_waits_text(ws, nws, backend, a.other_waits, sizeof(a.other_waits));
 	*ret = a;
 }
 

@@ -29,6 +29,8 @@ struct answer_srv {
 	 * DataFilePrefetch), for WAL (IO:WALSync, WALWrite, WALInit*, LWLock:WALWrite); -1: none */
 	double wait_read_pct, wait_wal_pct;
 	char waits[400];               /* the top backend wait events with their share */
+	/* the largest waits that are neither reads, WAL nor CPU ("IPC:SyncRep 24%, ..."), "" when none */
+	char other_waits[200];
 	char ckpt_tps[300];            /* TPS in the seconds the checkpointer worked vs the others */
 };
 

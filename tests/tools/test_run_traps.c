@@ -902,6 +902,42 @@ static void test_answer_connections(void)
 	run_model_free(m);
 }
 
+/* Nothing the run measured explains the time: the Answer names the largest other waits. */
+static void test_answer_other_waits(void)
+{
+	static const struct { const char *from, *to; } edits[] = {
+		{ "\"wal_sync_time\":4500", "\"wal_sync_time\":450" },
+		{ "\"event\":\"WALSync\",\"count\":328", "\"event\":\"WALSync\",\"count\":8" },
+		{ "\"event\":\"WALWrite\",\"count\":96", "\"event\":\"SyncRep\",\"count\":300" },
+	};
+	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_free_ char *md = NULL;
+	char d[8192], tail[8192];
+
+	server_doc(d, sizeof(d), 150020, 0.0001);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char *at = strstr(d, edits[i].from);
+
+		CU_ASSERT_FATAL(at != NULL);
+		snprintf(tail, sizeof(tail), "%s", at + strlen(edits[i].from));
+		snprintf(at, sizeof(d) - (size_t)(at - d), "%s%s", edits[i].to, tail);
+	}
+	/* SyncRep is an IPC wait, not an LWLock one */
+	{
+		char *at = strstr(d, "\"type\":\"LWLock\",\"event\":\"SyncRep\"");
+
+		CU_ASSERT_FATAL(at != NULL);
+		memcpy(at + 8, "IPC\",   ", 8);
+		memmove(at + 13, at + 16, strlen(at + 16) + 1);
+	}
+	set_doc(m, 0, d);
+	attach_trace(m, 4000, 100, 8192, 10000000000ull);
+	md = answer_md(m);
+	CU_CHECK(md && strstr(md, "the rest is waits, the largest IPC:SyncRep 38% (commits waited for the "
+			      "synchronous standby), Client:ClientRead 30% (the backend waited for the client "
+			      "(pgload) to send) of the backends' samples"), "answer:\n%s", md ? md : "");
+}
+
 static const struct cu_test tests[] = {
 	{ "trap_page_cache", test_trap_page_cache },
 	{ "trap_connect", test_trap_connect },
@@ -912,6 +948,7 @@ static const struct cu_test tests[] = {
 	{ "dss_mtime_difference_shown_only_with_spread", test_dss_mtime_verdict },
 	{ "trap_other_work_on_the_cpus", test_trap_contended },
 	{ "trap_dss_queries_served_by_memory", test_trap_dss_memory },
+	{ "answer_names_the_other_waits", test_answer_other_waits },
 	{ "trap_configs_run_one_after_another", test_trap_sequential_configs },
 	{ "no_share_of_zero_bytes", test_no_share_of_zero },
 	{ "no_trap_on_a_clean_run", test_no_trap_on_a_clean_run },
