@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,8 @@
 
 #include "lib/file_io.h"
 #include "tools/crash_sys.h"
+#include "tools/run/runner_sys.h"
 
-extern char **environ;
 
 uint64_t crash_now_ms(void)
 {
@@ -27,41 +26,13 @@ uint64_t crash_now_ms(void)
 
 void crash_sleep_ms(unsigned ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
+	run_sleep_ms(ms);
 }
 
+/* The runner's spawn: a process group of its own, the log appended (0600, no link followed). */
 int crash_spawn(char *const argv[], const char *log, pid_t *ret_pid)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
-	pid_t pid;
-	int r;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log ? log : "/dev/null",
-					 log ? O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW : O_WRONLY, 0600);
-	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r)
-		return -r;
-	*ret_pid = pid;
-	return 0;
+	return run_spawn(argv, log, false, ret_pid);
 }
 
 int crash_poll(pid_t pid, int *ret_status)

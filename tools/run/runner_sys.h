@@ -27,6 +27,10 @@ struct run_cmd_opts {
  * 128 + signal.  -EINTR when a signal stopped it, -ETIMEDOUT on timeout
  * (the status is still set), -errno when it could not start. */
 int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_status);
+/* Start argv[0] in a process group of its own, stdin /dev/null, stdout and
+ * stderr appended to log_path (0600, no link followed), or /dev/null, or ours
+ * with inherit; default signal dispositions.  Does not wait.  0 or -errno. */
+int run_spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret_pid);
 /* The running program's path (readlink /proc/self/exe, without the
  * " (deleted)" of a binary replaced while running); 0 or -errno. */
 int run_self_exe(char *buf, size_t len);

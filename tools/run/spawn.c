@@ -63,7 +63,7 @@ void run_sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-static int spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret_pid)
+int run_spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -156,7 +156,7 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 			fclose(f);
 		}
 	}
-	r = spawn(argv, o->log_path, o->inherit_output, &pid);
+	r = run_spawn(argv, o->log_path, o->inherit_output, &pid);
 	if (r < 0)
 		return r;
 	for (;;) {
