@@ -974,7 +974,6 @@ static int contended_finding(const struct run_model *m, size_t ci, const char *s
  * and keys phases wrote to tables and indexes: memory served them, and the
  * query times compare CPU and caches, not the storage.
  */
-#define DSS_QUERIES_MARK "dss/queries start"
 #define DSS_MEMORY_READ_SHARE 0.10
 
 static int dss_page_cache_finding(const struct run_model *m, size_t ci, const char *step,
@@ -986,9 +985,9 @@ static int dss_page_cache_finding(const struct run_model *m, size_t ci, const ch
 	double data, read;
 	char a[32], b[32], budget[200];
 
-	run_io_mix_of(c, DSS_QUERIES_MARK, &q);
-	run_io_mix_of(c, "dss/load start", &load);
-	run_io_mix_of(c, "dss/keys start", &keys);
+	run_io_mix_of(c, RUN_DSS_PHASE("queries"), &q);
+	run_io_mix_of(c, RUN_DSS_PHASE("load"), &load);
+	run_io_mix_of(c, RUN_DSS_PHASE("keys"), &keys);
 	if (!q.ntraced || !load.ntraced)
 		return 0;
 	data = 0;

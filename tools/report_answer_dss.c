@@ -16,7 +16,7 @@
 #include "tools/run_stats.h"
 
 #define MIB (1024.0 * 1024.0)
-#define QUERIES_MARK "dss/queries start"
+#define QUERIES_MARK RUN_DSS_PHASE("queries")
 /* how many queries the answer names as taking the query time, and as making the difference */
 #define TOP_QUERIES 3
 

@@ -139,6 +139,9 @@ const char *run_identify_target(const struct run_config *c, const char *step, co
 
 /* The marker of a step in a configuration (its manifest "mark"), or NULL when it never ran there. */
 const char *run_step_mark(const struct run_config *c, const char *step);
+/* pgload dss marks each of its phases "dss/<phase> start" .. "dss/<phase> end":
+ * the trace phase (run_io_mix_of) of phase name, a string literal. */
+#define RUN_DSS_PHASE(name) "dss/" name " start"
 
 /* The member key of o (o may be NULL), or NULL. */
 struct json_object *run_jget(struct json_object *o, const char *key);

@@ -9,42 +9,16 @@
 # unreachable database and a schema of a newer dutlab are clear errors.
 set -uo pipefail
 
-DUTLAB=${1:?usage: $0 path/to/dutlab}
 here=$(cd "$(dirname "$0")" && pwd)
 fixtures=$here/../fixtures
-PGBIN=/usr/lib/postgresql/15/bin
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (PostgreSQL as user postgres, dutlab run: dutfs, loop devices, mkfs)"
-[ -x "$PGBIN/initdb" ] || skip "PostgreSQL 15 is not installed ($PGBIN/initdb)"
-id postgres >/dev/null 2>&1 || skip "there is no user postgres"
-[ -c /dev/fuse ] || skip "/dev/fuse is missing (dutlab run needs dutfs)"
-command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
+# prerequisites, $WORK and the cleanup of runs, mounts and loop devices
+. "$here/../run/it-lib.sh"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (e2fsprogs)"
-command -v losetup >/dev/null || skip "losetup is not installed"
-[ -x "$DUTLAB" ] || fail "$DUTLAB is not built"
-
-WORK=$(mktemp -d /var/tmp/dutlab-it-results.XXXXXX) || fail "mktemp"
-chmod 755 "$WORK"
-RUN_PID=
-cleanup() {
-	[ -n "$RUN_PID" ] && kill -TERM "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
+# the test's own cluster goes first
+it_cleanup_first() {
 	[ -f "$WORK/pg/data/postmaster.pid" ] &&
 		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/pg/data" -m immediate stop >/dev/null 2>&1
-	awk -v w="$WORK" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo | sort -r |
-		while read -r m; do umount -l "$m" 2>/dev/null; done
-	for img in "$WORK"/*.img; do
-		[ -e "$img" ] || continue
-		losetup -j "$img" -O NAME -n 2>/dev/null | while read -r d; do losetup -d "$d"; done
-	done
-	[ -n "${IT_KEEP:-}" ] && { echo "kept $WORK"; return; }
-	rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # ---- the cluster ----
 mkdir -p "$WORK/pg/sock" && chown -R postgres "$WORK/pg"

@@ -24,9 +24,11 @@ chmod 755 "$WORK"
 
 # Whatever happens to the test, nothing of it stays: stop runs, clusters,
 # mounts and loop devices under $WORK.
+# A test that starts more (a server of its own) defines it_cleanup_first.
 it_cleanup() {
 	local p
 	[ -n "${RUN_PID:-}" ] && kill -TERM "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null
+	declare -F it_cleanup_first >/dev/null && it_cleanup_first
 	for p in $(pgrep -f -- "$WORK" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
 	awk -v w="$WORK" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo | sort -r |
 		while read -r m; do umount -l "$m" 2>/dev/null; done
