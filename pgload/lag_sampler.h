@@ -15,7 +15,6 @@
 #include "lib/error.h"
 #include "pgload/lag.h"
 
-#define PGL_LAG_INTERVAL_NS 1000000000ull
 
 struct pgl_lag_sampler;
 

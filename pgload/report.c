@@ -353,7 +353,7 @@ static int add_replica(struct dut_result *doc, struct dut_result_phase *ph,
 	ex = json_object_new_object();
 	arr = json_object_new_array();
 	json_object_object_add(ex, "sampled", json_object_new_boolean(rl->sampled));
-	json_object_object_add(ex, "interval_s", json_object_new_double(1.0));
+	json_object_object_add(ex, "interval_s", json_object_new_double((double)PGL_LAG_INTERVAL_NS / 1e9));
 	json_object_object_add(ex, "catchup_max_s", json_object_new_int(PGL_LAG_CATCHUP_MAX_S));
 	json_object_object_add(ex, "reads", json_object_new_int64(rl->samples));
 	json_object_object_add(ex, "note", rl->note[0] ? json_object_new_string(rl->note) : NULL);

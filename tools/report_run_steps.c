@@ -40,7 +40,7 @@ void report_replica_lag_table(struct rdoc *d, const struct run_model *m, const c
 		if (!c->replica[0] || strcmp(c->replica, "none") == 0)
 			continue;
 		if (!any)
-			rdoc_table(d, "Replay lag of the standby during the step (pgload samples it every "
+			rdoc_table(d, "Replay lag of the standby during the step (pgload samples it four times a "
 				   "second): the medians over the runs of each run's p50, p99 and maximum; catch-up "
 				   "= how long the standby took to replay the rest after the step.",
 				   "configuration|>runs|>replay lag p50 (ms)|>p99 (ms)|>max (ms)|>max behind (MiB)|"
