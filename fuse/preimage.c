@@ -427,6 +427,34 @@ int dutfs_preimages_restore(struct dutfs_preimages *p, const struct shape_discar
 	return first;
 }
 
+int dutfs_preimages_restore_file(struct dutfs_preimages *p, uint64_t key,
+				 const struct shape_discard *plan, size_t n, uint64_t *ret_bytes)
+{
+	struct dutfs_preimage_stats saved;
+	struct pfile *f;
+	int first = 0, fd;
+
+	*ret_bytes = 0;
+	pthread_mutex_lock(&p->lock);
+	saved = p->st;
+	f = shape_keymap_get(&p->files, key);
+	fd = f ? open_backing(f->in, O_RDWR) : -ENOENT;
+	if (fd >= 0) {
+		p->st.restored_bytes = p->st.hole_bytes = 0;
+		for (size_t k = 0; k < n; k++)
+			if (plan[k].file_key == key)
+				restore_range(p, f, fd, plan[k].offset, plan[k].offset + plan[k].len, &first);
+		*ret_bytes = p->st.restored_bytes + p->st.hole_bytes;
+		close(fd);
+	} else if (n) {
+		first = fd;
+	}
+	saved.restore_errors = p->st.restore_errors;
+	p->st = saved;
+	pthread_mutex_unlock(&p->lock);
+	return first;
+}
+
 void dutfs_preimages_stats(struct dutfs_preimages *p, struct dutfs_preimage_stats *ret)
 {
 	pthread_mutex_lock(&p->lock);

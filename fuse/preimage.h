@@ -73,6 +73,16 @@ void dutfs_preimages_truncate(struct dutfs_preimages *p, uint64_t key, uint64_t 
  */
 int dutfs_preimages_restore(struct dutfs_preimages *p, const struct shape_discard *plan,
 			    size_t n);
+/*
+ * An fsync of file key failed (injected EIO): put its synced content back
+ * over plan[0..n) (the file's ranges, sorted), keeping its size (bytes that
+ * had no data read as zeros, as a lost extending write does on Linux) and
+ * its pre-images (they equal the content now, so a later crash restoring
+ * them again is harmless).  The last crash's counters are not touched.
+ * Returns the first error; *ret_bytes is how many bytes went back.
+ */
+int dutfs_preimages_restore_file(struct dutfs_preimages *p, uint64_t key,
+				 const struct shape_discard *plan, size_t n, uint64_t *ret_bytes);
 void dutfs_preimages_clear(struct dutfs_preimages *p);
 void dutfs_preimages_stats(struct dutfs_preimages *p, struct dutfs_preimage_stats *ret);
 

@@ -79,6 +79,8 @@ struct dutfs_shaper {
 	struct shape_keymap paths;         /* file id -> struct path_entry; path_lock */
 
 	atomic_uint_fast64_t injected_errors;   /* error and crash faults */
+	atomic_uint_fast64_t fsync_drops;       /* injected fsync errors that dropped data */
+	atomic_uint_fast64_t fsync_dropped_bytes;
 	atomic_uint_fast64_t short_transfers;
 	atomic_uint_fast64_t crashed_eio;       /* refused while crashed */
 	atomic_uint_fast64_t crossed_crash_eio; /* in flight across a crash */
@@ -464,6 +466,33 @@ out_unlock:
 
 /* ---- the layer ---- */
 
+/*
+ * An injected fsync/fdatasync error: as Linux does after a writeback error,
+ * what that fsync should have made durable is gone from the device (the
+ * backing file gets its synced content back) while the kernel's page cache
+ * of the mount may still show the new data until it is evicted; the next
+ * fsync succeeds without bringing it back.  This is what makes PostgreSQL
+ * PANIC on a failed fsync instead of retrying it.
+ */
+static void drop_at_fsync_error(struct dutfs_shaper *sh, struct dutfs_shaper_gen *g,
+				uint64_t key)
+{
+	struct shape_discard *plan = NULL;
+	uint64_t bytes = 0;
+	size_t n = 0;
+	int r;
+
+	r = shape_engine_drop_unsynced(g->engine, key, &plan, &n);
+	if (r == 0 && n)
+		r = dutfs_preimages_restore_file(sh->pre, key, plan, n, &bytes);
+	free(plan);
+	if (r < 0)
+		fuse_log(FUSE_LOG_ERR, "dutfs: fsync fault: could not drop the unsynced data of a file: "
+			 "%s (it stays written)\n", strerror(-r));
+	atomic_fetch_add_explicit(&sh->fsync_drops, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->fsync_dropped_bytes, bytes, memory_order_relaxed);
+}
+
 static void shaper_backing_done(void *ctx, struct dutfs_io *io);
 
 static int shaper_submit(void *ctx, struct dutfs_io *io)
@@ -508,6 +537,8 @@ static int shaper_submit(void *ctx, struct dutfs_io *io)
 			/* no backing call: leave the in-flight count before waiting on crash_lock */
 			shaper_backing_done(sh, io);
 			crash_from_fault(sh);
+		} else if (op == SHAPE_OP_FSYNC || op == SHAPE_OP_FDATASYNC) {
+			drop_at_fsync_error(sh, g, s->key);
 		}
 		return v->err;
 	}
@@ -635,6 +666,8 @@ struct json_object *dutfs_shaper_stats_json(struct dutfs_shaper *sh)
 	d = json_object_new_object();
 	json_object_object_add(d, "delayed_replies", u64j(atomic_load(&sh->delayed)));
 	json_object_object_add(d, "injected_errors", u64j(atomic_load(&sh->injected_errors)));
+	json_object_object_add(d, "fsync_errors_dropping_data", u64j(atomic_load(&sh->fsync_drops)));
+	json_object_object_add(d, "fsync_error_dropped_bytes", u64j(atomic_load(&sh->fsync_dropped_bytes)));
 	json_object_object_add(d, "short_transfers", u64j(atomic_load(&sh->short_transfers)));
 	json_object_object_add(d, "skipped_syncs", u64j(atomic_load(&sh->skipped_syncs)));
 	json_object_object_add(d, "eio_while_crashed", u64j(atomic_load(&sh->crashed_eio)));

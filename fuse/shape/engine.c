@@ -87,6 +87,12 @@ int shape_engine_crash(struct shape_engine *e)
 	return r;
 }
 
+int shape_engine_drop_unsynced(struct shape_engine *e, uint64_t file_key,
+			       struct shape_discard **ret, size_t *ret_n)
+{
+	return shape_journal_drop_unsynced(e->journal, file_key, ret, ret_n);
+}
+
 int shape_engine_recover(struct shape_engine *e)
 {
 	int r = 0;

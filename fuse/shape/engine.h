@@ -58,6 +58,12 @@ void shape_engine_complete(struct shape_engine *e, const struct shape_io *io,
 int shape_engine_crash(struct shape_engine *e);
 int shape_engine_recover(struct shape_engine *e);
 bool shape_engine_crashed(struct shape_engine *e);
+/*
+ * An injected fsync/fdatasync error on file_key: its unsynced ranges, which
+ * the daemon puts back to their synced content (shape_journal_drop_unsynced).
+ */
+int shape_engine_drop_unsynced(struct shape_engine *e, uint64_t file_key,
+			       struct shape_discard **ret, size_t *ret_n);
 /* The discard plan of the last crash (then forgotten); *ret NULL when empty. */
 void shape_engine_take_plan(struct shape_engine *e, struct shape_discard **ret, size_t *ret_n);
 

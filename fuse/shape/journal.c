@@ -180,6 +180,34 @@ void shape_journal_sync(struct shape_journal *j, uint64_t key)
 		jfile_free(f);
 }
 
+int shape_journal_drop_unsynced(struct shape_journal *j, uint64_t key,
+				struct shape_discard **ret, size_t *ret_n)
+{
+	struct shape_discard *d = NULL;
+	struct jfile *f;
+	int r = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	pthread_mutex_lock(&j->lock);
+	f = shape_keymap_get(&j->files, key);
+	if (f && f->n && !(d = malloc(f->n * sizeof(*d)))) {
+		r = -ENOMEM;
+		goto out_unlock;
+	}
+	if (f) {
+		for (size_t i = 0; i < f->n; i++)
+			d[i] = (struct shape_discard){ key, f->ext[i].start, f->ext[i].end - f->ext[i].start };
+		*ret = d;
+		*ret_n = f->n;
+		shape_keymap_del(&j->files, key);
+		jfile_free(f);
+	}
+out_unlock:
+	pthread_mutex_unlock(&j->lock);
+	return r;
+}
+
 void shape_journal_forget(struct shape_journal *j, uint64_t key)
 {
 	shape_journal_sync(j, key);

@@ -67,6 +67,17 @@ int shape_journal_write_begin(struct shape_journal *j, uint64_t key, uint64_t of
 void shape_journal_write_end(struct shape_journal *j, uint64_t token, uint64_t written);
 /* fsync/fdatasync of the file succeeded: nothing of it is unsynced any more. */
 void shape_journal_sync(struct shape_journal *j, uint64_t key);
+/*
+ * fsync/fdatasync of the file failed (an injected EIO): as Linux does after a
+ * writeback error, what it should have made durable is dropped, not kept
+ * for the next fsync.  Returns the file's unsynced ranges (sorted, disjoint;
+ * *ret malloc'ed, NULL when n is 0) for the daemon to put the synced content
+ * back, and forgets them, so a later successful fsync does not make them
+ * durable.  Writes of the file still in flight are not part of it: they
+ * start a new epoch when they end.
+ */
+int shape_journal_drop_unsynced(struct shape_journal *j, uint64_t key,
+				struct shape_discard **ret, size_t *ret_n);
 /* The file was truncated: unsynced bytes past size no longer exist. */
 void shape_journal_truncate(struct shape_journal *j, uint64_t key, uint64_t size);
 /* The file was unlinked. */

@@ -213,6 +213,48 @@ crash-fault)
 	cmp "$T/A" "$M/data" || die "after recover the file is not what was fsync'ed"
 	say "crash fault on the 3rd write; recovered to the fsync'ed content"
 	;;
+fsync-eio-drop)
+	# the 2nd fsync of data* fails with EIO: as on Linux after a writeback
+	# error, what it should have made durable is dropped from the device at
+	# once (the backing file), and the next fsync, which succeeds, does not
+	# bring it back: a crash after it still finds the content of the 1st fsync
+	cat >"$T/fe.ini" <<-'EOF'
+	[fault eio]
+	type = error
+	errno = EIO
+	nth = 2
+	[fault volatile]
+	type = unsynced
+	[rule syncs]
+	path = data*
+	op = sync
+	fault = eio
+	[rule data]
+	path = data*
+	fault = volatile
+	EOF
+	head -c 8192 /dev/urandom >"$T/A"
+	head -c 4096 /dev/urandom >"$T/B"
+	head -c 4096 /dev/zero >"$T/Z"
+	dut_mount "$B" "$M" --shape "$T/fe.ini" --view syscall
+	dd if="$T/A" of="$M/data" bs=8192 conv=fsync status=none || die "write A + fsync 1 failed"
+	dd if="$T/B" of="$M/data" bs=4096 seek=1 conv=notrunc status=none || die "write B failed"
+	dd if="$T/B" of="$M/data" bs=4096 seek=2 conv=notrunc,fsync status=none 2>"$T/err" \
+		&& die "fsync 2 (the injected EIO) succeeded"
+	grep -q "Input/output error" "$T/err" || die "fsync 2: $(cat "$T/err")"
+	cmp -n 8192 "$T/A" "$B/data" || die "after the failed fsync the backing file does not hold A (the data was not dropped)"
+	[ "$(stat -c %s "$B/data")" = 12288 ] || die "the drop changed the size: $(stat -c %s "$B/data"), expected 12288"
+	cmp -i 8192:0 -n 4096 "$B/data" "$T/Z" || die "the dropped extending write is not zeros in the backing file"
+	[ "$(stat_num fsync_errors_dropping_data)" = 1 ] || die "stats.json: fsync_errors_dropping_data is not 1"
+	[ "$(stat_num fsync_error_dropped_bytes)" = 8192 ] \
+		|| die "stats.json: fsync_error_dropped_bytes $(stat_num fsync_error_dropped_bytes), expected 8192"
+	sync "$M/data" || die "fsync 3 failed"
+	ctl crash || die "crash: $STATUS"
+	ctl recover || die "recover: $STATUS"
+	cmp -n 8192 "$T/A" "$M/data" || die "after fsync 3 and a crash the file is not A: fsync 3 made the dropped data durable"
+	daemon_alive || die "the daemon died"
+	say "fsync EIO dropped 8 KiB from the device; a later fsync did not bring it back; the crash found A"
+	;;
 preimage-bound)
 	# 64 KiB of pre-images: a write that needs more is refused (ENOSPC) and
 	# leaves the file alone; an fsync frees the store

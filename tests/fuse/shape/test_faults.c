@@ -209,6 +209,40 @@ static void test_journal_tracks_unsynced_ranges(void)
 	shape_journal_free(j);
 }
 
+/*
+ * A failed fsync drops the file's unsynced ranges: they are handed back for
+ * the daemon to restore, and a later crash does not list them again (a
+ * later fsync cannot make them durable).  Other files and writes still in
+ * flight on the same file stay.
+ */
+static void test_journal_drop_at_fsync_error(void)
+{
+	const struct shape_loss all = { 100, SHAPE_TORN_NONE, 512 };
+	struct shape_journal *j;
+	struct shape_discard *d = NULL;
+	size_t n = 0;
+	uint64_t tok;
+
+	CU_CHECK(shape_journal_new(7, &j) == 0, "new");
+	write_done(j, &all, 1, 0, 8192);
+	write_done(j, &all, 1, 65536, 4096);
+	write_done(j, &all, 2, 0, 4096);
+	CU_CHECK(shape_journal_write_begin(j, 1, 131072, 8192, &all, &tok) == 0, "begin");
+	CU_CHECK(shape_journal_drop_unsynced(j, 1, &d, &n) == 0 && n == 2, "dropped %zu ranges", n);
+	CU_CHECK(n == 2 && d[0].file_key == 1 && d[0].offset == 0 && d[0].len == 8192 &&
+		 d[1].offset == 65536 && d[1].len == 4096, "the file's two unsynced ranges");
+	free(d);
+	CU_CHECK(shape_journal_unsynced_bytes(j, 1) == 0, "nothing of file 1 unsynced after the drop");
+	CU_CHECK(shape_journal_drop_unsynced(j, 9, &d, &n) == 0 && n == 0 && !d, "no such file: nothing");
+	shape_journal_write_end(j, tok, 8192);  /* the write in flight ends: a new epoch */
+	{
+		const struct shape_discard want[] = { { 1, 131072, 8192 }, { 2, 0, 4096 } };
+
+		expect_plan(j, want, 2, "crash after the drop");
+	}
+	shape_journal_free(j);
+}
+
 static void test_journal_torn_writes(void)
 {
 	const struct shape_loss prefix = { 100, SHAPE_TORN_PREFIX, 4096 };
@@ -444,6 +478,7 @@ static const struct cu_test tests[] = {
 	{ "probability_with_fixed_seed", test_probability_with_fixed_seed },
 	{ "short_reads_and_writes", test_short_reads_and_writes },
 	{ "journal_tracks_unsynced_ranges", test_journal_tracks_unsynced_ranges },
+	{ "journal_drop_at_fsync_error", test_journal_drop_at_fsync_error },
 	{ "journal_torn_writes", test_journal_torn_writes },
 	{ "journal_lose_probability", test_journal_lose_probability },
 	{ "journal_grain_subset_out_of_order", test_journal_grain_subset_out_of_order },
