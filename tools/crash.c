@@ -28,14 +28,15 @@
 const char dutlab_crash_usage[] =
 	"usage: dutlab crash [EXPERIMENT.ini] [--states N] [--seed S] [--controls N] [--state I]\n"
 	"                    [--points LIST] [--losses LIST] [--sector SIZE] [--duration SECONDS]\n"
-	"                    [--clients N] [--set NAME=VALUE]... [--workdir DIR] [--json FILE] [--keep]\n"
+	"                    [--identify FILE] [--clients N] [--set NAME=VALUE]... [--workdir DIR]\n"
+	"                    [--json FILE] [--keep]\n"
 	"  Crash-consistency campaign: for each state, a fresh copy of a PostgreSQL cluster (scale 1,\n"
 	"  data checksums) on dutfs with the state's rules; the ledger workload (pgload ledger run);\n"
 	"  a crash after the Nth request of a class or at a time; the server killed, dutfs recover,\n"
 	"  the restart timed (crash recovery); then pgload ledger check (acknowledged commits,\n"
 	"  half-present transactions, balances) and pg_amcheck --heapallindexed.  Needs root.\n"
 	"  EXPERIMENT.ini  a [crash] section with the keys seed, states, controls, points, losses,\n"
-	"                 sector, duration, clients and set (options given too override it)\n"
+	"                 sector, identify, duration, clients and set (options given too override it)\n"
 	"  --states N     states with fsync honoured (default 30); each must be undamaged\n"
 	"  --seed S       the campaign's seed (default 1): state I is the same for the same seed\n"
 	"  --controls N   states per negative control (default 2, 0 = none): full_page_writes=off\n"
@@ -44,6 +45,9 @@ const char dutlab_crash_usage[] =
 	"  --points LIST  crash points: wal-write, wal-fsync, heap-write, index-write, pg_control, time\n"
 	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio\n"
 	"  --sector SIZE  the atomic write unit for torn writes (default 512; 4k for a 4 KiB device)\n"
+	"  --identify FILE  the device's atomicity from `dutprobe identify --json FILE DEVICE`: torn\n"
+	"                 writes tear at its power-fail atomic unit (--sector still overrides), and the\n"
+	"                 report says whether 8 KiB pages can tear on it\n"
 	"  --duration S   the workload's length before the latest crash (default 4)\n"
 	"  --clients N    ledger clients (default 4)\n"
 	"  --set NAME=VALUE  a PostgreSQL setting of the cluster (pgload cluster init --set)\n"
@@ -61,7 +65,27 @@ struct crash_opts {
 	const char *sets[MAX_SETS];
 	unsigned nsets;
 	char *owned[MAX_SETS];        /* set values read from the file */
+	struct crash_atomic atomic;   /* identify */
+	bool sector_given;
 };
+
+static int read_identify(struct crash_opts *o, const char *path)
+{
+	json_object *doc;
+	char why[300];
+	int r;
+
+	if (!(doc = json_object_from_file(path))) {
+		dut_err("crash: identify \"%s\": cannot read it as JSON (%s); make it with "
+			"`dutprobe identify --json FILE DEVICE`", path, json_util_get_last_err());
+		return -EINVAL;
+	}
+	r = crash_atomic_from_json(doc, &o->atomic, why, sizeof(why));
+	json_object_put(doc);
+	if (r < 0)
+		dut_err("crash: identify \"%s\": %s", path, why);
+	return r;
+}
 
 static int bad(const char *what, const char *val, const char *expect)
 {
@@ -104,8 +128,11 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		if (dut_parse_size(val, &u, NULL) < 0 || u < 512 || u > 65536 || (u & (u - 1)))
 			return bad(key, val, "a power of two from 512 to 64k");
 		o->c.sector = (uint32_t)u;
+		o->sector_given = true;
 		return 0;
 	}
+	if (!strcmp(key, "identify"))
+		return read_identify(o, val);
 	if (!strcmp(key, "duration")) {
 		errno = 0;
 		d = strtod(val, &end);
@@ -125,7 +152,7 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		o->sets[o->nsets++] = val;
 		return 0;
 	}
-	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, sector, duration, "
+	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, sector, identify, duration, "
 		"clients or set)", key);
 	return -ENOENT;
 }
@@ -184,7 +211,7 @@ static int read_experiment(struct crash_opts *o, const char *path)
 }
 
 enum { O_STATES = 300, O_SEED, O_CONTROLS, O_STATE, O_POINTS, O_LOSSES, O_SECTOR, O_DURATION, O_CLIENTS,
-       O_SET, O_WORKDIR, O_JSON, O_KEEP };
+       O_SET, O_IDENTIFY, O_WORKDIR, O_JSON, O_KEEP };
 
 static int parse_cli(int argc, char **argv, struct crash_opts *o)
 {
@@ -194,11 +221,13 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 		{ "points", required_argument, NULL, O_POINTS }, { "losses", required_argument, NULL, O_LOSSES },
 		{ "sector", required_argument, NULL, O_SECTOR }, { "duration", required_argument, NULL, O_DURATION },
 		{ "clients", required_argument, NULL, O_CLIENTS }, { "set", required_argument, NULL, O_SET },
+		{ "identify", required_argument, NULL, O_IDENTIFY },
 		{ "workdir", required_argument, NULL, O_WORKDIR }, { "json", required_argument, NULL, O_JSON },
 		{ "keep", no_argument, NULL, O_KEEP }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[] = { [O_STATES - O_STATES] = "states", "seed", "controls", "state",
-					     "points", "losses", "sector", "duration", "clients", "set" };
+					     "points", "losses", "sector", "duration", "clients", "set",
+					     "identify" };
 	struct { const char *key, *val; } pend[64];
 	unsigned npend = 0;
 	int opt;
@@ -241,6 +270,8 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 	for (unsigned i = 0; i < npend; i++)
 		if (set_option(o, pend[i].key, pend[i].val, false) < 0)
 			return -EINVAL;
+	if (o->atomic.have && !o->sector_given)
+		o->c.sector = crash_atomic_sector(&o->atomic);
 	if (o->only_state >= 0 && (unsigned)o->only_state >= crash_campaign_total(&o->c)) {
 		dut_err("crash: --state %d: the campaign has states 0 to %u", o->only_state,
 			crash_campaign_total(&o->c) - 1);
@@ -302,7 +333,8 @@ static int write_json(const char *path, struct json_object *j)
 
 static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 {
-	struct crash_report rep = { .c = o->c, .experiment = o->experiment, .only_state = o->only_state };
+	struct crash_report rep = { .c = o->c, .experiment = o->experiment, .only_state = o->only_state,
+				    .atomic = o->atomic };
 	unsigned total = crash_campaign_total(&o->c);
 	uint64_t t0 = crash_now_ms();
 	struct crash_verdict v;

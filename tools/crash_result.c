@@ -194,6 +194,8 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 		fprintf(out, ", %.1f states per minute (template %.1f s not counted)",
 			(double)run * 60000.0 / (double)(r->elapsed_ms - r->template_ms), (double)r->template_ms / 1e3);
 	fputc('\n', out);
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct crash_outcome *o = &r->o[i];
 
@@ -300,6 +302,19 @@ struct json_object *crash_report_json(const struct crash_report *r)
 	json_object_object_add(cfg, "states", json_object_new_int((int)r->c.states));
 	json_object_object_add(cfg, "control_states", json_object_new_int((int)r->c.control_states));
 	json_object_object_add(cfg, "sector", json_object_new_int((int)r->c.sector));
+	if (r->atomic.have) {
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "power_fail_bytes", json_object_new_int64((int64_t)r->atomic.bytes));
+		json_object_object_add(a, "source", json_object_new_string(r->atomic.source));
+		json_object_object_add(a, "device", json_object_new_string(r->atomic.device));
+		json_object_object_add(a, "pages_can_tear", json_object_new_boolean(r->atomic.bytes < CRASH_PG_PAGE_BYTES));
+		json_object_object_add(cfg, "atomic_write", a);
+	} else {
+		json_object_object_add(cfg, "atomic_write", NULL);
+	}
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	json_object_object_add(cfg, "atomicity", json_object_new_string(line));
 	json_object_object_add(cfg, "workload_s", json_object_new_double(r->c.workload_s));
 	json_object_object_add(cfg, "clients", json_object_new_int((int)r->c.clients));
 	json_object_object_add(cfg, "experiment", r->experiment ? json_object_new_string(r->experiment) : NULL);

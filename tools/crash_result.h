@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "tools/crash_atomic.h"
 #include "tools/crash_plan.h"
 
 enum crash_phase {
@@ -61,6 +62,7 @@ struct crash_report {
 	size_t n;
 	uint64_t template_ms;         /* making the template cluster, once */
 	uint64_t elapsed_ms;          /* the whole campaign, template included */
+	struct crash_atomic atomic;   /* --identify; have false: not given */
 };
 
 struct crash_verdict {

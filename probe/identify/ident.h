@@ -44,6 +44,7 @@ struct dp_nvme_ctrl {
 	uint8_t mdts;
 	bool dsm_supported;           /* ONCS bit 2 */
 	bool write_zeroes_supported;  /* ONCS bit 3 */
+	uint16_t awun, awupf;         /* atomic write unit normal / power fail, 0's based, in LBAs */
 };
 
 #define DP_NVME_MAX_LBAF 64
@@ -62,6 +63,8 @@ struct dp_nvme_ns {
 	uint64_t size_bytes;          /* nsze * data_bytes of the format in use */
 	uint8_t dlfeat;
 	bool dealloc_reads_zeroes;    /* DLFEAT bits 2:0 = 001b */
+	bool natomic;                 /* NSFEAT bit 1: NAWUN/NAWUPF apply instead of AWUN/AWUPF */
+	uint16_t nawun, nawupf;       /* 0's based, in LBAs */
 };
 
 /* Outcome of one NVMe command: both 0 = ok. */
@@ -174,6 +177,7 @@ struct dp_blockdev {
 	char scheduler[32];          /* the one in [brackets] */
 	char write_cache[32];        /* "write back" / "write through" */
 	uint64_t discard_max_bytes, discard_granularity_bytes;
+	uint64_t atomic_write_unit_max_bytes;  /* queue/atomic_write_unit_max_bytes; 0 = none */
 	bool is_loop;
 	char loop_backing[PATH_MAX];
 	int loop_dio;                /* -1 unknown */
@@ -252,6 +256,28 @@ void dp_identity_add_note(struct dp_identity *id, const char *fmt, ...)
  */
 void dp_usb_bridge_note(const struct dp_usb_link *u, const char *devname,
 			const struct dp_inner_probe *inner, char *buf, size_t len);
+
+/*
+ * atomic.c (pure): the largest write the device keeps whole across a power
+ * loss.  NVMe: (NAWUPF + 1) logical blocks when the namespace reports its
+ * own (NSFEAT bit 1), else (AWUPF + 1) of the controller; then the
+ * kernel's atomic_write_unit_max_bytes; then one logical block, which is
+ * all a device promises when it reports nothing.
+ */
+enum dp_atomic_source {
+	DP_ATOMIC_NONE, DP_ATOMIC_NVME_NS, DP_ATOMIC_NVME_CTRL, DP_ATOMIC_KERNEL, DP_ATOMIC_ASSUMED_LBA,
+};
+struct dp_atomic {
+	uint64_t power_fail_bytes;     /* 0 = unknown */
+	uint64_t normal_bytes;         /* NVMe AWUN/NAWUN; 0 = not reported */
+	uint64_t kernel_unit_max_bytes;
+	enum dp_atomic_source source;
+};
+void dp_atomic_decide(const struct dp_identity *id, struct dp_atomic *ret);
+/* "nvme-namespace", "nvme-controller", "kernel", "logical-block", "unknown" */
+const char *dp_atomic_source_name(enum dp_atomic_source s);
+/* "4096 bytes (NVMe controller AWUPF): 8 KiB PostgreSQL pages can tear ..." */
+void dp_atomic_text(const struct dp_atomic *a, uint32_t page_bytes, char *buf, size_t len);
 
 /* render.c */
 struct dp_renderer {

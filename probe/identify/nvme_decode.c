@@ -78,6 +78,8 @@ void dp_nvme_decode_ctrl(const struct nvme_id_ctrl *id, struct dp_nvme_ctrl *ret
 	c.mdts = id->mdts;
 	c.dsm_supported = oncs & NVME_CTRL_ONCS_DSM;
 	c.write_zeroes_supported = oncs & NVME_CTRL_ONCS_WRITE_ZEROES;
+	c.awun = le16toh(id->awun);
+	c.awupf = le16toh(id->awupf);
 	*ret = c;
 }
 
@@ -110,6 +112,9 @@ void dp_nvme_decode_ns(const struct nvme_id_ns *id, uint32_t nsid, struct dp_nvm
 	}
 	n.dlfeat = id->dlfeat;
 	n.dealloc_reads_zeroes = (id->dlfeat & 7) == 1;
+	n.natomic = id->nsfeat & NVME_NS_FEAT_NATOMIC;
+	n.nawun = le16toh(id->nawun);
+	n.nawupf = le16toh(id->nawupf);
 	*ret = n;
 }
 

@@ -206,6 +206,19 @@ int dp_render_human(const struct dp_identity *id, void *ctx)
 	}
 	if (id->have_nvme)
 		human_nvme(f, &id->nvme);
+	if (id->have_dev || id->have_nvme) {
+		struct dp_atomic at;
+		char t[256];
+
+		dp_atomic_decide(id, &at);
+		dp_atomic_text(&at, 8192, t, sizeof(t));
+		fprintf(f, "Atomicity\n");
+		dp_row(f, "power-fail atomic write", "%s", t);
+		if (at.normal_bytes)
+			dp_row(f, "atomic write (normal)", "%" PRIu64 " bytes", at.normal_bytes);
+		dp_row(f, "kernel untorn writes", "%s", at.kernel_unit_max_bytes ?
+		    dp_fmt_iec(at.kernel_unit_max_bytes, a, sizeof(a)) : "none (RWF_ATOMIC not offered)");
+	}
 	if (id->have_dev && id->dev.link.kind == DP_LINK_USB)
 		dp_render_human_inner(f, &id->dev.link.usb, &id->inner);
 	for (unsigned i = 0; i < id->nnotes; i++)
@@ -256,6 +269,7 @@ static int json_blockdev(json_object *o, const struct dp_blockdev *bd)
 	ADD(o, "scheduler", STR(bd->scheduler));
 	ADD(o, "write_cache", STR(bd->write_cache));
 	ADD(o, "discard_max_bytes", U64(bd->discard_max_bytes));
+	ADD(o, "atomic_write_unit_max_bytes", U64(bd->atomic_write_unit_max_bytes));
 	ADD(o, "discard_granularity_bytes", U64(bd->discard_granularity_bytes));
 	ADD(o, "is_nvme", BOOL(bd->is_nvme));
 	if (bd->is_loop) {
@@ -357,6 +371,8 @@ static int json_nvme(json_object *o, const struct dp_nvme_info *n)
 		ADD_OR_NULL(c, "volatile_write_cache_enabled", n->ctrl.vwc_present && !n->q_vwc.err, BOOL(n->vwc_enabled));
 		ADD(c, "deallocate_supported", BOOL(n->ctrl.dsm_supported));
 		ADD(c, "write_zeroes_supported", BOOL(n->ctrl.write_zeroes_supported));
+		ADD(c, "awun", U64(n->ctrl.awun));
+		ADD(c, "awupf", U64(n->ctrl.awupf));
 	}
 	if (!n->q_nsid.err && !n->q_ns.err) {
 		ADD(o, "namespace", ns = json_object_new_object());
@@ -368,6 +384,9 @@ static int json_nvme(json_object *o, const struct dp_nvme_info *n)
 		ADD(ns, "lba_format_in_use", U64(n->ns.in_use));
 		ADD(ns, "lba_bytes", U64(n->ns.in_use < n->ns.nlbaf ? n->ns.lbaf[n->ns.in_use].data_bytes : 0));
 		ADD(ns, "deallocated_reads_zeroes", BOOL(n->ns.dealloc_reads_zeroes));
+		ADD(ns, "atomic_params", BOOL(n->ns.natomic));
+		ADD(ns, "nawun", U64(n->ns.nawun));
+		ADD(ns, "nawupf", U64(n->ns.nawupf));
 		ADD(ns, "lba_formats", a = json_object_new_array());
 		for (unsigned i = 0; i < n->ns.nlbaf; i++) {
 			json_object *f = json_object_new_object();
@@ -425,6 +444,16 @@ int dp_render_json(const struct dp_identity *id, void *ctx)
 		ADD(o, "nvme", p = json_object_new_object());
 		if ((r = json_nvme(p, &id->nvme)) < 0)
 			return r;
+	}
+	if (id->have_dev || id->have_nvme) {
+		struct dp_atomic at;
+
+		dp_atomic_decide(id, &at);
+		ADD(o, "atomic_write", p = json_object_new_object());
+		ADD(p, "power_fail_bytes", U64(at.power_fail_bytes));
+		ADD(p, "normal_bytes", U64(at.normal_bytes));
+		ADD(p, "kernel_unit_max_bytes", U64(at.kernel_unit_max_bytes));
+		ADD(p, "source", STR(dp_atomic_source_name(at.source)));
 	}
 	ADD(o, "notes", notes = json_object_new_array());
 	for (unsigned i = 0; i < id->nnotes; i++)

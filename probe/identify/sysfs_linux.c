@@ -271,6 +271,8 @@ static void read_queue(const char *root, struct dp_blockdev *bd)
 	attr_str(root, d, "queue/write_cache", bd->write_cache, sizeof(bd->write_cache));
 	attr_u64(root, d, "queue/discard_max_bytes", &bd->discard_max_bytes);
 	attr_u64(root, d, "queue/discard_granularity", &bd->discard_granularity_bytes);
+	/* Linux 6.11+: untorn writes (RWF_ATOMIC) the device and driver guarantee */
+	attr_u64(root, d, "queue/atomic_write_unit_max_bytes", &bd->atomic_write_unit_max_bytes);
 
 	/* SCSI: device/vendor + model + rev; NVMe: device/model + serial + firmware_rev */
 	attr_str(root, d, "device/vendor", bd->vendor, sizeof(bd->vendor));

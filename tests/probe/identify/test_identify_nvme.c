@@ -503,6 +503,60 @@ static void test_status_text(void)
 	}
 }
 
+/*
+ * The power-fail atomic write unit: the namespace's NAWUPF when NSFEAT bit 1
+ * says it has its own, else the controller's AWUPF, both 0's based in
+ * logical blocks of the format in use; then the kernel's unit; then one
+ * logical block.  And the sentence about 8 KiB pages.
+ */
+static void test_atomic_write_unit(void)
+{
+	static struct dp_identity id;
+	struct dp_atomic a;
+	char t[256];
+
+	craft_pages();
+	memset(&id, 0, sizeof(id));
+	id.have_nvme = true;
+	ctrl_page.awun = htole16(7);
+	ctrl_page.awupf = htole16(0);            /* one 4 KiB block */
+	dp_nvme_decode_ctrl(&ctrl_page, &id.nvme.ctrl);
+	dp_nvme_decode_ns(&ns_page, 1, &id.nvme.ns);
+	dp_atomic_decide(&id, &a);
+	CU_CHECK(a.source == DP_ATOMIC_NVME_CTRL && a.power_fail_bytes == 4096 && a.normal_bytes == 32768,
+		 "controller AWUPF 0 on 4 KiB blocks: %s %llu / %llu", dp_atomic_source_name(a.source),
+		 (unsigned long long)a.power_fail_bytes, (unsigned long long)a.normal_bytes);
+	dp_atomic_text(&a, 8192, t, sizeof(t));
+	CU_CHECK(strstr(t, "4096 bytes (NVMe controller AWUPF)") && strstr(t, "can tear") &&
+		 strstr(t, "keep full_page_writes on"), "text: %s", t);
+
+	ns_page.nsfeat = NVME_NS_FEAT_NATOMIC;   /* the namespace's own: 2 blocks */
+	ns_page.nawupf = htole16(1);
+	ns_page.nawun = htole16(1);
+	dp_nvme_decode_ns(&ns_page, 1, &id.nvme.ns);
+	dp_atomic_decide(&id, &a);
+	CU_CHECK(a.source == DP_ATOMIC_NVME_NS && a.power_fail_bytes == 8192,
+		 "namespace NAWUPF 1: %s %llu", dp_atomic_source_name(a.source),
+		 (unsigned long long)a.power_fail_bytes);
+	dp_atomic_text(&a, 8192, t, sizeof(t));
+	CU_CHECK(strstr(t, "cannot tear"), "8 KiB atomic covers 8 KiB pages: %s", t);
+	dp_atomic_text(&a, 16384, t, sizeof(t));
+	CU_CHECK(strstr(t, "16 KiB PostgreSQL pages can tear"), "16 KiB pages are not covered: %s", t);
+
+	id.nvme.q_ns.err = -EIO;                 /* no namespace: the kernel, then one block */
+	id.have_dev = true;
+	id.dev.logical_block_bytes = 512;
+	id.dev.atomic_write_unit_max_bytes = 16384;
+	dp_atomic_decide(&id, &a);
+	CU_CHECK(a.source == DP_ATOMIC_KERNEL && a.power_fail_bytes == 16384, "kernel unit: %s %llu",
+		 dp_atomic_source_name(a.source), (unsigned long long)a.power_fail_bytes);
+	id.dev.atomic_write_unit_max_bytes = 0;
+	dp_atomic_decide(&id, &a);
+	CU_CHECK(a.source == DP_ATOMIC_ASSUMED_LBA && a.power_fail_bytes == 512, "one block: %s %llu",
+		 dp_atomic_source_name(a.source), (unsigned long long)a.power_fail_bytes);
+	craft_pages();
+}
+
 static const struct cu_test tests[] = {
 	{ "collect_decodes_crafted_pages", test_collect_decodes_crafted_pages },
 	{ "collect_reports_injected_errors", test_collect_reports_injected_errors },
@@ -513,6 +567,7 @@ static const struct cu_test tests[] = {
 	{ "deallocate_errors", test_deallocate_errors },
 	{ "get_nsid", test_get_nsid },
 	{ "status_text", test_status_text },
+	{ "atomic_write_unit", test_atomic_write_unit },
 	{ NULL, NULL },
 };
 const struct cu_suite cu_suite = { .name = "identify_nvme", .tests = tests };

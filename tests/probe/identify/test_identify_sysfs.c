@@ -95,6 +95,8 @@ static void check_row(const struct row *w, const struct dp_blockdev *bd)
 	CU_CHECK(strcmp(bd->write_cache, w->wc) == 0, "%s: write cache '%s'", n, bd->write_cache);
 	CU_CHECK(bd->discard_max_bytes == w->discard_max, "%s: discard %llu", n,
 		 (unsigned long long)bd->discard_max_bytes);
+	CU_CHECK(bd->atomic_write_unit_max_bytes == (strcmp(w->disk, "nvme0n1") == 0 ? 4096u : 0u),
+		 "%s: atomic write unit %llu", n, (unsigned long long)bd->atomic_write_unit_max_bytes);
 	CU_CHECK(strcmp(bd->model, w->model) == 0, "%s: model '%s'", n, bd->model);
 	CU_CHECK(bd->link.kind == w->link, "%s: link kind %d, want %d", n, bd->link.kind, w->link);
 	CU_CHECK(fabs(bd->link.ceiling_bytes_per_s / 1e6 - w->ceiling_mb) < 1.0, "%s: ceiling %.1f MB/s, want %.1f",

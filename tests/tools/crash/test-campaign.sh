@@ -40,7 +40,9 @@ T=$(mktemp -d /tmp/dutcrash.XXXXXX)
 chmod 755 "$T"
 W=$T/w
 DL=""
+LOOP=""
 cleanup() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 	[ -n "$DL" ] && kill -TERM "$DL" 2>/dev/null && sleep 2
 	# a server still running on the mount (dutlab interrupted): kill it, then unmount
 	for p in $(pgrep -f -- "-D $W/mnt/pgdata" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
@@ -94,8 +96,19 @@ controls)
 	j '.states[] | "  state \(.index) \(.control): \(.summary)"'
 	;;
 fsync-eio)
-	run --states 3 --controls 0 --points time --losses fsync-eio --seed "${CRASH_SEED:-3}" --duration 4
+	# the device's atomicity from dutprobe identify: a loop device with 4 KiB
+	# logical blocks (nothing larger reported: one block is atomic)
+	truncate -s 64M "$T/dev.img"
+	LOOP=$(losetup -f --show -b 4096 "$T/dev.img") || skip "no loop device"
+	"$build/probe/dutprobe" identify --json "$T/id.json" "$LOOP" >/dev/null \
+		|| die "dutprobe identify $LOOP failed"
+	run --states 3 --controls 0 --points time --losses fsync-eio --seed "${CRASH_SEED:-3}" --duration 4 \
+		--identify "$T/id.json"
 	cat "$T/out"
+	[ "$(j .config.sector)" = 4096 ] || die "--identify of a 4 KiB-block device: sector $(j .config.sector), expected 4096"
+	[ "$(j .config.atomic_write.source)" = logical-block ] || die "atomicity source: $(j .config.atomic_write.source)"
+	j .config.atomicity | grep -q "8 KiB pages on a 4 KiB-atomic device.*keep full_page_writes on" \
+		|| die "the result does not say 8 KiB pages can tear: $(j .config.atomicity)"
 	bad=$(j '[.states[] | select(.damaged or .harness_error != null)] | map("state \(.index): \(.summary)") | join("; ")')
 	[ -z "$bad" ] || die "after fsync EIO: $bad"
 	[ "$(j '[.states[] | select(.panic_before_restart)] | length')" -ge 1 ] \

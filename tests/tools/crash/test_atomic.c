@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The device's atomicity in a crash campaign (tools/crash_atomic.c): read
+ * from a dutprobe identify document, the tear unit, and the report's
+ * sentence about 8 KiB pages; also through the report renderers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/cu_main.h"
+#include "tools/crash_atomic.h"
+#include "tools/crash_result.h"
+
+static json_object *doc(const char *text)
+{
+	json_object *d = json_tokener_parse(text);
+
+	CU_ASSERT_FATAL(d != NULL);
+	return d;
+}
+
+static void test_reads_identify_document(void)
+{
+	json_object *d = doc("{\"tool\": {\"name\": \"dutprobe\"}, \"target\": {\"path\": \"/dev/nvme0n1\", "
+			     "\"atomic_write\": {\"power_fail_bytes\": 4096, \"source\": \"nvme-controller\"}}}");
+	struct crash_atomic a;
+	char why[300], s[400];
+
+	CU_CHECK(crash_atomic_from_json(d, &a, why, sizeof(why)) == 0 && a.have && a.bytes == 4096,
+		 "4 KiB AWUPF read: %s", why);
+	CU_CHECK(strcmp(a.source, "nvme-controller") == 0 && strcmp(a.device, "/dev/nvme0n1") == 0,
+		 "source %s device %s", a.source, a.device);
+	CU_CHECK(crash_atomic_sector(&a) == 4096, "tear unit %u", crash_atomic_sector(&a));
+	crash_atomic_sentence(&a, crash_atomic_sector(&a), s, sizeof(s));
+	CU_CHECK(strstr(s, "8 KiB pages on a 4 KiB-atomic device") &&
+		 strstr(s, "torn pages are possible, keep full_page_writes on") &&
+		 strstr(s, "torn at 4096 bytes"), "sentence: %s", s);
+	json_object_put(d);
+
+	a.bytes = 16384;
+	crash_atomic_sentence(&a, crash_atomic_sector(&a), s, sizeof(s));
+	CU_CHECK(strstr(s, "a power loss cannot tear a page") && crash_atomic_sector(&a) == 16384,
+		 "16 KiB atomic: %s", s);
+	a.bytes = 3 * 4096;                     /* not a power of two: round down */
+	CU_CHECK(crash_atomic_sector(&a) == 8192, "12 KiB -> %u", crash_atomic_sector(&a));
+	a.bytes = 1u << 20;                     /* dutfs tears at 64 KiB at most */
+	CU_CHECK(crash_atomic_sector(&a) == 65536, "1 MiB -> %u", crash_atomic_sector(&a));
+	a.have = false;
+	crash_atomic_sentence(&a, 512, s, sizeof(s));
+	CU_CHECK(strstr(s, "torn at 512 bytes") && strstr(s, "--identify"), "without: %s", s);
+}
+
+static void test_refuses_other_documents(void)
+{
+	static const char *const bad[] = {
+		"{\"tool\": {\"name\": \"pgload\"}, \"target\": {}}",
+		"{\"tool\": {\"name\": \"dutprobe\"}, \"target\": {\"path\": \"/x\"}}",
+		"{\"tool\": {\"name\": \"dutprobe\"}, \"target\": {\"atomic_write\": {\"power_fail_bytes\": 0}}}",
+		"[]",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object *d = doc(bad[i]);
+		struct crash_atomic a;
+		char why[300] = "";
+
+		CU_CHECK(crash_atomic_from_json(d, &a, why, sizeof(why)) == -EINVAL && !a.have && why[0],
+			 "refused: %s (%s)", bad[i], why);
+		json_object_put(d);
+	}
+}
+
+/* The report prints the sentence and the JSON carries the atomicity. */
+static void test_report_carries_it(void)
+{
+	struct crash_report r;
+	json_object *j, *cfg, *a, *v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	crash_campaign_defaults(&r.c);
+	r.c.sector = 4096;
+	r.only_state = -1;
+	r.atomic = (struct crash_atomic){ .have = true, .bytes = 4096, .source = "nvme-controller",
+					  .device = "/dev/nvme0n1" };
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	crash_report_print(&r, f);
+	fclose(f);
+	CU_CHECK(buf && strstr(buf, "8 KiB pages on a 4 KiB-atomic device (nvme-controller, from /dev/nvme0n1)"),
+		 "human report: %s", buf ? buf : "");
+	free(buf);
+	j = crash_report_json(&r);
+	CU_CHECK(j && json_object_object_get_ex(j, "config", &cfg) &&
+		 json_object_object_get_ex(cfg, "atomic_write", &a) && a &&
+		 json_object_object_get_ex(a, "pages_can_tear", &v) && json_object_get_boolean(v),
+		 "config.atomic_write.pages_can_tear");
+	json_object_put(j);
+}
+
+static const struct cu_test tests[] = {
+	{ "reads_identify_document", test_reads_identify_document },
+	{ "refuses_other_documents", test_refuses_other_documents },
+	{ "report_carries_it", test_report_carries_it },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "crash_atomic", .tests = tests };
