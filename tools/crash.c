@@ -430,6 +430,9 @@ int dutlab_cmd_crash(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if ((r = crash_become_subreaper()) < 0)
+		dut_warn("crash: cannot reap the servers it kills itself (%s): each state waits for init to",
+			 strerror(-r));
 	r = run_campaign(&o, &x);
 	crash_teardown(&x);
 	if (!o.keep) {

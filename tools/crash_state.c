@@ -404,6 +404,7 @@ out_teardown:
 		run_rm_rf(x->backing);
 	o->phase_ms[CRASH_PH_TEARDOWN] = crash_now_ms() - t;
 	crash_outcome_judge(o);
+	crash_reap_orphans();
 	if (!x->keep && !o->damaged && !o->harness_error)
 		run_rm_rf(s.dir);
 }
