@@ -9,7 +9,8 @@
 static const char *const point_names[CRASH_POINTS] = {
 	[CRASH_AT_WAL_WRITE] = "wal-write", [CRASH_AT_WAL_FSYNC] = "wal-fsync",
 	[CRASH_AT_HEAP_WRITE] = "heap-write", [CRASH_AT_INDEX_WRITE] = "index-write",
-	[CRASH_AT_PG_CONTROL] = "pg_control", [CRASH_AT_TIME] = "time",
+	[CRASH_AT_PG_CONTROL] = "pg_control", [CRASH_AT_SLRU_WRITE] = "slru-write",
+	[CRASH_AT_TIME] = "time",
 };
 
 static const char *const loss_names[CRASH_LOSSES] = {
@@ -119,7 +120,7 @@ void crash_campaign_defaults(struct crash_campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
-	c->states = 30;
+	c->states = 35;
 	c->control_states = 2;
 	c->sector = 512;
 	c->workload_s = 4;
@@ -157,8 +158,8 @@ static unsigned nth_bit(uint32_t mask, unsigned k)
 
 /*
  * Stratified: state i takes the ((i + offset) mod n)-th kind of the mask, the
- * offset drawn from the campaign's seed.  With all 6 points and 5 losses
- * (coprime), any 30 consecutive states cover every (point, loss) pair once.
+ * offset drawn from the campaign's seed.  With all 7 points and 5 losses
+ * (coprime), any 35 consecutive states cover every (point, loss) pair once.
  */
 static unsigned pick(uint64_t seed, uint64_t salt, unsigned index, uint32_t mask)
 {
@@ -177,6 +178,7 @@ static uint64_t pick_nth(uint64_t *x, enum crash_point p)
 	case CRASH_AT_HEAP_WRITE: return uniform(x, 1, 60);
 	case CRASH_AT_INDEX_WRITE: return uniform(x, 1, 30);
 	case CRASH_AT_PG_CONTROL: return uniform(x, 2, 3);   /* 1: the start's own update */
+	case CRASH_AT_SLRU_WRITE: return uniform(x, 1, 2);   /* pg_xact's page at the CHECKPOINT */
 	default: return 0;
 	}
 }
@@ -274,6 +276,7 @@ static void point_match(struct out *o, enum crash_point p)
 	case CRASH_AT_HEAP_WRITE: emit(o, "class = heap\nop = write\n"); break;
 	case CRASH_AT_INDEX_WRITE: emit(o, "class = index\nop = write\n"); break;
 	case CRASH_AT_PG_CONTROL: emit(o, "path = */global/pg_control\nop = write\n"); break;
+	case CRASH_AT_SLRU_WRITE: emit(o, "class = slru\nop = write\n"); break;
 	default: break;
 	}
 }

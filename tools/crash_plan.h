@@ -34,6 +34,7 @@ enum crash_point {
 	CRASH_AT_HEAP_WRITE,
 	CRASH_AT_INDEX_WRITE,
 	CRASH_AT_PG_CONTROL,
+	CRASH_AT_SLRU_WRITE,     /* pg_xact, pg_subtrans, pg_multixact, ...: written at checkpoints */
 	CRASH_AT_TIME,
 	CRASH_POINTS
 };

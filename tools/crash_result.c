@@ -136,8 +136,31 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+bool crash_log_in_checkpoint(const char *text, size_t len)
+{
+	static const char *const starts[] = { "checkpoint starting:", "restartpoint starting:" };
+	static const char *const ends[] = { "checkpoint complete:", "restartpoint complete:" };
+	const char *last = NULL;
+
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = text, *hit;
+
+		while ((hit = memmem(p, len - (size_t)(p - text), starts[k], strlen(starts[k])))) {
+			if (!last || hit > last)
+				last = hit;
+			p = hit + 1;
+		}
+	}
+	if (!last)
+		return false;
+	for (size_t k = 0; k < 2; k++)
+		if (memmem(last, len - (size_t)(last - text), ends[k], strlen(ends[k])))
+			return false;
+	return true;
+}
+
 struct group {
-	size_t states, started, damaged;
+	size_t states, started, damaged, in_ckpt;
 	uint64_t lost, half, amcheck;
 	uint64_t rec[4096];
 	size_t nrec;
@@ -149,6 +172,7 @@ static void group_add(struct group *g, const struct crash_outcome *o)
 		return;
 	g->states++;
 	g->started += o->started;
+	g->in_ckpt += o->in_checkpoint;
 	g->damaged += o->damaged;
 	g->lost += o->lost;
 	g->half += o->half;
@@ -168,14 +192,14 @@ static void group_row(FILE *out, const char *name, struct group *g)
 		p50 = g->rec[(g->nrec - 1) / 2];
 		max = g->rec[g->nrec - 1];
 	}
-	fprintf(out, "  %-30s %6zu %8zu %8" PRIu64 " %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7zu\n",
-		name, g->states, g->started, g->lost, g->half, g->amcheck, p50, max, g->damaged);
+	fprintf(out, "  %-30s %6zu %7zu %8zu %8" PRIu64 " %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7zu\n",
+		name, g->states, g->in_ckpt, g->started, g->lost, g->half, g->amcheck, p50, max, g->damaged);
 }
 
 static void table_head(FILE *out, const char *by)
 {
-	fprintf(out, "\n  %-30s %6s %8s %8s %6s %8s %8s %8s %7s\n", by, "states", "started", "lost", "half",
-		"amcheck", "rec_p50", "rec_max", "damaged");
+	fprintf(out, "\n  %-30s %6s %7s %8s %8s %6s %8s %8s %8s %7s\n", by, "states", "in_ckpt", "started", "lost",
+		"half", "amcheck", "rec_p50", "rec_max", "damaged");
 }
 
 void crash_report_print(const struct crash_report *r, FILE *out)
@@ -227,7 +251,8 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 			group_add(&g[r->o[i].st.control], &r->o[i]);
 	group_row(out, crash_control_name(CRASH_CONTROL_FPW_OFF), &g[CRASH_CONTROL_FPW_OFF]);
 	group_row(out, crash_control_name(CRASH_CONTROL_FSYNC_OFF), &g[CRASH_CONTROL_FSYNC_OFF]);
-	fprintf(out, "\n  (lost: acknowledged commits missing; half: transactions in one ledger table only;\n"
+	fprintf(out, "\n  (in_ckpt: the crash came during a checkpoint, between its start and its end in the server log;\n"
+		     "   lost: acknowledged commits missing; half: transactions in one ledger table only;\n"
 		     "   amcheck: lines of pg_amcheck complaints; rec_*: restart with crash recovery, ms)\n");
 	fprintf(out, "time per state (mean, ms):");
 	for (unsigned p = 0; p < CRASH_PHASES && r->n; p++)
@@ -265,6 +290,7 @@ static struct json_object *outcome_json(const struct crash_outcome *o)
 	json_object_object_add(j, "trigger", json_object_new_string(o->fault_fired ? "fault" : "timer"));
 	json_object_object_add(j, "crashed_at_start", json_object_new_boolean(o->crashed_at_start));
 	json_object_object_add(j, "panic_before_restart", json_object_new_boolean(o->panic_seen));
+	json_object_object_add(j, "in_checkpoint", json_object_new_boolean(o->in_checkpoint));
 	json_object_object_add(j, "started", json_object_new_boolean(o->started));
 	json_object_object_add(j, "start_failure", o->started ? NULL : json_object_new_string(o->start_failure));
 	json_object_object_add(j, "pid_file_empty", json_object_new_boolean(o->pid_file_empty));

@@ -36,6 +36,7 @@ struct crash_outcome {
 	bool fault_fired;             /* the crash came from the fault (else the timer) */
 	bool crashed_at_start;        /* the fault fired while the server started */
 	bool panic_seen;              /* the server log has a PANIC before the restart */
+	bool in_checkpoint;           /* the crash came between a checkpoint's start and its end */
 	bool started;                 /* the server came back */
 	bool pid_file_empty;          /* postmaster.pid lost its content (removed to go on) */
 	char start_failure[300];
@@ -49,6 +50,13 @@ struct crash_outcome {
 	bool damaged;                 /* crash_outcome_judge */
 };
 
+/*
+ * Server log text up to the crash: did the crash come during a checkpoint
+ * (the last "checkpoint starting:" or "restartpoint starting:" has no
+ * "complete:" after it)?  log_checkpoints is on by default from PostgreSQL 15
+ * and the campaign's clusters set it.
+ */
+bool crash_log_in_checkpoint(const char *text, size_t len);
 /* damaged: no start, a lost/half/unexpected transaction, balances off, amcheck output. */
 void crash_outcome_judge(struct crash_outcome *o);
 /* One line: what damage (or "clean"). */

@@ -356,6 +356,14 @@ out_crashed:
 	}
 	o->phase_ms[CRASH_PH_CRASH] = crash_now_ms() - t;
 	o->panic_seen = crash_file_mentions(s->server_log, "PANIC:", s->log_offset);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+
+		if (dut_read_small_file(s->server_log, 64u << 20, &buf, &len) == 0 && s->log_offset < len)
+			o->in_checkpoint = crash_log_in_checkpoint(buf + s->log_offset, len - s->log_offset);
+		free(buf);
+	}
 	return 0;
 }
 
@@ -422,7 +430,7 @@ void crash_teardown(struct crash_ctx *x)
 int crash_make_template(struct crash_ctx *x, const char *const *sets, unsigned nsets, char *why, size_t why_len)
 {
 	struct st_run s = { .x = x };
-	char *init[10 + 2 * 16];
+	char *init[12 + 2 * 16];
 	char *mnt[] = { x->dutfs, x->template_dir, x->mnt, "--view", "syscall", NULL };
 	char *load[] = { x->pgload, "init", "--pgdata", x->pgdata, "-s", "1", "-q", NULL };
 	char *ledger[] = { x->pgload, "ledger", "init", "--pgdata", x->pgdata, "--relmap", x->relmap, "-q", NULL };
@@ -448,6 +456,12 @@ int crash_make_template(struct crash_ctx *x, const char *const *sets, unsigned n
 	init[n++] = "init";
 	init[n++] = "--pgdata";
 	init[n++] = x->pgdata;
+	/*
+	 * The report tells crashes during a checkpoint from the log
+	 * (crash_log_in_checkpoint); before the user's settings, which win.
+	 */
+	init[n++] = "--set";
+	init[n++] = "log_checkpoints=on";
 	for (unsigned i = 0; i < nsets && i < 16; i++) {
 		init[n++] = "--set";
 		init[n++] = (char *)sets[i];

@@ -84,7 +84,7 @@ static void test_seeds_differ_and_cover_every_kind(void)
 		CU_CHECK(losses[l] > 20, "loss %s drawn %u times in 300", crash_loss_name(l), losses[l]);
 }
 
-/* Any 30 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
+/* Any 35 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
 static void test_thirty_states_cover_every_pair(void)
 {
 	for (uint64_t seed = 1; seed < 6; seed++) {
@@ -94,7 +94,7 @@ static void test_thirty_states_cover_every_pair(void)
 		crash_campaign_defaults(&c);
 		c.seed = seed;
 		c.states = 100;
-		for (unsigned i = 40; i < 70; i++) {
+		for (unsigned i = 40; i < 75; i++) {
 			struct crash_state s;
 
 			crash_plan_state(&c, i, &s);
@@ -102,7 +102,7 @@ static void test_thirty_states_cover_every_pair(void)
 		}
 		for (unsigned p = 0; p < CRASH_POINTS; p++)
 			for (unsigned l = 0; l < CRASH_LOSSES; l++)
-				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 30 states",
+				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 35 states",
 					 (unsigned long long)seed, crash_point_name(p), crash_loss_name(l), seen[p][l]);
 	}
 }
@@ -256,7 +256,29 @@ static void test_verdict_needs_controls_to_see_damage(void)
 	}
 }
 
+/* A crash during a checkpoint, from the server log up to the crash. */
+static void test_log_in_checkpoint(void)
+{
+	static const struct { const char *log; bool in; } rows[] = {
+		{ "", false },
+		{ "LOG:  database system is ready to accept connections\n", false },
+		{ "LOG:  checkpoint starting: immediate force wait\n", true },
+		{ "LOG:  checkpoint starting: immediate force wait\n"
+		  "LOG:  checkpoint complete: wrote 44 buffers (0.3%); ...\n", false },
+		{ "LOG:  checkpoint starting: time\nLOG:  checkpoint complete: wrote 1 buffers\n"
+		  "LOG:  checkpoint starting: immediate force wait\n", true },
+		{ "LOG:  restartpoint starting: time\n", true },
+		{ "LOG:  checkpoint starting: end-of-recovery immediate wait\n"
+		  "LOG:  checkpoint complete: wrote 3 buffers\n", false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CU_CHECK(crash_log_in_checkpoint(rows[i].log, strlen(rows[i].log)) == rows[i].in,
+			 "row %zu: in a checkpoint should be %d", i, rows[i].in);
+}
+
 static const struct cu_test tests[] = {
+	{ "log_in_checkpoint", test_log_in_checkpoint },
 	{ "same_seed_same_plan", test_same_seed_same_plan },
 	{ "state_independent_of_campaign_size", test_state_independent_of_campaign_size },
 	{ "seeds_differ_and_cover_every_kind", test_seeds_differ_and_cover_every_kind },
