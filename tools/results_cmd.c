@@ -259,6 +259,16 @@ static int cmd_compare(const char *db, json_object *filter, const char *json, co
 	results_where_text(filter, ftext, sizeof(ftext));
 	if (connect_db(db, &c) < 0)
 		return 1;
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const keys[2] = { "since", "until" };
+		json_object *v;
+
+		if (json_object_object_get_ex(filter, keys[i], &v) &&
+		    results_db_timestamp_ok(c, json_object_get_string(v), &err) < 0) {
+			dut_err("--where %s=%s: %s", keys[i], json_object_get_string(v), err.msg);
+			return 1;
+		}
+	}
 	if (results_db_compare(c, json_object_to_json_string_ext(filter, JSON_C_TO_STRING_PLAIN), &cmp, &err) < 0) {
 		dut_err("%s", err.msg);
 		return 1;

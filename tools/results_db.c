@@ -162,6 +162,23 @@ int results_db_check(PGconn *c, struct dut_error *err)
 
 /* --- comparison --- */
 
+int results_db_timestamp_ok(PGconn *c, const char *s, struct dut_error *err)
+{
+	PGresult *res = PQexecParams(c, "SELECT $1::timestamptz", 1, NULL, &s, NULL, NULL, 0);
+	char msg[400];
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		snprintf(msg, sizeof(msg), "%s", PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "out of memory");
+		PQclear(res);
+		dut_error_set(err, "\"%s\" is not a timestamp PostgreSQL reads (%s); use 2026-11-01 or "
+			      "2026-11-01T08:00:00Z", s, msg);
+		return -EINVAL;
+	}
+	PQclear(res);
+	return 0;
+}
+
 static const char spread_sql[] =
 	"SELECT experiment, config, dimension, key, step, phase, metric, unit, runs, median, min, max\n"
 	"FROM dutlab.metric_spread_where($1::jsonb)\n"

@@ -38,6 +38,9 @@ struct results_push {
 int results_db_push(PGconn *c, const struct results_push *p, size_t *ret_rows, bool *ret_present,
 		    char *ret_run_id, size_t id_len, struct dut_error *err);
 
+/* s reads as a timestamptz; else -EINVAL and err says why (a --where since/until). */
+int results_db_timestamp_ok(PGconn *c, const char *s, struct dut_error *err);
+
 /*
  * The three questions over the runs a filter keeps (results_where_parse()'s
  * document as text; "{}": every run), from the functions *_where of the
