@@ -17,21 +17,8 @@ fixtures=$here/../fixtures
 # prerequisites, $WORK and the cleanup of runs, mounts and loop devices
 . "$here/../run/it-lib.sh"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (e2fsprogs)"
-# the test's own cluster goes first
-it_cleanup_first() {
-	[ -f "$WORK/pg/data/postmaster.pid" ] &&
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/pg/data" -m immediate stop >/dev/null 2>&1
-}
-
-# ---- the cluster ----
-mkdir -p "$WORK/pg/sock" && chown -R postgres "$WORK/pg"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-runuser -u postgres -- "$PGBIN/initdb" -D "$WORK/pg/data" -A trust -U postgres >/dev/null || fail "initdb"
-runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
-	-o "-k $WORK/pg/sock -p $port -c listen_addresses='' -c shared_buffers=16MB" start >/dev/null ||
-	fail "the cluster did not start: $(tail -3 "$WORK/pg/log")"
-DB="host=$WORK/pg/sock port=$port user=postgres dbname=postgres"
-q() { "$PGBIN/psql" "$DB" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+# ---- the cluster (stopped first by the cleanup trap) ----
+. "$here/pg-lib.sh"
 counts() { # [CONNINFO]
 	"$PGBIN/psql" "${1:-$DB}" -XAtq -v ON_ERROR_STOP=1 -c "SELECT (SELECT count(*) FROM dutlab.runs), (SELECT count(*) FROM dutlab.configs),
 		(SELECT count(*) FROM dutlab.reps), (SELECT count(*) FROM dutlab.steps),
@@ -54,28 +41,7 @@ grep -q "created at version 2" "$WORK/o.txt" || fail "init said: $(cat "$WORK/o.
 grep -q "at version 2 already" "$WORK/o.txt" || fail "init again said: $(cat "$WORK/o.txt")"
 
 # ---- two real runs of a tiny experiment ----
-cat >"$WORK/tiny.ini" <<INI
-[experiment]
-name = results-tiny
-[target disk]
-type = image
-path = disk.img
-size = 1536M
-[matrix]
-filesystem = ext4-ordered
-[postgres]
-version = 15
-set = shared_buffers=16MB
-[step id]
-type = identify
-[step load]
-type = oltp-init
-scale = 1
-[step rw]
-type = oltp-run
-clients = 2
-duration = 4s
-INI
+results_tiny_ini "$WORK/tiny.ini"
 for n in 1 2; do
 	"$DUTLAB" run "$WORK/tiny.ini" --out "$WORK/run$n" >"$WORK/run$n.txt" 2>&1 &
 	RUN_PID=$!
