@@ -288,6 +288,37 @@ static int add_chart(struct charts *cs, struct cbuild *cb)
 	return r;
 }
 
+/* ---- labelled values with their ranges (results compare) ---- */
+
+int charts_add_ranges(struct charts *cs, const char *name, const char *title, const char *ylabel,
+		      const struct chart_range *v, size_t n)
+{
+	_cleanup_free_ struct cbuild *cb = calloc(1, sizeof(*cb));
+	struct rbuf *b;
+
+	if (!cb)
+		return -ENOMEM;
+	cb->step = "";
+	snprintf(cb->name, sizeof(cb->name), "%s", name);
+	snprintf(cb->title, sizeof(cb->title), "%s", title);
+	b = new_data(cb);
+	rbuf_puts(b, "# index median min max label\n");
+	for (size_t i = 0; i < n; i++) {
+		rbuf_printf(b, "%zu %.17g %.17g %.17g ", i, v[i].median, v[i].min, v[i].max);
+		dstr(b, v[i].label);
+		rbuf_puts(b, "\n");
+	}
+	head(&cb->script, cb->name, cb->title);
+	rbuf_puts(&cb->script, "set ylabel ");
+	gq(&cb->script, ylabel);
+	rbuf_printf(&cb->script, "\nset xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics rotate by -30 left\nset bmargin 8\nplot ",
+		    n ? n - 1 : 0);
+	plot_file(&cb->script, true, cb->dfile[0], "using 1:2:3:4:xtic(5) with yerrorbars pt 7");
+	gq(&cb->script, "median, min-max over runs");
+	rbuf_puts(&cb->script, "\n");
+	return add_chart(cs, cb);
+}
+
 /* ---- OLTP: TPS and latency per second ---- */
 
 /*

@@ -72,6 +72,21 @@ void charts_free(struct charts *c);
  */
 int charts_render(struct charts *c, const char *dir);
 
+/* One labelled value with its range (charts_add_ranges). */
+struct chart_range {
+	const char *label;
+	double median, min, max;
+};
+
+/*
+ * Append a chart of labelled values, the median as a point and min-max as an
+ * error bar per label (dutlab results compare).  name is a file stem made by
+ * chart_safe_name(); every string is quoted as in the charts of a run.
+ * step is "".  -ENOMEM.
+ */
+int charts_add_ranges(struct charts *c, const char *name, const char *title, const char *ylabel,
+		      const struct chart_range *v, size_t n);
+
 /* Whether a metric name may appear in a chart: [A-Za-z0-9_.:/ %-], 1 to 128 characters. */
 bool chart_metric_name_ok(const char *s);
 

@@ -11,6 +11,7 @@
 #ifndef DUTLAB_RESULTS_H
 #define DUTLAB_RESULTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -20,7 +21,7 @@
 #include "tools/run_model.h"
 
 /* The schema version this dutlab creates and reads. */
-#define RESULTS_SCHEMA_VERSION 1
+#define RESULTS_SCHEMA_VERSION 2
 
 /* --- pure (results_flat.c) --- */
 
@@ -64,6 +65,55 @@ struct results_device {
 
 /* -ENOENT when the document has no target with a device or a link. */
 int results_device_from_identify(json_object *doc, struct results_device *ret);
+
+/* --- filters of compare (results_where.c) --- */
+
+/*
+ * Add one --where KEY=VALUE to the filter f, a JSON object the schema's
+ * functions *_where read: KEY -> an array of values (any matches) for
+ * experiment, config, step, phase, metric, unit, host, model, firmware,
+ * filesystem and run; "since"/"until" -> one date or timestamp (started_at
+ * >= since, < until).  -EINVAL, err says what was wrong.
+ */
+int results_where_add(json_object *f, const char *arg, struct dut_error *err);
+/* The filter for people: "host = a or b; metric = tps; since 2026-11-01", "every run" when empty. */
+void results_where_text(json_object *f, char *buf, size_t len);
+
+/* --- the answer of compare, and its report (results_report.c) --- */
+
+/* A query's answer, as text (numeric columns marked). */
+struct results_table {
+	const char *name;            /* "spread", "newest_per_host", "regressions" */
+	size_t ncols, nrows;
+	char **cols;
+	bool *numeric;
+	char **cells;                /* nrows * ncols; NULL: SQL NULL */
+};
+
+struct results_cmp {
+	struct results_table t[3];
+};
+
+void results_cmp_clear(struct results_cmp *cmp);
+/* The headings of the three tables, in the order of results_cmp.t. */
+extern const char *const results_titles[3];
+/* A cell as shown: floats to 6 significant digits, NULL as "-". */
+void results_cell_text(const struct results_table *t, size_t r, size_t c, char *buf, size_t len);
+
+struct charts;
+struct rdoc;
+/* At most this many charts; the report says how many more there were. */
+#define RESULTS_MAX_CHARTS 32
+/*
+ * Charts of the spread table: per experiment, step, phase and metric, one
+ * chart per dimension (model, firmware, filesystem, host) with two keys or
+ * more, else one per host; the median and min-max per configuration and key.
+ * *ret_left_out: charts not built past RESULTS_MAX_CHARTS.  -ENOMEM.
+ */
+int results_charts_build(const struct results_cmp *cmp, struct charts **ret, size_t *ret_left_out);
+/* The comparison as a report document for render_md()/render_html(); charts under charts/. */
+int results_report_build(const struct results_cmp *cmp, const char *filter_text, const struct charts *cs,
+			 size_t charts_left_out, struct rdoc **ret);
 
 /* --- the schema (results_schema.c) --- */
 

@@ -5,12 +5,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/log.h"
+#include "tools/chart.h"
+#include "tools/report_doc.h"
 #include "tools/results.h"
 #include "tools/results_cmd.h"
 #include "tools/results_db.h"
@@ -21,7 +24,7 @@
 const char dutlab_results_usage[] =
 	"usage: dutlab results init --db CONNINFO\n"
 	"       dutlab results push RUNDIR... --db CONNINFO\n"
-	"       dutlab results compare --db CONNINFO [--experiment NAME] [--metric NAME] [--json FILE]\n"
+	"       dutlab results compare --db CONNINFO [--where KEY=VALUE]... [--json FILE] [--report DIR]\n"
 	"  Run directories of dutlab run in a PostgreSQL schema \"dutlab\" (docs/results.md).\n"
 	"  init     create the schema, or upgrade it to this dutlab's version\n"
 	"  push     load each RUNDIR (manifest, result documents, devices, host, findings) in one\n"
@@ -30,9 +33,15 @@ const char dutlab_results_usage[] =
 	"  compare  per device model, firmware, filesystem and host the median and min-max of each\n"
 	"           metric per step over runs, the newest run per host, and regressions\n"
 	"  --db CONNINFO      a libpq connection string or URI (host=db dbname=dutlab user=...)\n"
-	"  --experiment NAME  compare: only this experiment\n"
-	"  --metric NAME      compare: only this metric (tps, txn.p99, ...)\n"
-	"  --json FILE        compare: also write the answer as JSON (\"-\" = stdout, then no table)\n";
+	"  --where KEY=VALUE  compare: only the runs and metrics where KEY is VALUE; KEY is experiment,\n"
+	"                     config, step, phase, metric, unit, host, model, firmware, filesystem or run\n"
+	"                     (given again: any of the values), since or until (a date or timestamp:\n"
+	"                     started_at >= since, < until); the keys given must all match\n"
+	"  --experiment NAME  compare: --where experiment=NAME\n"
+	"  --metric NAME      compare: --where metric=NAME (tps, txn.p99, ...)\n"
+	"  --json FILE        compare: also write the answer as JSON (\"-\" = stdout, then no table)\n"
+	"  --report DIR       compare: also write DIR/results.md, DIR/results.html and DIR/charts/\n"
+	"                     (the renderers of dutlab report; charts drawn by gnuplot)\n";
 
 DUT_DEFINE_FREEP(PGconn *, PQfinish)
 
@@ -180,42 +189,122 @@ static int write_json(const char *path, const char *text)
 	return dut_write_file_atomic(path, text, strlen(text), 0644);
 }
 
-static int cmd_compare(const char *db, const char *experiment, const char *metric, const char *json)
+DUT_DEFINE_FREEP(struct charts *, charts_free)
+DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
+
+static int write_in(const char *dir, const char *name, const char *text)
+{
+	char p[4096];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) >= sizeof(p))
+		return -ENAMETOOLONG;
+	return dut_write_file_atomic(p, text, strlen(text), 0644);
+}
+
+/* DIR/results.md, DIR/results.html and DIR/charts/ from the report renderers. */
+static int write_report(const char *dir, const struct results_cmp *cmp, const char *filter_text)
+{
+	_cleanup_(charts_freep) struct charts *cs = NULL;
+	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+	_cleanup_free_ char *md = NULL, *html = NULL;
+	char chartdir[4096];
+	size_t left, drawn = 0;
+	const char *why = NULL;
+	int r;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		dut_err("--report %s: cannot create the directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	if ((r = results_charts_build(cmp, &cs, &left)) < 0) {
+		dut_err("--report %s: cannot build the charts: %s", dir, strerror(-r));
+		return -1;
+	}
+	snprintf(chartdir, sizeof(chartdir), "%s/charts", dir);
+	if (cs->n && (r = charts_render(cs, chartdir)) < 0) {
+		dut_err("--report %s: cannot write the charts into %s: %s%s", dir, chartdir, strerror(-r),
+			r == -ELOOP ? " (it is a symbolic link; remove it)" : "");
+		return -1;
+	}
+	for (size_t i = 0; i < cs->n; i++) {
+		drawn += cs->v[i].rendered;
+		if (!cs->v[i].rendered && !why)
+			why = cs->v[i].why_not;
+	}
+	if ((r = results_report_build(cmp, filter_text, cs, left, &d)) < 0 || (r = render_md(d, &md)) < 0 ||
+	    (r = render_html(d, "dutlab results compare", &html)) < 0) {
+		dut_err("--report %s: cannot build the report: %s", dir, strerror(-r));
+		return -1;
+	}
+	if ((r = write_in(dir, "results.md", md)) < 0 || (r = write_in(dir, "results.html", html)) < 0) {
+		dut_err("--report %s: cannot write the report: %s", dir, strerror(-r));
+		return -1;
+	}
+	fprintf(stderr, "report: %s/results.md, %s/results.html; %zu of %zu charts drawn%s%s%s\n", dir, dir,
+		drawn, cs->n, why ? " (" : "", why ? why : "", why ? ")" : "");
+	for (size_t i = 0; i < cs->nwarnings; i++)
+		fprintf(stderr, "report: %s\n", cs->warnings[i]);
+	return 0;
+}
+
+static int cmd_compare(const char *db, json_object *filter, const char *json, const char *report)
 {
 	_cleanup_(PQfinishp) PGconn *c = NULL;
 	struct dut_error err = { { 0 } };
 	struct results_cmp cmp;
 	_cleanup_free_ char *text = NULL;
-	int r;
+	char ftext[1024];
+	int r, rc = 0;
 
+	results_where_text(filter, ftext, sizeof(ftext));
 	if (connect_db(db, &c) < 0)
 		return 1;
-	if (results_db_compare(c, experiment, metric, &cmp, &err) < 0) {
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const keys[2] = { "since", "until" };
+		json_object *v;
+
+		if (json_object_object_get_ex(filter, keys[i], &v) &&
+		    results_db_timestamp_ok(c, json_object_get_string(v), &err) < 0) {
+			dut_err("--where %s=%s: %s", keys[i], json_object_get_string(v), err.msg);
+			return 1;
+		}
+	}
+	if (results_db_compare(c, json_object_to_json_string_ext(filter, JSON_C_TO_STRING_PLAIN), &cmp, &err) < 0) {
 		dut_err("%s", err.msg);
 		return 1;
 	}
 	if (json) {
-		if ((r = results_render_json(&cmp, experiment, metric, &text)) < 0 ||
-		    (r = write_json(json, text)) < 0) {
+		if ((r = results_render_json(&cmp, filter, &text)) < 0 || (r = write_json(json, text)) < 0) {
 			dut_err("%s: %s", json, strerror(-r));
 			results_cmp_clear(&cmp);
 			return 1;
 		}
 	}
-	if (!json || strcmp(json, "-") != 0)
+	if (report && write_report(report, &cmp, ftext) < 0)
+		rc = 1;
+	if (!json || strcmp(json, "-") != 0) {
+		printf("Runs: %s\n\n", ftext);
 		results_render_human(stdout, &cmp);
+	}
 	results_cmp_clear(&cmp);
-	return 0;
+	return rc;
 }
+
+DUT_DEFINE_FREEP(json_object *, json_object_put)
 
 int dutlab_cmd_results(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' }, { "experiment", required_argument, NULL, 'e' },
 		{ "metric", required_argument, NULL, 'm' }, { "json", required_argument, NULL, 'j' },
+		{ "where", required_argument, NULL, 'w' }, { "report", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *experiment = NULL, *metric = NULL, *json = NULL, *sub;
+	_cleanup_(json_object_putp) json_object *filter = json_object_new_object();
+	const char *db = NULL, *json = NULL, *report = NULL, *sub;
+	struct dut_error err = { { 0 } };
+	bool compare_opt = false;
+	char arg[1024];
 	int c;
 
 	if (argc < 2) {
@@ -237,9 +326,21 @@ int dutlab_cmd_results(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
-		case 'e': experiment = optarg; break;
-		case 'm': metric = optarg; break;
-		case 'j': json = optarg; break;
+		case 'e':
+		case 'm':
+		case 'w':
+			if (c == 'w')
+				snprintf(arg, sizeof(arg), "%s", optarg);
+			else
+				snprintf(arg, sizeof(arg), "%s=%s", c == 'e' ? "experiment" : "metric", optarg);
+			if (!filter || results_where_add(filter, arg, &err) < 0) {
+				usage_error("%s", filter ? err.msg : "out of memory");
+				return EXIT_USAGE;
+			}
+			compare_opt = true;
+			break;
+		case 'j': json = optarg; compare_opt = true; break;
+		case 'r': report = optarg; compare_opt = true; break;
 		case 'h':
 			fputs(dutlab_results_usage, stdout);
 			return 0;
@@ -252,8 +353,8 @@ int dutlab_cmd_results(int argc, char **argv)
 		usage_error("%s: missing --db CONNINFO", sub);
 		return EXIT_USAGE;
 	}
-	if (strcmp(sub, "compare") != 0 && (experiment || metric || json)) {
-		usage_error("%s: --experiment, --metric and --json are options of compare", sub);
+	if (strcmp(sub, "compare") != 0 && compare_opt) {
+		usage_error("%s: --where, --experiment, --metric, --json and --report are options of compare", sub);
 		return EXIT_USAGE;
 	}
 	if (strcmp(sub, "push") == 0) {
@@ -267,5 +368,5 @@ int dutlab_cmd_results(int argc, char **argv)
 		usage_error("unexpected argument \"%s\"", argv[optind]);
 		return EXIT_USAGE;
 	}
-	return strcmp(sub, "init") == 0 ? cmd_init(db) : cmd_compare(db, experiment, metric, json);
+	return strcmp(sub, "init") == 0 ? cmd_init(db) : cmd_compare(db, filter, json, report);
 }

@@ -162,45 +162,41 @@ int results_db_check(PGconn *c, struct dut_error *err)
 
 /* --- comparison --- */
 
+int results_db_timestamp_ok(PGconn *c, const char *s, struct dut_error *err)
+{
+	PGresult *res = PQexecParams(c, "SELECT $1::timestamptz", 1, NULL, &s, NULL, NULL, 0);
+	char msg[400];
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		snprintf(msg, sizeof(msg), "%s", PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "out of memory");
+		PQclear(res);
+		dut_error_set(err, "\"%s\" is not a timestamp PostgreSQL reads (%s); use 2026-11-01 or "
+			      "2026-11-01T08:00:00Z", s, msg);
+		return -EINVAL;
+	}
+	PQclear(res);
+	return 0;
+}
+
 static const char spread_sql[] =
 	"SELECT experiment, config, dimension, key, step, phase, metric, unit, runs, median, min, max\n"
-	"FROM dutlab.metric_spread\n"
-	"WHERE ($1::text IS NULL OR experiment = $1) AND ($2::text IS NULL OR metric = $2)\n"
+	"FROM dutlab.metric_spread_where($1::jsonb)\n"
 	"ORDER BY experiment, config, dimension, key, step, phase, metric";
 static const char newest_sql[] =
 	"SELECT hostname, experiment, started_at, config, step, phase, metric, unit, value, reps\n"
-	"FROM dutlab.newest_per_host\n"
-	"WHERE ($1::text IS NULL OR experiment = $1) AND ($2::text IS NULL OR metric = $2)\n"
+	"FROM dutlab.newest_per_host_where($1::jsonb)\n"
 	"ORDER BY hostname, experiment, config_idx, step, phase, metric";
 static const char regress_sql[] =
 	"SELECT experiment, config, step, phase, metric, unit, hostname, started_at, value,\n"
 	"       earlier_min, earlier_max, earlier_runs, direction\n"
-	"FROM dutlab.regressions\n"
-	"WHERE ($1::text IS NULL OR experiment = $1) AND ($2::text IS NULL OR metric = $2)\n"
+	"FROM dutlab.regressions_where($1::jsonb)\n"
 	"ORDER BY experiment, config, step, phase, metric";
 
 static bool oid_numeric(Oid t)
 {
 	/* int2, int4, int8, float4, float8, numeric */
 	return t == 21 || t == 23 || t == 20 || t == 700 || t == 701 || t == 1700;
-}
-
-static void table_clear(struct results_table *t)
-{
-	for (size_t i = 0; i < t->ncols; i++)
-		free(t->cols[i]);
-	for (size_t i = 0; i < t->ncols * t->nrows; i++)
-		free(t->cells[i]);
-	free(t->cols);
-	free(t->numeric);
-	free(t->cells);
-	memset(t, 0, sizeof(*t));
-}
-
-void results_cmp_clear(struct results_cmp *cmp)
-{
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(cmp->t); i++)
-		table_clear(&cmp->t[i]);
 }
 
 static int table_from(PGresult *res, const char *name, struct results_table *t)
@@ -230,22 +226,22 @@ static int table_from(PGresult *res, const char *name, struct results_table *t)
 	return 0;
 }
 
-int results_db_compare(PGconn *c, const char *experiment, const char *metric,
-		       struct results_cmp *ret, struct dut_error *err)
+int results_db_compare(PGconn *c, const char *filter_json, struct results_cmp *ret,
+		       struct dut_error *err)
 {
 	static const struct {
 		const char *name, *sql;
 	} q[3] = {
 		{ "spread", spread_sql }, { "newest_per_host", newest_sql }, { "regressions", regress_sql },
 	};
-	const char *params[2] = { experiment, metric };
+	const char *params[1] = { filter_json };
 	struct results_cmp cmp = { 0 };
 	int r;
 
 	if ((r = results_db_check(c, err)) < 0)
 		return r;
 	for (size_t i = 0; i < 3; i++) {
-		PGresult *res = PQexecParams(c, q[i].sql, 2, NULL, params, NULL, NULL, 0);
+		PGresult *res = PQexecParams(c, q[i].sql, 1, NULL, params, NULL, NULL, 0);
 
 		if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 			results_cmp_clear(&cmp);

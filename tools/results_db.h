@@ -38,22 +38,15 @@ struct results_push {
 int results_db_push(PGconn *c, const struct results_push *p, size_t *ret_rows, bool *ret_present,
 		    char *ret_run_id, size_t id_len, struct dut_error *err);
 
-/* A query's answer, as text (numeric columns marked). */
-struct results_table {
-	const char *name;            /* "spread", "newest_per_host", "regressions" */
-	size_t ncols, nrows;
-	char **cols;
-	bool *numeric;
-	char **cells;                /* nrows * ncols; NULL: SQL NULL */
-};
+/* s reads as a timestamptz; else -EINVAL and err says why (a --where since/until). */
+int results_db_timestamp_ok(PGconn *c, const char *s, struct dut_error *err);
 
-struct results_cmp {
-	struct results_table t[3];
-};
-
-/* The views, filtered (NULL: all). */
-int results_db_compare(PGconn *c, const char *experiment, const char *metric,
-		       struct results_cmp *ret, struct dut_error *err);
-void results_cmp_clear(struct results_cmp *cmp);
+/*
+ * The three questions over the runs a filter keeps (results_where_parse()'s
+ * document as text; "{}": every run), from the functions *_where of the
+ * schema.
+ */
+int results_db_compare(PGconn *c, const char *filter_json, struct results_cmp *ret,
+		       struct dut_error *err);
 
 #endif

@@ -7,33 +7,6 @@
 
 #include "tools/results_render.h"
 
-static const char *const titles[3] = {
-	"Spread over runs, per device model, model+firmware, filesystem and host (median of each run's repetitions)",
-	"Newest run of each experiment on each host",
-	"Regressions: the newest run outside the min-max of the earlier runs",
-};
-
-/* Floats shortened for reading; text as it is. */
-static void cell_text(const struct results_table *t, size_t r, size_t c, char *buf, size_t len)
-{
-	const char *v = t->cells[r * t->ncols + c];
-	char *end;
-	double d;
-
-	if (!v) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	if (t->numeric[c] && strchr(v, '.')) {
-		d = strtod(v, &end);
-		if (!*end) {
-			snprintf(buf, len, "%.6g", d);
-			return;
-		}
-	}
-	snprintf(buf, len, "%s", v);
-}
-
 static void render_table(FILE *f, const struct results_table *t, const char *title)
 {
 	size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w));
@@ -50,7 +23,7 @@ static void render_table(FILE *f, const struct results_table *t, const char *tit
 	for (size_t c = 0; c < t->ncols; c++) {
 		w[c] = strlen(t->cols[c]);
 		for (size_t r = 0; r < t->nrows; r++) {
-			cell_text(t, r, c, buf, sizeof(buf));
+			results_cell_text(t, r, c, buf, sizeof(buf));
 			if (strlen(buf) > w[c])
 				w[c] = strlen(buf);
 		}
@@ -62,7 +35,7 @@ static void render_table(FILE *f, const struct results_table *t, const char *tit
 	for (size_t r = 0; r < t->nrows; r++) {
 		fprintf(f, " ");
 		for (size_t c = 0; c < t->ncols; c++) {
-			cell_text(t, r, c, buf, sizeof(buf));
+			results_cell_text(t, r, c, buf, sizeof(buf));
 			fprintf(f, " %*s", t->numeric[c] ? (int)w[c] : -(int)w[c], buf);
 		}
 		fprintf(f, "\n");
@@ -74,7 +47,7 @@ static void render_table(FILE *f, const struct results_table *t, const char *tit
 void results_render_human(FILE *f, const struct results_cmp *cmp)
 {
 	for (size_t i = 0; i < 3; i++)
-		render_table(f, &cmp->t[i], titles[i]);
+		render_table(f, &cmp->t[i], results_titles[i]);
 }
 
 static json_object *table_json(const struct results_table *t)
@@ -101,20 +74,17 @@ static json_object *table_json(const struct results_table *t)
 	return a;
 }
 
-int results_render_json(const struct results_cmp *cmp, const char *experiment, const char *metric,
-			char **ret)
+int results_render_json(const struct results_cmp *cmp, json_object *filter, char **ret)
 {
-	json_object *o = json_object_new_object(), *flt;
+	json_object *o = json_object_new_object();
 	const char *s;
 
 	if (!o)
 		return -ENOMEM;
 	json_object_object_add(o, "schema", json_object_new_string("dutlab-results-compare"));
-	json_object_object_add(o, "schema_version", json_object_new_int(1));
-	flt = json_object_new_object();
-	json_object_object_add(flt, "experiment", experiment ? json_object_new_string(experiment) : NULL);
-	json_object_object_add(flt, "metric", metric ? json_object_new_string(metric) : NULL);
-	json_object_object_add(o, "filter", flt);
+	/* 2: the filter is the --where object (version 1 had experiment and metric strings) */
+	json_object_object_add(o, "schema_version", json_object_new_int(2));
+	json_object_object_add(o, "filter", json_object_get(filter));
 	for (size_t i = 0; i < 3; i++)
 		json_object_object_add(o, cmp->t[i].name, table_json(&cmp->t[i]));
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);

@@ -9,7 +9,6 @@
 
 void results_render_human(FILE *f, const struct results_cmp *cmp);
 /* The document "dutlab-results-compare" (docs/results.md); *ret malloc'ed. */
-int results_render_json(const struct results_cmp *cmp, const char *experiment, const char *metric,
-			char **ret);
+int results_render_json(const struct results_cmp *cmp, json_object *filter, char **ret);
 
 #endif

@@ -136,8 +136,81 @@ static const char schema_v1[] =
 	"                   ORDER BY started_at, run_id)) x\n"
 	"WHERE pos = n AND n >= 3 AND (value < earlier_min OR value > earlier_max);\n";
 
+/*
+ * Version 2: filters (compare --where) that reach the runs before the views
+ * aggregate them.  Each view of version 1 becomes a function of a filter,
+ * FUNCTION_where(f jsonb), and the view that function with no filter, so the
+ * SQL of each question is written once.  f is an object of arrays of
+ * values, {"host": ["a", "b"], "metric": ["tps"]}, one key per column (any
+ * value of a key matches; every key must match), and "since"/"until" as
+ * timestamps (started_at >= since, < until).  The functions are plain SQL,
+ * STABLE and not STRICT, so the planner inlines them and a filter given as
+ * a constant is folded into index conditions (docs/results.md, "Scale").
+ */
+static const char schema_v2[] =
+	/* the values of key k of a filter, NULL when the filter has no k */
+	"CREATE FUNCTION dutlab.filter_values(f jsonb, k text) RETURNS text[]\n"
+	"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$\n"
+	"  SELECT CASE WHEN jsonb_typeof(f -> k) = 'array'\n"
+	"              THEN ARRAY(SELECT jsonb_array_elements_text(f -> k)) END $$;\n"
+	"CREATE FUNCTION dutlab.run_metrics_where(f jsonb) RETURNS SETOF dutlab.run_metrics\n"
+	"LANGUAGE sql STABLE PARALLEL SAFE AS $$\n"
+	"SELECT * FROM dutlab.run_metrics rm\n"
+	"WHERE (dutlab.filter_values(f, 'experiment') IS NULL OR rm.experiment = ANY (dutlab.filter_values(f, 'experiment')))\n"
+	"  AND (dutlab.filter_values(f, 'config') IS NULL OR rm.config = ANY (dutlab.filter_values(f, 'config')))\n"
+	"  AND (dutlab.filter_values(f, 'step') IS NULL OR rm.step = ANY (dutlab.filter_values(f, 'step')))\n"
+	"  AND (dutlab.filter_values(f, 'phase') IS NULL OR rm.phase = ANY (dutlab.filter_values(f, 'phase')))\n"
+	"  AND (dutlab.filter_values(f, 'metric') IS NULL OR rm.metric = ANY (dutlab.filter_values(f, 'metric')))\n"
+	"  AND (dutlab.filter_values(f, 'unit') IS NULL OR rm.unit = ANY (dutlab.filter_values(f, 'unit')))\n"
+	"  AND (dutlab.filter_values(f, 'host') IS NULL OR rm.hostname = ANY (dutlab.filter_values(f, 'host')))\n"
+	"  AND (dutlab.filter_values(f, 'model') IS NULL OR rm.model = ANY (dutlab.filter_values(f, 'model')))\n"
+	"  AND (dutlab.filter_values(f, 'firmware') IS NULL OR rm.firmware = ANY (dutlab.filter_values(f, 'firmware')))\n"
+	"  AND (dutlab.filter_values(f, 'filesystem') IS NULL OR rm.filesystem = ANY (dutlab.filter_values(f, 'filesystem')))\n"
+	"  AND (dutlab.filter_values(f, 'run') IS NULL OR rm.run_id = ANY (dutlab.filter_values(f, 'run')))\n"
+	"  AND (f ->> 'since' IS NULL OR rm.started_at >= (f ->> 'since')::timestamptz)\n"
+	"  AND (f ->> 'until' IS NULL OR rm.started_at < (f ->> 'until')::timestamptz) $$;\n"
+	/* the bodies of version 1's views, over the filtered run_metrics */
+	"CREATE FUNCTION dutlab.metric_spread_where(f jsonb) RETURNS SETOF dutlab.metric_spread\n"
+	"LANGUAGE sql STABLE PARALLEL SAFE AS $$\n"
+	"SELECT experiment, config, dimension, key, step, phase, metric, unit,\n"
+	"       count(DISTINCT run_id) AS runs,\n"
+	"       percentile_cont(0.5) WITHIN GROUP (ORDER BY value) AS median,\n"
+	"       min(value) AS min, max(value) AS max\n"
+	"FROM (SELECT rm.*, x.dimension, x.key FROM dutlab.run_metrics_where(f) rm,\n"
+	"      LATERAL (VALUES ('model', nullif(rm.model, '')),\n"
+	"                      ('firmware', nullif(rm.model || ' ' || rm.firmware, ' ')),\n"
+	"                      ('filesystem', rm.filesystem),\n"
+	"                      ('host', rm.hostname)) AS x(dimension, key)) s\n"
+	"WHERE key IS NOT NULL AND key <> ''\n"
+	"GROUP BY experiment, config, dimension, key, step, phase, metric, unit $$;\n"
+	"CREATE FUNCTION dutlab.newest_per_host_where(f jsonb) RETURNS SETOF dutlab.newest_per_host\n"
+	"LANGUAGE sql STABLE PARALLEL SAFE AS $$\n"
+	"SELECT run_id, experiment, started_at, hostname, config_idx, config, filesystem, model,\n"
+	"       firmware, step, phase, metric, unit, value, reps\n"
+	"FROM (SELECT rm.*, dense_rank() OVER (PARTITION BY hostname, experiment\n"
+	"                                      ORDER BY started_at DESC, run_id DESC) AS newest\n"
+	"      FROM dutlab.run_metrics_where(f) rm) x\n"
+	"WHERE newest = 1 $$;\n"
+	"CREATE FUNCTION dutlab.regressions_where(f jsonb) RETURNS SETOF dutlab.regressions\n"
+	"LANGUAGE sql STABLE PARALLEL SAFE AS $$\n"
+	"SELECT experiment, config, step, phase, metric, unit, run_id, hostname, started_at, value,\n"
+	"       earlier_min, earlier_max, n - 1 AS earlier_runs,\n"
+	"       CASE WHEN value < earlier_min THEN 'below' ELSE 'above' END AS direction\n"
+	"FROM (SELECT rm.*, row_number() OVER w AS pos,\n"
+	"             count(*) OVER (PARTITION BY experiment, config, step, phase, metric, unit) AS n,\n"
+	"             min(value) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_min,\n"
+	"             max(value) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_max\n"
+	"      FROM dutlab.run_metrics_where(f) rm\n"
+	"      WINDOW w AS (PARTITION BY experiment, config, step, phase, metric, unit\n"
+	"                   ORDER BY started_at, run_id)) x\n"
+	"WHERE pos = n AND n >= 3 AND (value < earlier_min OR value > earlier_max) $$;\n"
+	"CREATE OR REPLACE VIEW dutlab.metric_spread AS SELECT * FROM dutlab.metric_spread_where('{}');\n"
+	"CREATE OR REPLACE VIEW dutlab.newest_per_host AS SELECT * FROM dutlab.newest_per_host_where('{}');\n"
+	"CREATE OR REPLACE VIEW dutlab.regressions AS SELECT * FROM dutlab.regressions_where('{}');\n";
+
 static const char *const steps[RESULTS_SCHEMA_VERSION] = {
 	schema_v1,
+	schema_v2,
 };
 
 const char *results_schema_step(int v)

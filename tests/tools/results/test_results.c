@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* dutlab results, the pure part: run ids, metric flattening, devices. */
+/* dutlab results, the pure part: run ids, metric flattening, devices, filters, the report. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/cu_main.h"
+#include "lib/file_io.h"
+#include "tools/chart.h"
+#include "tools/report_doc.h"
 #include "tools/results.h"
 
 static const char manifest_fmt[] =
@@ -178,6 +182,159 @@ static void test_schema_steps(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(results_schema_step(1), "CREATE TABLE dutlab.schema_version"));
 }
 
+/* An old step is never edited: version 1 is still the DDL that databases of the first dutlab have. */
+static void test_schema_v1_unchanged(void)
+{
+	char path[4096], *text = NULL, *body;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/tools/results/schema-v1.sql", cu_source_root());
+	CU_ASSERT_EQUAL_FATAL(dut_read_small_file(path, 1 << 20, &text, &len), 0);
+	/* after the file's comment lines */
+	body = strstr(text, "CREATE SCHEMA");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+	CU_ASSERT_STRING_EQUAL(body, results_schema_step(1));
+	/* version 2 replaces the views by functions of a filter, and keeps every table */
+	CU_ASSERT_PTR_NOT_NULL(strstr(results_schema_step(2), "CREATE FUNCTION dutlab.run_metrics_where(f jsonb)"));
+	CU_ASSERT_PTR_NULL(strstr(results_schema_step(2), "DROP TABLE"));
+	CU_ASSERT_PTR_NULL(strstr(results_schema_step(2), "ALTER TABLE"));
+	free(text);
+}
+
+static void test_where_filters(void)
+{
+	static const struct {
+		const char *arg;
+		int ret;
+		const char *msg;          /* a part of the error */
+	} cases[] = {
+		{ "host=db1", 0, NULL },
+		{ "host=db2", 0, NULL },
+		{ "metric=txn.p99", 0, NULL },
+		{ "model=", 0, NULL },                   /* runs without a device */
+		{ "since=2026-11-01", 0, NULL },
+		{ "since=2026-11-02", -EINVAL, "given twice" },
+		{ "until=tomorrow", -EINVAL, "date or a timestamp" },
+		{ "until=2026", -EINVAL, "date or a timestamp" },
+		{ "hostname=db1", -EINVAL, "unknown key \"hostname\"" },
+		{ "=db1", -EINVAL, "expected KEY=VALUE" },
+		{ "db1", -EINVAL, "expected KEY=VALUE" },
+		{ "a-key-much-longer-than-thirty-two-bytes=1", -EINVAL, "unknown key" },
+	};
+	json_object *f = json_object_new_object();
+	char text[512];
+
+	results_where_text(f, text, sizeof(text));
+	CU_ASSERT_STRING_EQUAL(text, "every run");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dut_error err = { { 0 } };
+
+		CU_ASSERT_EQUAL(results_where_add(f, cases[i].arg, &err), cases[i].ret);
+		if (cases[i].msg && !strstr(err.msg, cases[i].msg)) {
+			fprintf(stderr, "%s: %s\n", cases[i].arg, err.msg);
+			CU_FAIL("the error does not say what was wrong");
+		}
+	}
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN),
+			       "{\"host\":[\"db1\",\"db2\"],\"metric\":[\"txn.p99\"],\"model\":[\"\"],"
+			       "\"since\":\"2026-11-01\"}");
+	results_where_text(f, text, sizeof(text));
+	CU_ASSERT_STRING_EQUAL(text, "host = \"db1\" or \"db2\"; metric = \"txn.p99\"; model = \"\"; since 2026-11-01");
+	json_object_put(f);
+}
+
+/* A spread table as compare gets it from the database. */
+static const char *const spread_cols[] = {
+	"experiment", "config", "dimension", "key", "step", "phase", "metric", "unit", "runs", "median", "min", "max",
+};
+static const char *const spread_rows[][12] = {
+	/* two hosts: one chart per host dimension; the filesystem has one key */
+	{ "e", "c1", "filesystem", "xfs", "rw", "run", "tps", "tx/s", "4", "300.5", "200", "400" },
+	{ "e", "c1", "host", "db1", "rw", "run", "tps", "tx/s", "2", "210.25", "200", "220" },
+	{ "e", "c1", "host", "db2", "rw", "run", "tps", "tx/s", "2", "390", "380", "400" },
+	/* one host, two configurations: the host chart shows the configurations */
+	{ "e", "c1", "host", "db1", "rw", "run", "txn.p99", "ns", "2", "1e6", "9e5", "1.1e6" },
+	{ "e", "c2", "host", "db1", "rw", "run", "txn.p99", "ns", "2", "2e6", "1.9e6", "2.1e6" },
+	{ "e", "c2", "filesystem", "ext4", "rw", "run", "txn.p99", "ns", "2", "2e6", "1.9e6", "2.1e6" },
+	/* a metric name that must not reach a chart */
+	{ "e", "c1", "host", "db1", "rw", "run", "bad'name\n", "", "1", "1", "1", "1" },
+};
+
+static void spread_table(struct results_cmp *cmp)
+{
+	struct results_table *t = &cmp->t[0];
+	const size_t nc = 12, nr = sizeof(spread_rows) / sizeof(spread_rows[0]);
+
+	memset(cmp, 0, sizeof(*cmp));
+	cmp->t[0].name = "spread";
+	cmp->t[1].name = "newest_per_host";
+	cmp->t[2].name = "regressions";
+	t->ncols = nc;
+	t->nrows = nr;
+	t->cols = calloc(nc, sizeof(*t->cols));
+	t->numeric = calloc(nc, sizeof(*t->numeric));
+	t->cells = calloc(nc * nr, sizeof(*t->cells));
+	for (size_t c = 0; c < nc; c++) {
+		t->cols[c] = strdup(spread_cols[c]);
+		t->numeric[c] = c >= 8;
+		for (size_t r = 0; r < nr; r++)
+			t->cells[r * nc + c] = strdup(spread_rows[r][c]);
+	}
+}
+
+static void test_charts_of_the_spread(void)
+{
+	struct results_cmp cmp;
+	struct charts *cs = NULL;
+	size_t left = 99;
+
+	spread_table(&cmp);
+	CU_ASSERT_EQUAL_FATAL(results_charts_build(&cmp, &cs, &left), 0);
+	CU_ASSERT_EQUAL(left, 0);
+	CU_ASSERT_EQUAL_FATAL(cs->n, 2);
+	CU_ASSERT_STRING_EQUAL(cs->v[0].name, "spread-01-e-rw-run-tps-host");
+	CU_ASSERT_PTR_NOT_NULL(strstr(cs->v[0].data[0].text, "1 390 380 400 \"db2\"\n"));
+	CU_ASSERT_PTR_NULL(strstr(cs->v[0].data[0].text, "xfs"));
+	CU_ASSERT_STRING_EQUAL(cs->v[1].name, "spread-02-e-rw-run-txn.p99-host");
+	CU_ASSERT_PTR_NOT_NULL(strstr(cs->v[1].data[0].text, "\"c2\"\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cs->v[1].script, "set ylabel 'txn.p99 (ns)'"));
+	CU_ASSERT_EQUAL(cs->nwarnings, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cs->warnings[0], "not charted"));
+	charts_free(cs);
+	results_cmp_clear(&cmp);
+}
+
+static void test_report_document(void)
+{
+	struct results_cmp cmp;
+	struct charts *cs = NULL;
+	struct rdoc *d = NULL;
+	char *md = NULL, *html = NULL;
+	size_t left;
+
+	spread_table(&cmp);
+	CU_ASSERT_EQUAL_FATAL(results_charts_build(&cmp, &cs, &left), 0);
+	cs->v[0].rendered = true;
+	CU_ASSERT_EQUAL_FATAL(results_report_build(&cmp, "metric = \"tps\"", cs, 3, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(render_md(d, &md), 0);
+	CU_ASSERT_EQUAL_FATAL(render_html(d, "t", &html), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "Runs: metric = \"tps\"."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "| experiment | config | dimension |"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "| ---: | ---: | ---: | ---: |\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "| e | c1 | host | db1 | rw | run | tps | tx/s | 2 | 210.25 | 200 | 220 |"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "](charts/spread-01-e-rw-run-tps-host.png)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "Chart not rendered: e, step rw, phase run: txn.p99 per configuration"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "3 more charts were left out"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(md, "None: no metric of a newest run lies outside"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td class=\"n\">210.25</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<img src=\"charts/spread-01-e-rw-run-tps-host.png\""));
+	free(md);
+	free(html);
+	rdoc_free(d);
+	charts_free(cs);
+	results_cmp_clear(&cmp);
+}
+
 static const struct cu_test tests[] = {
 	{ "run_id_from_identity", test_run_id_from_identity },
 	{ "run_id_too_long_is_refused", test_run_id_too_long_is_refused },
@@ -185,6 +342,10 @@ static const struct cu_test tests[] = {
 	{ "flatten_no_phases", test_flatten_no_phases },
 	{ "device_inner_drive_before_bridge", test_device_inner_drive_before_bridge },
 	{ "schema_steps", test_schema_steps },
+	{ "schema_v1_unchanged", test_schema_v1_unchanged },
+	{ "where_filters", test_where_filters },
+	{ "charts_of_the_spread", test_charts_of_the_spread },
+	{ "report_document", test_report_document },
 	{ NULL, NULL },
 };
 
