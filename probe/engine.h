@@ -57,6 +57,7 @@ struct engine_stall {
 	bool dev_known;
 	unsigned dev_major, dev_minor;
 	char dev_name[32];                /* "nvme0n1" (/sys/block/NAME), "" when sysfs names none */
+	bool dev_partition;               /* a partition: /sys/class/block/NAME (not in /sys/block) */
 	uint64_t dev_reads, dev_writes;
 	/* The cancel's answer: requests cancelled (>= 0), -errno, or not answered. */
 	bool cancel_answered;

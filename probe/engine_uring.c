@@ -771,7 +771,9 @@ int engine_dev_inflight(int fd, struct engine_stall *st)
 	dev = S_ISBLK(sb.st_mode) ? sb.st_rdev : sb.st_dev;
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), major(dev), minor(dev));
 	n = readlink(path, link, sizeof(link) - 1);  /* ../../devices/.../block/nvme0n1 */
-	strcat(path, "/inflight");
+	strcat(path, "/partition");
+	st->dev_partition = access(path, F_OK) == 0;
+	strcpy(strrchr(path, '/'), "/inflight");
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

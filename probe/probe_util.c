@@ -51,8 +51,9 @@ char *probe_stall_describe(const struct engine_stall *st, char *buf, size_t len)
 		char where[128];
 
 		if (st->dev_name[0])
-			snprintf(where, sizeof(where), "%s (%u:%u, /sys/block/%s/inflight)", st->dev_name,
-				 st->dev_major, st->dev_minor, st->dev_name);
+			snprintf(where, sizeof(where), "%s (%u:%u, /sys/%s/%s/inflight)", st->dev_name,
+				 st->dev_major, st->dev_minor, st->dev_partition ? "class/block" : "block",
+				 st->dev_name);
 		else
 			snprintf(where, sizeof(where), "%u:%u (/sys/dev/block/%u:%u/inflight)", st->dev_major,
 				 st->dev_minor, st->dev_major, st->dev_minor);
