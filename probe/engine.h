@@ -56,6 +56,8 @@ struct engine_stall {
 	/* The block layer's count for the target's device (/sys/dev/block/M:m/inflight). */
 	bool dev_known;
 	unsigned dev_major, dev_minor;
+	char dev_name[32];                /* "nvme0n1" (/sys/block/NAME), "" when sysfs names none */
+	bool dev_partition;               /* a partition: /sys/class/block/NAME (not in /sys/block) */
 	uint64_t dev_reads, dev_writes;
 	/* The cancel's answer: requests cancelled (>= 0), -errno, or not answered. */
 	bool cancel_answered;
@@ -122,9 +124,13 @@ void engine_result_free(struct engine_result *r);
  */
 bool engine_last_stall(struct engine_stall *ret);
 
-/* The device whose /sys/dev/block/M:m/inflight counts fd's I/O (fstat: st_rdev or st_dev). */
-int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_reads,
-			uint64_t *ret_writes);
+/*
+ * The block layer's in-flight count of the device that serves fd's I/O (fstat:
+ * st_rdev of a block device, st_dev of a file), into st's dev_* fields, and
+ * its name from the /sys/dev/block/M:m link.  0 or -errno (no such device:
+ * FUSE, tmpfs, a pipe).
+ */
+int engine_dev_inflight(int fd, struct engine_stall *st);
 
 /*
  * Test seam: the io_uring calls the run loop and its workers make, and the

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "lib/cleanup.h"
@@ -312,8 +313,7 @@ static void stall_record(struct worker *w, const struct slot *slots, unsigned in
 		st->oldest_age_ns = t - o->submit_ns;
 		st->oldest_offset = o->offset;
 	}
-	st->dev_known = engine_dev_inflight(j->fd, &st->dev_major, &st->dev_minor, &st->dev_reads,
-					    &st->dev_writes) == 0;
+	st->dev_known = engine_dev_inflight(j->fd, st) == 0;
 }
 
 /*
@@ -755,28 +755,41 @@ static const char *sysfs_root(void)
 	return r && *r ? r : "/sys";
 }
 
-int engine_dev_inflight(int fd, unsigned *ret_major, unsigned *ret_minor, uint64_t *ret_reads,
-			uint64_t *ret_writes)
+int engine_dev_inflight(int fd, struct engine_stall *st)
 {
-	char path[512];
+	char path[512], link[512];
 	_cleanup_fclose_ FILE *f = NULL;
 	uint64_t rd, wr;
-	struct stat st;
+	struct stat sb;
+	const char *base;
+	ssize_t n;
 	dev_t dev;
 
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &sb) < 0)
 		return -errno;
 	/* a block device counts its own I/O; a file's goes to its filesystem's device */
-	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/inflight", sysfs_root(), major(dev), minor(dev));
+	dev = S_ISBLK(sb.st_mode) ? sb.st_rdev : sb.st_dev;
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), major(dev), minor(dev));
+	n = readlink(path, link, sizeof(link) - 1);  /* ../../devices/.../block/nvme0n1 */
+	strcat(path, "/partition");
+	st->dev_partition = access(path, F_OK) == 0;
+	strcpy(strrchr(path, '/'), "/inflight");
 	f = fopen(path, "re");
 	if (!f)
-		return -errno;  /* FUSE, tmpfs, a pipe: no block device */
+		return -errno;
 	if (fscanf(f, "%" SCNu64 " %" SCNu64, &rd, &wr) != 2)
 		return -EINVAL;
-	*ret_major = major(dev);
-	*ret_minor = minor(dev);
-	*ret_reads = rd;
-	*ret_writes = wr;
+	st->dev_major = major(dev);
+	st->dev_minor = minor(dev);
+	st->dev_reads = rd;
+	st->dev_writes = wr;
+	st->dev_name[0] = '\0';
+	if (n > 0) {
+		link[n] = '\0';
+		base = strrchr(link, '/');
+		base = base ? base + 1 : link;
+		if (strlen(base) < sizeof(st->dev_name))
+			memcpy(st->dev_name, base, strlen(base) + 1);
+	}
 	return 0;
 }

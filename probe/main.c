@@ -208,12 +208,17 @@ static int check_write_safety(const struct probe_test_ops *t, const struct probe
 			t->name, co->target);
 		return -EPERM;
 	}
-	r = safety_examine(co->target, &rep);
+	/* the signature read answers within --stall-timeout, like every I/O dutprobe makes */
+	r = safety_examine_within(co->target, co->stall_ns, &rep);
 	if (r < 0) {
 		dut_err("cannot check whether %s is in use: %s; refusing to write", co->target, strerror(-r));
 		return r;
 	}
 	*seen = (struct safety_seen){ .is_blk = true, .rdev = rep.rdev };
+	if (rep.no_answer) {
+		dut_err("%s; refusing to write (nothing was written)", rep.in_use);
+		return -ETIME;
+	}
 	if (rep.mounted[0] || rep.in_use[0]) {
 		dut_err("%s%s%s; refusing to write (--force does not override a mounted or busy device: unmount it first)",
 			rep.mounted, rep.mounted[0] && rep.in_use[0] ? "; " : "", rep.in_use);

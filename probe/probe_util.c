@@ -47,16 +47,25 @@ char *probe_stall_describe(const struct engine_stall *st, char *buf, size_t len)
 		bprintf(buf, len, &used, "dutprobe had none in flight");
 	if (!st->dev_known)
 		bprintf(buf, len, &used, " (no block layer count: the target is not a block device or a file on one)");
-	else if (st->dev_reads + st->dev_writes)
-		bprintf(buf, len, &used, "; the block layer had %" PRIu64 " read%s and %" PRIu64
-			" write%s in flight on %u:%u (/sys/dev/block/%u:%u/inflight): waiting for the device",
-			st->dev_reads, st->dev_reads == 1 ? "" : "s", st->dev_writes, st->dev_writes == 1 ? "" : "s",
-			st->dev_major, st->dev_minor, st->dev_major, st->dev_minor);
-	else
-		bprintf(buf, len, &used, "; the block layer had none in flight on %u:%u (/sys/dev/block/%u:%u/inflight):"
-			" %s", st->dev_major, st->dev_minor, st->dev_major, st->dev_minor,
-			st->has_oldest ? "the I/Os wait above it (io_uring, the filesystem), not at the device"
-				       : "nothing waits for the device");
+	else {
+		char where[128];
+
+		if (st->dev_name[0])
+			snprintf(where, sizeof(where), "%s (%u:%u, /sys/%s/%s/inflight)", st->dev_name,
+				 st->dev_major, st->dev_minor, st->dev_partition ? "class/block" : "block",
+				 st->dev_name);
+		else
+			snprintf(where, sizeof(where), "%u:%u (/sys/dev/block/%u:%u/inflight)", st->dev_major,
+				 st->dev_minor, st->dev_major, st->dev_minor);
+		if (st->dev_reads + st->dev_writes)
+			bprintf(buf, len, &used, "; the block layer had %" PRIu64 " read%s and %" PRIu64
+				" write%s in flight on %s: waiting for the device", st->dev_reads,
+				st->dev_reads == 1 ? "" : "s", st->dev_writes, st->dev_writes == 1 ? "" : "s", where);
+		else
+			bprintf(buf, len, &used, "; the block layer had none in flight on %s: %s", where,
+				st->has_oldest ? "the I/Os wait above it (io_uring, the filesystem), not at the device"
+					       : "nothing waits for the device");
+	}
 	bprintf(buf, len, &used, "; dutprobe stopped issuing and asked the kernel to cancel what was in flight: ");
 	if (!st->cancel_answered)
 		bprintf(buf, len, &used, "no answer");

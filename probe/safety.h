@@ -78,14 +78,29 @@ struct safety_report {
 	char mounted[512];        /* "/dev/loop0 is mounted at /mnt (ext4)" or partition mounts */
 	char in_use[512];         /* holders, swap, exclusive opener */
 	char signature[512];      /* "ext2/3/4 filesystem (magic at byte 1080)" */
+	bool no_answer;           /* the signature read did not answer in time (in in_use too) */
 	dev_t rdev;               /* the device number that was examined */
 };
 
 /*
  * Examine a block device by path (the Linux part).  Returns 0 and fills
- * *ret, or -errno when the device cannot be examined at all.
+ * *ret, or -errno when the device cannot be examined at all.  A signature
+ * read that does not answer within read_timeout_ns (0 = wait as long as it
+ * takes) is a refusal in in_use with no_answer set.  safety_examine() gives
+ * the read PROBE_STALL_DEFAULT_NS (60 s).
  */
+int safety_examine_within(const char *dev_path, uint64_t read_timeout_ns, struct safety_report *ret);
 int safety_examine(const char *dev_path, struct safety_report *ret);
+
+/*
+ * The signature read: the first SIG_SCAN_BYTES of path into buf (room for
+ * SIG_SCAN_BYTES).  0 and *ret_n; -ETIME when the open and the read did not
+ * both return within timeout_ns (0 = no limit); -errno.  They run in a
+ * detached thread, which after -ETIME goes on alone and frees its own
+ * memory when the kernel answers.  Exported for the tests (a FIFO with no
+ * writer stands in for a device that does not answer).
+ */
+int safety_sig_read(const char *path, uint64_t timeout_ns, uint8_t *buf, size_t *ret_n);
 
 static inline bool safety_report_clear(const struct safety_report *r)
 {

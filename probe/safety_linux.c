@@ -21,6 +21,7 @@
 
 #include "lib/blkstack.h"
 #include "lib/cleanup.h"
+#include "lib/units.h"
 #include "probe/probe.h"
 #include "probe/safety.h"
 
@@ -175,19 +176,18 @@ static void node_label(const struct dut_blkstack *stk, size_t i, const char *dev
 }
 
 /*
- * The signature read, given up after SIG_READ_TIMEOUT_NS: a plain pread on a
- * device that does not answer sleeps uninterruptibly, and dutprobe sat there
- * with no message (#19).  The read runs in a detached thread that owns the
- * descriptor and the buffer; if the caller gives up, whichever side is last
- * frees them (a late completion then lands in memory nobody else uses).
+ * The signature read, given up after a timeout: a plain open and pread on a
+ * device that does not answer sleep uninterruptibly, and dutprobe sat there
+ * with no message (#19).  Both run in a detached thread that owns the path,
+ * the descriptor and the buffer; if the caller gives up, whichever side is
+ * last frees them (a late completion then lands in memory nobody else uses).
  * A thread rather than io_uring: this file is linked alone into dutlab's
  * stage runner, which has no liburing.
  */
-#define SIG_READ_TIMEOUT_NS PROBE_STALL_DEFAULT_NS
-
 struct sig_read {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;              /* signalled when done */
+	char *path;
 	int fd;
 	uint8_t *buf;                     /* SIG_SCAN_BYTES */
 	ssize_t n;                        /* protected by lock, with err */
@@ -197,7 +197,9 @@ struct sig_read {
 
 static void sig_read_free(struct sig_read *sr)
 {
-	close(sr->fd);
+	if (sr->fd >= 0)
+		close(sr->fd);
+	free(sr->path);
 	free(sr->buf);
 	pthread_cond_destroy(&sr->cond);
 	pthread_mutex_destroy(&sr->lock);
@@ -207,10 +209,14 @@ static void sig_read_free(struct sig_read *sr)
 static void *sig_read_main(void *arg)
 {
 	struct sig_read *sr = arg;
-	ssize_t n = pread(sr->fd, sr->buf, SIG_SCAN_BYTES, 0);
-	int err = n < 0 ? errno : 0;
+	ssize_t n = -1;
+	int err;
 	bool last;
 
+	sr->fd = open(sr->path, O_RDONLY | O_CLOEXEC);
+	if (sr->fd >= 0)
+		n = pread(sr->fd, sr->buf, SIG_SCAN_BYTES, 0);
+	err = n < 0 ? errno : 0;
 	pthread_mutex_lock(&sr->lock);
 	sr->n = n;
 	sr->err = err;
@@ -223,8 +229,7 @@ static void *sig_read_main(void *arg)
 	return NULL;
 }
 
-/* Read the first SIG_SCAN_BYTES of dev_path into buf: 0 and *ret_n, -ETIME when it did not answer, or -errno. */
-static int sig_read(const char *dev_path, uint8_t *buf, size_t *ret_n)
+int safety_sig_read(const char *path, uint64_t timeout_ns, uint8_t *buf, size_t *ret_n)
 {
 	struct sig_read *sr = calloc(1, sizeof(*sr));
 	pthread_condattr_t ca;
@@ -235,19 +240,15 @@ static int sig_read(const char *dev_path, uint8_t *buf, size_t *ret_n)
 
 	if (!sr)
 		return -ENOMEM;
-	sr->fd = open(dev_path, O_RDONLY | O_CLOEXEC);
-	if (sr->fd < 0) {
-		r = -errno;
-		free(sr);
-		return r;
-	}
-	sr->buf = malloc(SIG_SCAN_BYTES);
+	sr->fd = -1;
 	pthread_mutex_init(&sr->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&sr->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!sr->buf) {
+	sr->path = strdup(path);
+	sr->buf = malloc(SIG_SCAN_BYTES);
+	if (!sr->path || !sr->buf) {
 		sig_read_free(sr);
 		return -ENOMEM;
 	}
@@ -260,11 +261,19 @@ static int sig_read(const char *dev_path, uint8_t *buf, size_t *ret_n)
 		return -e;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += (time_t)(SIG_READ_TIMEOUT_NS / 1000000000ull);
+	until.tv_sec += (time_t)(timeout_ns / 1000000000ull);
+	until.tv_nsec += (long)(timeout_ns % 1000000000ull);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&sr->lock);
-	while (!sr->done && r == 0)
-		if (pthread_cond_timedwait(&sr->cond, &sr->lock, &until) == ETIMEDOUT && !sr->done)
+	while (!sr->done && r == 0) {
+		if (!timeout_ns)
+			pthread_cond_wait(&sr->cond, &sr->lock);
+		else if (pthread_cond_timedwait(&sr->cond, &sr->lock, &until) == ETIMEDOUT && !sr->done)
 			r = -ETIME;
+	}
 	if (r < 0) {
 		sr->abandoned = true;  /* the thread frees sr when the read returns */
 		pthread_mutex_unlock(&sr->lock);
@@ -282,6 +291,11 @@ static int sig_read(const char *dev_path, uint8_t *buf, size_t *ret_n)
 }
 
 int safety_examine(const char *dev_path, struct safety_report *ret)
+{
+	return safety_examine_within(dev_path, PROBE_STALL_DEFAULT_NS, ret);
+}
+
+int safety_examine_within(const char *dev_path, uint64_t read_timeout_ns, struct safety_report *ret)
 {
 	struct safety_report r = { { 0 } };
 	_cleanup_free_ char *mountinfo = NULL;
@@ -358,12 +372,16 @@ int safety_examine(const char *dev_path, struct safety_report *ret)
 	{
 		struct sig_hit hits[SIG_MAX_HITS];
 		size_t n = 0, nh;
-		int rr = sig_read(dev_path, buf, &n);
+		int rr = safety_sig_read(dev_path, read_timeout_ns, buf, &n);
 
 		if (rr == -ETIME) {
-			append(r.in_use, sizeof(r.in_use), "%s did not answer a read of its first %u KiB within %llu s "
-			       "(the signature check): the device is not answering (see the kernel log: dmesg)",
-			       dev_path, SIG_SCAN_BYTES / 1024, SIG_READ_TIMEOUT_NS / 1000000000ull);
+			char d[DUT_FMT_LEN];
+
+			append(r.in_use, sizeof(r.in_use), "%s did not answer a read of its first %u KiB within %s "
+			       "(the signature check before writing; --stall-timeout sets the limit): the device is "
+			       "not answering, see the kernel log (dmesg)", dev_path, SIG_SCAN_BYTES / 1024,
+			       dut_format_duration(read_timeout_ns, d, sizeof(d)));
+			r.no_answer = true;
 			*ret = r;
 			return 0;
 		}

@@ -6,6 +6,9 @@
 #      own, and the mount is still usable afterwards.
 #   2. --stall-timeout 30s: the same slow reads complete; a slow device is
 #      not a stalled one (exit 0).
+#   4. A loop device over that file: the signature read before writing to it
+#      gives up after --stall-timeout 1s and refuses with a message, where it
+#      used to sleep until the device answered and then write (#19).
 # Needs root and /dev/fuse (the dutfs mount).
 DUTPROBE=$1
 DUTFS=$2
@@ -56,4 +59,24 @@ json_check "$WORK/slow.json" '(.phases[0].extra.error // "") == "" and .phases[0
 # 3. A bad value is refused before anything runs.
 run 2 "$DUTPROBE" bench "$M/img" --stall-timeout soon
 expect_msg "--stall-timeout"
+
+# 4. The signature read of a block device that does not answer.  A buffered
+#    loop device over the slow file (it holds the mount: detached before the
+#    mount goes); udev's probe of the new device fills the caches, so they are
+#    dropped before dutprobe reads.
+SLOW_LOOP=
+trap '[ -z "$SLOW_LOOP" ] || losetup -d "$SLOW_LOOP"; cleanup' EXIT
+SLOW_LOOP=$(losetup -f --show "$M/img") || fail "losetup over $M/img"
+command -v udevadm >/dev/null && timeout 30 udevadm settle
+blockdev --flushbufs "$SLOW_LOOP" || fail "blockdev --flushbufs $SLOW_LOOP"
+dd if="$M/img" iflag=nocache count=0 status=none || fail "drop the page cache of $M/img"
+t0=$(date +%s%N)
+run 1 timeout 60 "$DUTPROBE" bench "$SLOW_LOOP" --rows "RND4K Q1T1 W" --time 1s --warmup 0 --reps 1 \
+	--destructive --stall-timeout 1s
+t1=$(date +%s%N)
+expect_msg "did not answer a read of its first 128 KiB within 1 s"
+expect_msg "refusing to write"
+echo "signature check of a device that does not answer: refused after $(( (t1 - t0) / 1000000 )) ms" \
+	"(the process exits once the abandoned read returns)"
+losetup -d "$SLOW_LOOP" && SLOW_LOOP=
 echo "PASS"

@@ -288,7 +288,7 @@ static void test_ring_error_keeps_earlier_error(void)
 
 static void test_stall_record_names_inflight(void)
 {
-	char root[] = "/tmp/test-probe-engine.XXXXXX", path[512];
+	char root[] = "/tmp/test-probe-engine.XXXXXX", path[512], link[512];
 	struct engine_job j;
 	struct engine_result r;
 	struct engine_stall last;
@@ -300,14 +300,21 @@ static void test_stall_record_names_inflight(void)
 	CU_ASSERT_FATAL(pipe2(p, O_CLOEXEC) == 0);
 	CU_ASSERT_FATAL(fstat(p[0], &st) == 0);
 	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
-	/* the block layer's count, faked: the pipe's st_dev stands for the device */
+	/*
+	 * The block layer's count, faked: the pipe's st_dev stands for the
+	 * device; /sys/dev/block/M:m is a link to the device's directory, as in sysfs.
+	 */
+	snprintf(path, sizeof(path), "%s/devices", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/fake0", root);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
 	snprintf(path, sizeof(path), "%s/dev", root);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/dev/block", root);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", root, major(st.st_dev), minor(st.st_dev));
-	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
-	strcat(path, "/inflight");
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", root, major(st.st_dev), minor(st.st_dev));
+	CU_ASSERT_FATAL(symlink("../../devices/fake0", link) == 0);
+	snprintf(path, sizeof(path), "%s/devices/fake0/inflight", root);
 	f = fopen(path, "w");
 	CU_ASSERT_FATAL(f != NULL);
 	fprintf(f, "       3        5\n");
@@ -327,9 +334,11 @@ static void test_stall_record_names_inflight(void)
 		 (unsigned long long)r.stall.oldest_age_ns);
 	CU_CHECK(r.stall.stall_ns == 40 * MS && r.stall.row.qd == 2 && r.stall.row.bs_bytes == 512,
 		 "row or timeout not recorded");
-	CU_CHECK(r.stall.dev_known && r.stall.dev_reads == 3 && r.stall.dev_writes == 5,
-		 "block layer count: known %d, %llu reads %llu writes, want 3 and 5", r.stall.dev_known,
-		 (unsigned long long)r.stall.dev_reads, (unsigned long long)r.stall.dev_writes);
+	CU_CHECK(r.stall.dev_known && r.stall.dev_reads == 3 && r.stall.dev_writes == 5 &&
+			 strcmp(r.stall.dev_name, "fake0") == 0,
+		 "block layer count: known %d, %llu reads %llu writes on \"%s\", want 3 and 5 on fake0",
+		 r.stall.dev_known, (unsigned long long)r.stall.dev_reads, (unsigned long long)r.stall.dev_writes,
+		 r.stall.dev_name);
 	/* a pipe read waits in io_uring (poll), so the cancel takes both back */
 	CU_CHECK(r.stall.cancel_answered && r.stall.cancel_res >= 2, "cancel answered %d res %d, want >= 2",
 		 r.stall.cancel_answered, r.stall.cancel_res);
@@ -338,12 +347,16 @@ static void test_stall_record_names_inflight(void)
 	CU_CHECK(engine_last_stall(&last) && last.inflight == 2, "engine_last_stall does not hold the stall");
 	msg = probe_io_strerror(-ENGINE_ESTALL);
 	CU_CHECK(strstr(msg, "row SEQ512 Q2T1 R") && strstr(msg, "2 I/Os in flight") &&
-			 strstr(msg, "3 reads and 5 writes in flight"),
+			 strstr(msg, "3 reads and 5 writes in flight on fake0") &&
+			 strstr(msg, "/sys/block/fake0/inflight"),
 		 "probe_io_strerror: %s", msg);
 	engine_result_free(&r);
 	unsetenv("DUTPROBE_SYSFS_ROOT");
 	unlink(path);
-	*strrchr(path, '/') = '\0';
+	unlink(link);
+	snprintf(path, sizeof(path), "%s/devices/fake0", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/devices", root);
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/dev/block", root);
 	rmdir(path);
@@ -367,15 +380,16 @@ static void test_stall_description(void)
 	} rows[] = {
 		{ "at the device, not cancellable, abandoned",
 		  { .stall_ns = 20000 * MS, .row = W8, .inflight = 8, .has_oldest = true, .oldest_age_ns = 21000 * MS,
-		    .oldest_offset = 1048576, .dev_known = true, .dev_major = 259, .dev_minor = 0, .dev_writes = 8,
+		    .oldest_offset = 1048576, .dev_known = true, .dev_major = 259, .dev_minor = 0, .dev_name = "nvme0n1", .dev_writes = 8,
 		    .cancel_answered = true, .cancel_res = 0, .abandoned_ios = 8 },
 		  { "row SEQ1M Q8T1 W", "8 I/Os in flight, the oldest for 21", "at offset 1048576",
-		    "0 reads and 8 writes in flight on 259:0" },
+		    "0 reads and 8 writes in flight on nvme0n1 (259:0, /sys/block/nvme0n1/inflight)" },
 		  "cancelled what" },
 		{ "none in flight: no offset",
 		  { .stall_ns = 20000 * MS, .row = W8, .dev_known = true, .dev_major = 8, .dev_minor = 16,
 		    .cancel_answered = true, .cancel_res = -ENOENT },
-		  { "dutprobe had none in flight", "none in flight on 8:16", "nothing waits for the device",
+		  { "dutprobe had none in flight", "none in flight on 8:16 (/sys/dev/block/8:16/inflight)",
+		    "nothing waits for the device",
 		    "nothing could be cancelled" },
 		  "offset" },
 		{ "lost above the block layer",
@@ -383,6 +397,12 @@ static void test_stall_description(void)
 		    .dev_known = true, .dev_major = 7, .dev_minor = 0 },
 		  { "1 I/O in flight", "wait above it", "no answer", "cannot be cancelled" },
 		  "stopped waiting" },
+		{ "a partition: /sys/class/block",
+		  { .stall_ns = 1000 * MS, .row = W8, .inflight = 1, .has_oldest = true, .oldest_age_ns = 1000 * MS,
+		    .dev_known = true, .dev_major = 254, .dev_minor = 1, .dev_name = "vda1", .dev_partition = true,
+		    .dev_reads = 1 },
+		  { "1 read and 0 writes in flight on vda1 (254:1, /sys/class/block/vda1/inflight)" },
+		  "/sys/block/" },
 		{ "no block device (FUSE)",
 		  { .stall_ns = 1000 * MS, .row = W8, .inflight = 4, .has_oldest = true, .oldest_age_ns = 1000 * MS,
 		    .cancel_answered = true, .cancel_res = -EINVAL },

@@ -53,6 +53,7 @@ RAN="identify"
 # --- identify, human table ---
 for ns in 1 2; do
 	out=/tmp/id$ns.txt
+	echo "step: identify /dev/nvme0n$ns"
 	if ! dutprobe identify /dev/nvme0n$ns >$out 2>&1; then
 		cat $out
 		fail "dutprobe identify /dev/nvme0n$ns exited $?"
@@ -130,6 +131,13 @@ io_step() {
 		tail -20 "$out"
 		nvme_report
 		fail "$name exited $rc after ${t}s"
+		finish
+	fi
+	# a stall is a failure even if the step went on to succeed
+	if grep -q 'stalled' "$out"; then
+		grep 'stalled' "$out" | head -5
+		nvme_report
+		fail "$name printed a stall"
 		finish
 	fi
 	echo "$name: ${t}s"
