@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Private to tools/report*.c: statistics and row helpers (report.c) for the builder (report_build.c). */
+#ifndef DUTLAB_REPORT_PRIV_H
+#define DUTLAB_REPORT_PRIV_H
+
+#include "tools/report.h"
+
+enum rep_rec_kind { REP_RK_READ, REP_RK_WRITE, REP_RK_FSYNC, REP_RK_OTHER };
+
+enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r);
+int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_rec_kind k,
+		  enum rep_access acc);
+void rep_stats_free(struct rep_stats *st);
+
+struct rep_rows {
+	struct rep_row *v;
+	size_t n, cap;
+};
+
+int rep_rows_add(struct rep_rows *rs, const char *name, const char *detail, size_t *ret_idx);
+/* The row named name, added (with detail) when there is none. */
+int rep_rows_get(struct rep_rows *rs, const char *name, const char *detail, size_t *ret_idx);
+/* Drop rows without records and sort the rest (bytes, then ops, then name). */
+void rep_rows_finish(struct rep_rows *rs);
+void rep_rows_free(struct rep_row *v, size_t n);
+
+#endif
