@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/trace.h"
 
@@ -43,19 +44,41 @@ static inline void dut_le64_put(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The readers are on the reader's hot path: one load each on a little-endian host. */
 static inline uint16_t dut_le16_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint16_t)(p[0] | (p[1] << 8));
+#endif
 }
 
 static inline uint32_t dut_le32_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 static inline uint64_t dut_le64_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint64_t)dut_le32_get(p) | (uint64_t)dut_le32_get(p + 4) << 32;
+#endif
 }
 
 static inline size_t dut_trace_pad8(size_t n)

@@ -42,7 +42,12 @@ struct seg {
 
 struct run {
 	struct seg *head, *tail;     /* head: being read; tail: where a later segment goes */
-	uint64_t ts;                 /* head's next record time */
+};
+
+/* A heap entry carries its run's key, so comparing never follows a pointer. */
+struct hent {
+	uint64_t ts, off;            /* the run's next record: time and byte offset */
+	struct run *run;
 };
 
 struct dut_trace_stream {
@@ -54,7 +59,7 @@ struct dut_trace_stream {
 	uint64_t *bend;              /* where block k's frames end */
 	uint32_t *live;              /* block k's segments not yet read */
 	size_t next_blk;             /* first block not split into segments */
-	struct run **heap;           /* min-heap by head key */
+	struct hent *heap;           /* min-heap by key */
 	size_t nheap, cap_heap;
 	struct seg *free_segs;
 	struct run *free_runs;       /* chained through ->head */
@@ -68,35 +73,37 @@ static bool key_lt(uint64_t ts1, uint64_t off1, uint64_t ts2, uint64_t off2)
 	return ts1 < ts2 || (ts1 == ts2 && off1 < off2);
 }
 
-static bool run_lt(const struct run *a, const struct run *b)
+static bool hent_lt(const struct hent *a, const struct hent *b)
 {
-	return key_lt(a->ts, a->head->off, b->ts, b->head->off);
+	return key_lt(a->ts, a->off, b->ts, b->off);
 }
 
 static void sift_down(struct dut_trace_stream *s, size_t i)
 {
-	struct run *x = s->heap[i];
+	struct hent x = s->heap[i];
+	struct hent *h = s->heap;
+	size_t n = s->nheap;
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
-		if (c >= s->nheap)
+		if (c >= n)
 			break;
-		if (c + 1 < s->nheap && run_lt(s->heap[c + 1], s->heap[c]))
+		if (c + 1 < n && hent_lt(&h[c + 1], &h[c]))
 			c++;
-		if (!run_lt(s->heap[c], x))
+		if (!hent_lt(&h[c], &x))
 			break;
-		s->heap[i] = s->heap[c];
+		h[i] = h[c];
 		i = c;
 	}
-	s->heap[i] = x;
+	h[i] = x;
 }
 
 static void sift_up(struct dut_trace_stream *s, size_t i)
 {
-	struct run *x = s->heap[i];
+	struct hent x = s->heap[i];
 
-	while (i > 0 && run_lt(x, s->heap[(i - 1) / 2])) {
+	while (i > 0 && hent_lt(&x, &s->heap[(i - 1) / 2])) {
 		s->heap[i] = s->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
@@ -117,7 +124,7 @@ static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_t
 	struct run *best = NULL, *r;
 
 	for (size_t i = 0; i < s->nheap; i++) {
-		r = s->heap[i];
+		r = s->heap[i].run;
 		if (r->tail->last_ts <= first_ts && (!best || r->tail->last_ts > best->tail->last_ts))
 			best = r;
 	}
@@ -128,7 +135,7 @@ static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_t
 	}
 	if (s->nheap == s->cap_heap) {
 		size_t ncap = s->cap_heap ? 2 * s->cap_heap : 16;
-		struct run **h = realloc(s->heap, ncap * sizeof(*h));
+		struct hent *h = realloc(s->heap, ncap * sizeof(*h));
 
 		if (!h)
 			return -ENOMEM;
@@ -142,8 +149,7 @@ static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_t
 		return -ENOMEM;
 	}
 	r->head = r->tail = g;
-	r->ts = first_ts;
-	s->heap[s->nheap++] = r;
+	s->heap[s->nheap++] = (struct hent){ .ts = first_ts, .off = g->off, .run = r };
 	sift_up(s, s->nheap - 1);
 	return 0;
 }
@@ -212,12 +218,13 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 /* The top run read its head record: move on, drop finished segments and runs. */
 static void top_advance(struct dut_trace_stream *s)
 {
-	struct run *top = s->heap[0];
+	struct hent *e = &s->heap[0];
+	struct run *top = e->run;
 	struct seg *g = top->head;
 
-	g->off += s->sc.rec_size;
-	if (g->off < g->end) {
-		top->ts = dut_le64_get(s->buf + g->off);
+	e->off += s->sc.rec_size;
+	if (e->off < g->end) {
+		e->ts = dut_le64_get(s->buf + e->off);
 		sift_down(s, 0);
 		return;
 	}
@@ -227,7 +234,8 @@ static void top_advance(struct dut_trace_stream *s)
 	g->next = s->free_segs;
 	s->free_segs = g;
 	if (top->head) {
-		top->ts = dut_le64_get(s->buf + top->head->off);
+		e->off = top->head->off;
+		e->ts = dut_le64_get(s->buf + e->off);
 		sift_down(s, 0);
 		return;
 	}
@@ -245,10 +253,10 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 	int r;
 
 	while (n < OUT_RECS) {
-		struct run *top = s->nheap ? s->heap[0] : NULL;
+		const struct hent *top = s->nheap ? &s->heap[0] : NULL;
 
 		if (s->next_blk < s->sc.nblocks &&
-		    (!top || !key_lt(top->ts, top->head->off, s->smin[s->next_blk],
+		    (!top || !key_lt(top->ts, top->off, s->smin[s->next_blk],
 				     s->sc.blocks[s->next_blk].first_frame))) {
 			r = block_split(s, s->next_blk++);
 			if (r < 0)
@@ -257,7 +265,7 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 		}
 		if (!top)
 			break;
-		dut_trace_rec_decode(s->buf + top->head->off, &s->out[n]);
+		dut_trace_rec_decode(s->buf + top->off, &s->out[n]);
 		if (s->zero_dutfs)
 			s->out[n].dutfs_ns = 0;
 		n++;
@@ -283,8 +291,8 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nheap; i++) {
-		seg_list_free(s->heap[i]->head);
-		free(s->heap[i]);
+		seg_list_free(s->heap[i].run->head);
+		free(s->heap[i].run);
 	}
 	while (s->free_runs) {
 		struct run *r = s->free_runs;

@@ -190,6 +190,46 @@ int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_
 	return 0;
 }
 
+static int hist_merge_into(struct dut_hist **dst, const struct dut_hist *src)
+{
+	if (!src)
+		return 0;
+	if (!*dst && !(*dst = dut_hist_new()))
+		return -ENOMEM;
+	dut_hist_merge(*dst, src);
+	return 0;
+}
+
+int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src)
+{
+	int r;
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct rep_dirstats *d = &dst->dir[i];
+		const struct rep_dirstats *s = &src->dir[i];
+
+		d->ops += s->ops;
+		d->bytes += s->bytes;
+		d->seq_ops += s->seq_ops;
+		d->errors += s->errors;
+		d->seq_bytes += s->seq_bytes;
+		d->rewrite_ops += s->rewrite_ops;
+		for (unsigned b = 0; b < REP_SIZE_BINS; b++)
+			d->size_bins[b] += s->size_bins[b];
+		if ((r = hist_merge_into(&d->lat, s->lat)) < 0)
+			return r;
+	}
+	dst->fsyncs += src->fsyncs;
+	dst->other_ops += src->other_ops;
+	dst->dutfs.reqs += src->dutfs.reqs;
+	dst->dutfs.sum_ns = sat_add(dst->dutfs.sum_ns, src->dutfs.sum_ns);
+	dst->dutfs.req_sum_ns = sat_add(dst->dutfs.req_sum_ns, src->dutfs.req_sum_ns);
+	if ((r = hist_merge_into(&dst->fsync_lat, src->fsync_lat)) < 0 ||
+	    (r = hist_merge_into(&dst->dutfs.hist, src->dutfs.hist)) < 0)
+		return r;
+	return 0;
+}
+
 static uint64_t stats_bytes(const struct rep_stats *st)
 {
 	return st->dir[0].bytes + st->dir[1].bytes;

@@ -11,6 +11,11 @@ enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r);
 int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_rec_kind k,
 		  enum rep_access acc);
 void rep_stats_free(struct rep_stats *st);
+/*
+ * dst += src: the same statistics as if dst had seen src's records too
+ * (counters add, saturating sums saturate, histograms merge exactly).
+ */
+int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src);
 
 struct rep_rows {
 	struct rep_row *v;

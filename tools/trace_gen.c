@@ -150,13 +150,40 @@ static uint16_t pick_op(struct gen *g)
 	return DUT_OP_PUNCH_HOLE;
 }
 
+/*
+ * About log-normal around median_ns (a factor of 2 either way is common,
+ * 8 rare), as device latencies are; 1 % of requests are 20 times slower.
+ */
+static uint64_t spread(struct gen *g, uint64_t median_ns)
+{
+	int64_t u = 0;
+	double f;
+
+	for (int i = 0; i < 4; i++)
+		u += (int64_t)(rnd(g) >> 54); /* 0..1023 each */
+	f = (double)(u - 2046) / 1024.0;  /* about -2..2, bell-shaped */
+	f = __builtin_exp2(1.5 * f);
+	if (pct(g) == 0)
+		f *= 20;
+	return 1 + (uint64_t)((double)median_ns * f);
+}
+
+static uint64_t lat_of(struct gen *g, uint16_t op)
+{
+	switch (op) {
+	case DUT_OP_READ: return spread(g, pct(g) < 70 ? 15000 : 120000); /* cached, device */
+	case DUT_OP_WRITE: case DUT_OP_MMAP_WRITE: return spread(g, 25000);
+	case DUT_OP_FSYNC: case DUT_OP_FDATASYNC: return spread(g, 900000);
+	default: return spread(g, 5000);
+	}
+}
+
 static void make_rec(struct gen *g, uint64_t ts, struct dut_trace_rec *r)
 {
 	const struct trace_gen_opts *o = g->o;
 	unsigned p = pct(g);
 	uint32_t id = p < 50 ? 1 + (uint32_t)(rnd(g) % (g->nfiles < 4 ? g->nfiles : 4))
 			     : 1 + (uint32_t)(rnd(g) % g->nfiles);
-	static const uint64_t mag[] = { 10000, 100000, 1000000, 20000000 };
 	struct gfile *f;
 
 	if (o->unknown_ids && pct(g) < 2)
@@ -166,11 +193,11 @@ static void make_rec(struct gen *g, uint64_t ts, struct dut_trace_rec *r)
 	r->file_id = id;
 	r->op = pick_op(g);
 	r->pid = 1000 + (uint32_t)(rnd(g) % o->pids);
-	r->lat_ns = 1000 + rnd(g) % mag[pct(g) % 4];
+	r->lat_ns = lat_of(g, r->op);
 	r->flags = (pct(g) < 25 ? DUT_TRACE_F_DIRECT : 0) | (pct(g) < 6 ? DUT_TRACE_F_BUFFERED : 0) |
 		   (pct(g) < 3 ? DUT_TRACE_F_SHAPED : 0);
 	if (pct(g) < 70)
-		r->dutfs_ns = 1 + (uint32_t)(rnd(g) % 20000);
+		r->dutfs_ns = (uint32_t)spread(g, 4000);
 	f = id <= g->nfiles ? &g->files[id - 1] : NULL;
 	if (r->op == DUT_OP_READ || r->op == DUT_OP_WRITE || r->op == DUT_OP_MMAP_WRITE) {
 		uint64_t cur = f ? f->cursor : 0;
