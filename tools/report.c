@@ -118,15 +118,10 @@ void rep_stats_free(struct rep_stats *st)
 	dut_hist_free(st->dutfs.hist);
 }
 
+/* floor(log2(len)), 0 for 0 and 1: at most 31, inside the REP_SIZE_BINS bins */
 static unsigned size_bin(uint32_t len)
 {
-	unsigned b = 0;
-
-	while (len > 1 && b < REP_SIZE_BINS - 1) {
-		len >>= 1;
-		b++;
-	}
-	return b;
+	return len > 1 ? 31u - (unsigned)__builtin_clz(len) : 0;
 }
 
 enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r)
@@ -190,9 +185,10 @@ int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_
 	return 0;
 }
 
+/* A histogram exists once it has a value: an empty source adds nothing, not even one. */
 static int hist_merge_into(struct dut_hist **dst, const struct dut_hist *src)
 {
-	if (!src)
+	if (!src || !src->count)
 		return 0;
 	if (!*dst && !(*dst = dut_hist_new()))
 		return -ENOMEM;
@@ -228,6 +224,20 @@ int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src)
 	    (r = hist_merge_into(&dst->dutfs.hist, src->dutfs.hist)) < 0)
 		return r;
 	return 0;
+}
+
+void rep_stats_reset(struct rep_stats *st)
+{
+	struct dut_hist *h[4] = { st->dir[0].lat, st->dir[1].lat, st->fsync_lat, st->dutfs.hist };
+
+	memset(st, 0, sizeof(*st));
+	for (unsigned i = 0; i < 4; i++)
+		if (h[i])
+			dut_hist_reset(h[i]);
+	st->dir[0].lat = h[0];
+	st->dir[1].lat = h[1];
+	st->fsync_lat = h[2];
+	st->dutfs.hist = h[3];
 }
 
 static uint64_t stats_bytes(const struct rep_stats *st)

@@ -21,6 +21,16 @@ struct fstate {
 	bool has_last;
 	uint64_t last_end;
 	struct rep_row row;
+	/*
+	 * The file's records since its relation row or phase last changed:
+	 * merged into its own row, that relation row and that phase's class
+	 * when they change and at the end (part_flush), so a record costs one
+	 * statistics add here instead of three.
+	 */
+	struct rep_stats part;
+	bool part_used;
+	size_t part_rel_row, part_phase;
+	enum rep_class part_cls;
 	const struct relmap_rel *rel_cached;
 	bool rel_valid;
 	size_t rel_row;
@@ -263,6 +273,21 @@ static int dutfs_lat_add(struct report_builder *b, const struct dut_trace_rec *r
 	return 0;
 }
 
+static int part_flush(struct report_builder *b, struct fstate *fs)
+{
+	int r;
+
+	if (!fs->part_used)
+		return 0;
+	if ((r = rep_stats_merge(&fs->row.st, &fs->part)) < 0 ||
+	    (r = rep_stats_merge(&b->rels.v[fs->part_rel_row].st, &fs->part)) < 0 ||
+	    (r = rep_stats_merge(&b->rep->phases[fs->part_phase].cls[fs->part_cls], &fs->part)) < 0)
+		return r;
+	rep_stats_reset(&fs->part);
+	fs->part_used = false;
+	return 0;
+}
+
 static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, size_t phase)
 {
 	static const struct dut_pg_file no_pg = { .cls = DUT_PG_OTHER };
@@ -292,11 +317,16 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	if ((err = relation_row(&b->rels, fs, rel, c, &rrow)) < 0 ||
 	    (err = process_row(b, r, &prow)) < 0)
 		return err;
-	/* the totals of the phase and of the whole trace are sums of these (phases_total) */
-	if ((err = rep_stats_add(&ph[phase].cls[c], r, k, seq)) < 0 ||
+	if (fs->part_used && (fs->part_rel_row != rrow || fs->part_phase != phase || fs->part_cls != c) &&
+	    (err = part_flush(b, fs)) < 0)
+		return err;
+	fs->part_used = true;
+	fs->part_rel_row = rrow;
+	fs->part_phase = phase;
+	fs->part_cls = c;
+	/* the totals of the phase and of the whole trace are sums of the classes (phases_total) */
+	if ((err = rep_stats_add(&fs->part, r, k, seq)) < 0 ||
 	    (phase && k == REP_RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
-	    (err = rep_stats_add(&fs->row.st, r, k, seq)) < 0 ||
-	    (err = rep_stats_add(&b->rels.v[rrow].st, r, k, seq)) < 0 ||
 	    (err = rep_stats_add(&b->procs.v[prow].st, r, k, seq)) < 0 ||
 	    (r->dutfs_ns && k != REP_RK_OTHER && (err = dutfs_lat_add(b, r, c)) < 0))
 		return err;
@@ -311,6 +341,7 @@ void report_builder_free(struct report_builder *b)
 		free(b->fs[i].row.name);
 		free(b->fs[i].row.detail);
 		rep_stats_free(&b->fs[i].row.st);
+		rep_stats_free(&b->fs[i].part);
 	}
 	free(b->fs);
 	free(b->by_id);
@@ -455,6 +486,12 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 
 	if (b->nrecs != b->meta->nrecs)
 		return -EINVAL; /* the meta trace's count is what the report says it read */
+	for (size_t i = 0; i < b->nfs; i++) {
+		if ((r = part_flush(b, &b->fs[i])) < 0)
+			return r;
+		rep_stats_free(&b->fs[i].part);
+		memset(&b->fs[i].part, 0, sizeof(b->fs[i].part));
+	}
 	r = phases_total(rep);
 	if (r < 0)
 		return r;

@@ -16,6 +16,8 @@ void rep_stats_free(struct rep_stats *st);
  * (counters add, saturating sums saturate, histograms merge exactly).
  */
 int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src);
+/* Back to no records, keeping the histograms' memory (they count 0 and merge as nothing). */
+void rep_stats_reset(struct rep_stats *st);
 
 struct rep_rows {
 	struct rep_row *v;
