@@ -12,7 +12,8 @@
  *   FOOTER   totals written at a clean close: records written, dropped, end time
  * File-table entries may appear anywhere (files are discovered while the
  * database runs); a reader resolves ids after reading the whole trace.
- * Records from different threads are not in timestamp order in the file.
+ * Records from different threads are not in timestamp order in the file;
+ * one thread's frames follow each other in its time order, mostly.
  * A trace without FOOTER was not closed cleanly (dutfs was killed); the
  * reader says so and still returns everything up to the last whole frame.
  */
@@ -193,8 +194,8 @@ const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uin
  * Opening reads everything but the records (the meta trace: files, markers,
  * info, footer, truncation; recs NULL and nrecs their count) and indexes
  * the file; dut_trace_stream_next() then merges the writer threads' runs.
- * Memory: the meta trace, the index (16 bytes per 2 MiB of trace) and a few
- * bytes per run being merged; the file is mapped and its pages are handed
+ * Memory: the meta trace, the index (about 44 bytes per 2 MiB of trace) and
+ * 40 bytes per segment being merged (docs/trace-format.md); the file is mapped and its pages are handed
  * back to the kernel as the merge passes them.
  */
 struct dut_trace_stream;
