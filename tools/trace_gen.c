@@ -307,8 +307,9 @@ static void gen_run(struct gen *g)
 	unsigned next_marker = 1;
 	uint8_t *f = NULL;
 	size_t len = 0;
+	int err = dut_trace_frame_info("generator", "dutlab trace-gen", &f, &len);
 
-	out_frame(g, dut_trace_frame_info("generator", "dutlab trace-gen", &f, &len), f, len);
+	out_frame(g, err, f, len);
 	for (uint64_t i = 0; i < o->records && !g->err; i++) {
 		struct dut_trace_rec r;
 		unsigned t = (unsigned)(rnd(g) % g->nth);
