@@ -61,41 +61,6 @@ struct report_builder {
 	struct dut_hist *dutfs_lat[RC_COUNT];
 };
 
-static int phases_init(struct report *rep, const struct dut_trace *t, uint64_t first, uint64_t last)
-{
-	bool before;
-	size_t n;
-
-	if (!t->nrecs)
-		first = last = t->hdr.start_monotonic_ns;
-	before = t->nmarkers && t->nrecs && first < t->markers[0].ts_ns;
-	n = 1 + before + t->nmarkers;
-	rep->phases = calloc(n, sizeof(*rep->phases));
-	if (!rep->phases)
-		return -ENOMEM;
-	rep->nphases = n;
-	rep->phases[0].name = strdup("whole trace");
-	rep->phases[0].start_ns = first;
-	rep->phases[0].end_ns = last;
-	if (before) {
-		rep->phases[1].name = strdup("(before first marker)");
-		rep->phases[1].start_ns = first;
-		rep->phases[1].end_ns = t->markers[0].ts_ns;
-	}
-	for (size_t i = 0; i < t->nmarkers; i++) {
-		struct rep_phase *p = &rep->phases[1 + before + i];
-
-		p->name = strdup(t->markers[i].label);
-		p->start_ns = t->markers[i].ts_ns;
-		p->end_ns = i + 1 < t->nmarkers ? t->markers[i + 1].ts_ns
-						: (last + 1 > p->start_ns ? last + 1 : p->start_ns);
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!rep->phases[i].name)
-			return -ENOMEM;
-	return 0;
-}
-
 static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
 		       const struct dut_trace_file *f)
 {
@@ -324,7 +289,7 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	fs->part_rel_row = rrow;
 	fs->part_phase = phase;
 	fs->part_cls = c;
-	/* the totals of the phase and of the whole trace are sums of the classes (phases_total) */
+	/* the totals of the phase and of the whole trace are sums of the classes (rep_phases_total) */
 	if ((err = rep_stats_add(&fs->part, r, k, seq)) < 0 ||
 	    (phase && k == REP_RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
 	    (err = rep_stats_add(&b->procs.v[prow].st, r, k, seq)) < 0 ||
@@ -374,7 +339,7 @@ int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t
 	rep->valid_bytes = meta->valid_bytes;
 	rep->have_relmap = m != NULL;
 	rep->trace_version_minor = meta->hdr.version_minor;
-	r = phases_init(rep, meta, first_ns, last_ns);
+	r = rep_phases_init(rep, meta, first_ns, last_ns);
 	if (r < 0)
 		return r;
 	b->cap_fs = meta->nfiles + 16;
@@ -457,65 +422,6 @@ int report_builder_add(struct report_builder *b, const struct dut_trace_rec *rec
 	return 0;
 }
 
-/*
- * Every record went to one phase and class: phases[p].cls[c], p >= 1 when
- * there are marker phases (they cover the whole trace), else p == 0.  The
- * rest is sums: a phase's total over its classes, the whole trace's classes
- * over the phases.  Adding each record once instead of four times is most
- * of the builder's speed: a histogram add is a cache miss.
- */
-static int phases_total(struct report *rep)
-{
-	struct rep_phase *ph = rep->phases;
-	int r;
-
-	for (size_t p = 1; p < rep->nphases; p++)
-		for (unsigned c = 0; c < RC_COUNT; c++)
-			if ((r = rep_stats_merge(&ph[0].cls[c], &ph[p].cls[c])) < 0 ||
-			    (r = rep_stats_merge(&ph[p].total, &ph[p].cls[c])) < 0)
-				return r;
-	for (unsigned c = 0; c < RC_COUNT; c++)
-		if ((r = rep_stats_merge(&ph[0].total, &ph[0].cls[c])) < 0)
-			return r;
-	return 0;
-}
-
-static int cmp_finding(const void *a, const void *b)
-{
-	const struct rep_dutfs_finding *x = a, *y = b;
-
-	if (x->share_pct != y->share_pct)
-		return x->share_pct > y->share_pct ? -1 : 1;
-	return (x->cls > y->cls) - (x->cls < y->cls);
-}
-
-/*
- * Classes where dutfs took more than REP_DUTFS_SHARE_FINDING_PCT of the
- * request time.  The finding compares the instrument's median with the
- * device's (lat_ns) on the same records: reads, writes and fsyncs with
- * dutfs_ns, merged.
- */
-static void dutfs_findings(struct report_builder *b)
-{
-	struct report *rep = b->rep;
-	const struct rep_phase *all = &rep->phases[0];
-
-	for (unsigned c = 0; c < RC_COUNT; c++) {
-		const struct rep_dutfs *d = &all->cls[c].dutfs;
-		struct rep_dutfs_finding *f = &rep->dutfs_findings[rep->ndutfs_findings];
-		double share = rep_dutfs_share_pct(d);
-
-		if (d->reqs < REP_DUTFS_FINDING_MIN_REQS || share <= REP_DUTFS_SHARE_FINDING_PCT)
-			continue;
-		*f = (struct rep_dutfs_finding){ .cls = (enum rep_class)c, .share_pct = share,
-						 .reqs = d->reqs,
-						 .dutfs_p50_ns = dut_hist_percentile(d->hist, 50),
-						 .lat_p50_ns = dut_hist_percentile(b->dutfs_lat[c], 50) };
-		rep->ndutfs_findings++;
-	}
-	qsort(rep->dutfs_findings, rep->ndutfs_findings, sizeof(rep->dutfs_findings[0]), cmp_finding);
-}
-
 int report_builder_finish(struct report_builder *b, struct report **ret)
 {
 	_cleanup_(report_builder_freep) struct report_builder *bb = b;
@@ -532,11 +438,11 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 		rep_stats_free(&b->fs[i].part);
 		memset(&b->fs[i].part, 0, sizeof(b->fs[i].part));
 	}
-	r = phases_total(rep);
+	r = rep_phases_total(rep);
 	if (r < 0)
 		return r;
 	rep->dutfs_recorded = rep->phases[0].total.dutfs.reqs > 0;
-	dutfs_findings(b);
+	rep_dutfs_findings(rep, b->dutfs_lat);
 	/* the file rows, in id order as they were made, then as every breakdown */
 	files.v = malloc((b->nfs ? b->nfs : 1) * sizeof(*files.v));
 	if (!files.v)

@@ -31,4 +31,11 @@ int rep_rows_get(struct rep_rows *rs, const char *name, const char *detail, size
 void rep_rows_finish(struct rep_rows *rs);
 void rep_rows_free(struct rep_row *v, size_t n);
 
+/* report_phases.c: phases[0] (whole trace) and one per marker, with "(before first marker)". */
+int rep_phases_init(struct report *rep, const struct dut_trace *t, uint64_t first, uint64_t last);
+/* After the pass: phase totals and the whole trace's classes, summed from phases[p].cls[c]. */
+int rep_phases_total(struct report *rep);
+/* The dutfs-time findings; lat[c]: lat_ns of class c's records with dutfs_ns (NULL: none). */
+void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT]);
+
 #endif
