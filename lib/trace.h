@@ -12,7 +12,8 @@
  *   FOOTER   totals written at a clean close: records written, dropped, end time
  * File-table entries may appear anywhere (files are discovered while the
  * database runs); a reader resolves ids after reading the whole trace.
- * Records from different threads are not in timestamp order in the file.
+ * Records from different threads are not in timestamp order in the file;
+ * one thread's frames follow each other in its time order, mostly.
  * A trace without FOOTER was not closed cleanly (dutfs was killed); the
  * reader says so and still returns everything up to the last whole frame.
  */
@@ -185,5 +186,35 @@ int dut_trace_load(const char *path, struct dut_trace **ret, struct dut_error *e
 void dut_trace_free(struct dut_trace *t);
 /* Binary search by id; NULL if absent. */
 const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uint32_t id);
+
+/*
+ * ---- streaming reader (trace_stream.c) ----
+ * One pass over the records in timestamp order, equal timestamps in file
+ * order: the order dut_trace_load() sorts them into, without holding them.
+ * Opening reads everything but the records (the meta trace: files, markers,
+ * info, footer, truncation; recs NULL and nrecs their count) and indexes
+ * the file; dut_trace_stream_next() then merges the writer threads' runs.
+ * Memory: the meta trace, the index (about 44 bytes per 2 MiB of trace) and
+ * 40 bytes per segment being merged (docs/trace-format.md); the file is mapped and its pages are handed
+ * back to the kernel as the merge passes them.
+ */
+struct dut_trace_stream;
+
+/* Same errors, warnings (in err) and truncation rules as dut_trace_load(). */
+int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struct dut_error *err);
+/* Pure: over a buffer that outlives the stream. */
+int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stream **ret,
+			      struct dut_error *err);
+const struct dut_trace *dut_trace_stream_meta(const struct dut_trace_stream *s);
+/* Earliest and latest record time (0, 0 without records). */
+void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first_ns,
+			   uint64_t *ret_last_ns);
+/*
+ * The next records, in order: *ret points at *ret_n of them (0 at the end),
+ * valid until the next call.  -ENOMEM.
+ */
+int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
+			  size_t *ret_n);
+void dut_trace_stream_close(struct dut_trace_stream *s);
 
 #endif

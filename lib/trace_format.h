@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/trace.h"
 
@@ -43,19 +44,41 @@ static inline void dut_le64_put(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The readers are on the reader's hot path: one load each on a little-endian host. */
 static inline uint16_t dut_le16_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint16_t)(p[0] | (p[1] << 8));
+#endif
 }
 
 static inline uint32_t dut_le32_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
 static inline uint64_t dut_le64_get(const uint8_t *p)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+#else
 	return (uint64_t)dut_le32_get(p) | (uint64_t)dut_le32_get(p + 4) << 32;
+#endif
 }
 
 static inline size_t dut_trace_pad8(size_t n)
@@ -82,5 +105,51 @@ void dut_trace_frame_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE], uint32_t type, u
 
 /* Decode a FILE payload; path is returned malloc'ed.  -EBADMSG when malformed. */
 int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *ret);
+
+/*
+ * The streaming reader's index (trace_reader.c scans, trace_stream.c
+ * merges).  The file is cut into blocks of DUT_TRACE_BLOCK_SIZE bytes; a
+ * frame belongs to the block its header starts in.  Per block: where its
+ * first frame starts and the earliest record time in its RECORDS frames.
+ * The merge reads a block only once every record it has not read yet is
+ * later than that block's (and every later block's) earliest record.
+ */
+#define DUT_TRACE_BLOCK_SHIFT 21u
+#define DUT_TRACE_BLOCK_SIZE ((size_t)1 << DUT_TRACE_BLOCK_SHIFT)
+
+struct dut_trace_block {
+	uint64_t first_frame;            /* byte offset; UINT64_MAX: no frame starts here */
+	uint64_t min_ts;                 /* earliest record (UINT64_MAX without) */
+	uint64_t nrecs;
+};
+
+struct dut_trace_scan {
+	/* in: pages [off, off + len) will not be read again before the merge (NULL: keep) */
+	void (*release)(void *ctx, size_t off, size_t len);
+	void *release_ctx;
+	/* out */
+	struct dut_trace *meta;          /* everything but the records: recs NULL, nrecs their count */
+	struct dut_trace_block *blocks;
+	size_t nblocks;
+	uint32_t rec_size;
+	uint64_t first_ts, last_ts;      /* earliest and latest record (0, 0 without records) */
+};
+
+/*
+ * Pass one of the streaming reader (pure): what dut_trace_parse() checks and
+ * returns, except that records are counted and indexed, not copied.  Same
+ * errors and truncation rules as dut_trace_parse().
+ */
+int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struct dut_error *err);
+
+/* How a stream hands pages back and lets go of its buffer (trace_stream_linux.c: a mapping). */
+struct dut_trace_stream_hooks {
+	void (*release)(void *ctx, size_t off, size_t len);
+	void (*unmap)(void *ctx);        /* at close, and when opening fails */
+	void *ctx;
+};
+
+int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_stream_hooks *hooks,
+			 struct dut_trace_stream **ret, struct dut_error *err);
 
 #endif

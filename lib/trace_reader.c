@@ -125,6 +125,9 @@ struct parse {
 	size_t cap_recs, cap_files, cap_markers;
 	size_t info_len;
 	uint32_t rec_size;
+	/* scan mode (dut_trace_scan): count records and index them, keep none */
+	struct dut_trace_scan *scan;
+	size_t released;                /* scan: bytes handed to scan->release */
 };
 
 static int parse_header(const uint8_t *p, size_t len, struct parse *ps, size_t *ret_hdr_size,
@@ -179,11 +182,37 @@ static int parse_header(const uint8_t *p, size_t len, struct parse *ps, size_t *
 	return 0;
 }
 
-static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen)
+/* Scan mode: the records' times go into the block index, the records stay in the file. */
+static void scan_records(struct parse *ps, const uint8_t *p, size_t n, size_t frame_off)
+{
+	struct dut_trace_scan *sc = ps->scan;
+	struct dut_trace_block *b = &sc->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = dut_le64_get(p + i * ps->rec_size);
+
+		if (ts < b->min_ts)
+			b->min_ts = ts;
+		b->nrecs++;
+		if (ts < sc->first_ts)
+			sc->first_ts = ts;
+		if (ts > sc->last_ts)
+			sc->last_ts = ts;
+	}
+	ps->t->nrecs += n;
+}
+
+static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen, size_t frame_off)
 {
 	struct dut_trace *t = ps->t;
 	size_t n = plen / ps->rec_size;
-	int r = grow((void **)&t->recs, &ps->cap_recs, t->nrecs + n, sizeof(*t->recs));
+	int r;
+
+	if (ps->scan) {
+		scan_records(ps, p, n, frame_off);
+		return 0;
+	}
+	r = grow((void **)&t->recs, &ps->cap_recs, t->nrecs + n, sizeof(*t->recs));
 
 	if (r < 0)
 		return r;
@@ -274,8 +303,9 @@ static const char *frame_name(uint32_t type)
 	}
 }
 
-/* One whole frame whose bytes are all in the buffer. */
-static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32_t plen)
+/* One whole frame whose bytes are all in the buffer; frame_off: where its header is. */
+static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32_t plen,
+		       size_t frame_off)
 {
 	struct dut_trace *t = ps->t;
 
@@ -283,7 +313,7 @@ static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32
 	case DUT_TRACE_FRAME_RECORDS:
 		if (plen % ps->rec_size)
 			return -EBADMSG;
-		return parse_records(ps, p, plen);
+		return parse_records(ps, p, plen, frame_off);
 	case DUT_TRACE_FRAME_FILE:
 		return parse_file(ps, p, plen);
 	case DUT_TRACE_FRAME_MARKER:
@@ -300,6 +330,23 @@ static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32
 		return 0;
 	default:
 		return 0; /* a newer writer's frame: skip it */
+	}
+}
+
+/*
+ * Scan mode: note the block's first frame, and hand the pages of the
+ * blocks behind it back (a trace larger than memory is read once, not kept).
+ */
+static void scan_frame_start(struct parse *ps, size_t off)
+{
+	struct dut_trace_scan *sc = ps->scan;
+	struct dut_trace_block *b = &sc->blocks[off >> DUT_TRACE_BLOCK_SHIFT];
+
+	if (b->first_frame == UINT64_MAX)
+		b->first_frame = off;
+	if (sc->release && off - ps->released >= DUT_TRACE_BLOCK_SIZE) {
+		sc->release(sc->release_ctx, ps->released, off - ps->released);
+		ps->released = off;
 	}
 }
 
@@ -346,7 +393,9 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 				      off, len, frame_name(type), fsize);
 			return 0;
 		}
-		r = parse_frame(ps, type, buf + off + DUT_TRACE_FRAME_HDR_SIZE, plen);
+		if (ps->scan)
+			scan_frame_start(ps, off);
+		r = parse_frame(ps, type, buf + off + DUT_TRACE_FRAME_HDR_SIZE, plen, off);
 		if (r == -EBADMSG) {
 			dut_error_set(err, "corrupt trace at byte %zu: malformed %s frame (length %" PRIu32 ")",
 				      off, frame_name(type), plen);
@@ -407,6 +456,56 @@ int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct 
 		return -ENOMEM;
 	}
 	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struct dut_error *err)
+{
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct parse ps = { .scan = sc };
+	size_t off;
+	int r;
+
+	sc->meta = NULL;
+	sc->blocks = NULL;
+	sc->nblocks = 0;
+	sc->first_ts = UINT64_MAX;
+	sc->last_ts = 0;
+	if (!buf && len)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ps.t = t;
+	r = parse_header(buf ? buf : "", len, &ps, &off, err);
+	if (r < 0)
+		return r;
+	sc->rec_size = ps.rec_size;
+	sc->nblocks = (len >> DUT_TRACE_BLOCK_SHIFT) + 1;
+	sc->blocks = malloc(sc->nblocks * sizeof(*sc->blocks));
+	if (!sc->blocks) {
+		dut_error_set(err, "out of memory reading the trace");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sc->nblocks; i++)
+		sc->blocks[i] = (struct dut_trace_block){ .first_frame = UINT64_MAX, .min_ts = UINT64_MAX, .nrecs = 0 };
+	r = parse_frames(&ps, buf, len, off, err);
+	if (r >= 0 && sc->release && t->valid_bytes > ps.released)
+		sc->release(sc->release_ctx, ps.released, t->valid_bytes - ps.released);
+	if (r >= 0 && (stable_sort(t->markers, t->nmarkers, sizeof(*t->markers), cmp_marker) < 0 ||
+		       files_finish(t) < 0)) {
+		dut_error_set(err, "out of memory reading the trace");
+		r = -ENOMEM;
+	}
+	if (r < 0) {
+		free(sc->blocks);
+		sc->blocks = NULL;
+		sc->nblocks = 0;
+		return r;
+	}
+	if (!t->nrecs)
+		sc->first_ts = sc->last_ts = 0;
+	sc->meta = TAKE_PTR(t);
 	return 0;
 }
 

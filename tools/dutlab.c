@@ -28,6 +28,7 @@
 #include "tools/run_model.h"
 
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct cmp *, cmp_free)
@@ -148,7 +149,7 @@ static int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct report_opts o = { .by = REP_BY_CLASS, .top = 20, .argc = argc, .argv = argv };
-	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *ts = NULL;
 	_cleanup_(relmap_freep) struct relmap *m = NULL;
 	_cleanup_(report_freep) struct report *rep = NULL;
 	const char *json = NULL;
@@ -203,13 +204,19 @@ static int cmd_report(int argc, char **argv)
 		}
 		return report_rundir(o.trace_path);
 	}
-	if (load_trace(o.trace_path, &t) < 0)
+	/* one pass in time order: memory does not grow with the trace (docs/report.md) */
+	r = dut_trace_stream_open(o.trace_path, &ts, &err);
+	if (r < 0) {
+		dut_err("%s", err.msg);
 		return 1;
+	}
+	if (dut_trace_stream_meta(ts)->truncated)
+		dut_warn("%s: %s", o.trace_path, err.msg);
 	if (o.relmap_path && relmap_load(o.relmap_path, &m, &err) < 0) {
 		dut_err("%s", err.msg);
 		return 1;
 	}
-	r = report_build(t, m, &rep);
+	r = report_build_stream(ts, m, &rep);
 	if (r < 0) {
 		dut_err("cannot build the report: %s", strerror(-r));
 		return 1;

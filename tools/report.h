@@ -148,8 +148,29 @@ const char *rep_by_name(enum rep_by by);
 enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m, uint64_t ts_ns,
 			    const struct relmap_rel **ret_rel);
 
+/*
+ * Building (report_build.c): one pass over the records in timestamp order
+ * (ties in file order), holding statistics, never records.
+ *   report_build: a loaded trace (t->recs sorted, as dut_trace_load makes it);
+ *   report_build_stream: the streaming reader, for traces of any length.
+ * Both give the same report for the same file.
+ */
 int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret);
+int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret);
 void report_free(struct report *rep);
+
+/*
+ * The pass itself: meta is the trace without its records (nrecs their
+ * count; it must outlive the builder), first_ns/last_ns the earliest and
+ * latest record.  _add takes records in order; _finish checks that nrecs
+ * came and frees the builder (also on error).
+ */
+struct report_builder;
+int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t last_ns,
+		       const struct relmap *m, struct report_builder **ret);
+int report_builder_add(struct report_builder *b, const struct dut_trace_rec *recs, size_t n);
+int report_builder_finish(struct report_builder *b, struct report **ret);
+void report_builder_free(struct report_builder *b);
 
 /* Percentage of a in b (0 when b is 0). */
 double rep_pct(uint64_t a, uint64_t b);

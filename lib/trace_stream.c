@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Streaming reader, pass two: the records of a scanned trace in timestamp
+ * order (ties in file order), merged without copying them.  Pure: the
+ * bytes come from a buffer; dropping pages behind the merge is the
+ * caller's release hook (trace_stream_linux.c maps the file).
+ *
+ * Why this order is dut_trace_load()'s: a record's key is (ts_ns, byte
+ * offset in the file); the stable sort orders by exactly that key.  The
+ * merge keeps runs, each a chain of segments (maximal stretches of a
+ * RECORDS frame whose times do not go down) in file order whose times do
+ * not go down either, so each run is sorted by key, and it always emits the
+ * smallest head key.  A block of the file is split into segments (read)
+ * only when the smallest head key reaches the earliest record of that
+ * block and of every block after it (suffix minimum, with the block's
+ * start as the offset): until then nothing unread can come first.
+ *
+ * Memory: the scan's index, plus one struct seg per segment of the blocks
+ * being merged and one struct run per run.  A writer thread's records are
+ * written in their time order, frame after frame, so the runs are about
+ * the writer threads and the blocks being merged are the few around the
+ * merge's time; a record written long after its time (an open waiting for
+ * its reply) makes the merge read the blocks up to it early.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/trace.h"
+#include "lib/trace_format.h"
+
+#define OUT_RECS 1024u
+
+struct seg {
+	struct seg *next;
+	uint64_t off;                /* next record's byte offset */
+	uint64_t end;                /* one past the last record */
+	uint64_t last_ts;
+	size_t block;
+};
+
+struct run {
+	struct seg *head, *tail;     /* head: being read; tail: where a later segment goes */
+};
+
+/* A heap entry carries its run's key, so comparing never follows a pointer. */
+struct hent {
+	uint64_t ts, off;            /* the run's next record: time and byte offset */
+	struct run *run;
+};
+
+struct dut_trace_stream {
+	const uint8_t *buf;
+	size_t len;
+	struct dut_trace_scan sc;
+	bool zero_dutfs;             /* a 1.0 trace: dutfs_ns is not a measurement */
+	uint64_t *smin;              /* earliest record in blocks [k, nblocks) */
+	uint64_t *bend;              /* where block k's frames end */
+	uint32_t *live;              /* block k's segments not yet read */
+	size_t next_blk;             /* first block not split into segments */
+	struct hent *heap;           /* min-heap by key */
+	size_t nheap, cap_heap;
+	struct seg *free_segs;
+	struct run *free_runs;       /* chained through ->head */
+	void (*unmap)(void *ctx);    /* at close: the mapping's owner */
+	void *unmap_ctx;
+	struct dut_trace_rec out[OUT_RECS];
+};
+
+static bool key_lt(uint64_t ts1, uint64_t off1, uint64_t ts2, uint64_t off2)
+{
+	return ts1 < ts2 || (ts1 == ts2 && off1 < off2);
+}
+
+static bool hent_lt(const struct hent *a, const struct hent *b)
+{
+	return key_lt(a->ts, a->off, b->ts, b->off);
+}
+
+static void sift_down(struct dut_trace_stream *s, size_t i)
+{
+	struct hent x = s->heap[i];
+	struct hent *h = s->heap;
+	size_t n = s->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && hent_lt(&h[c + 1], &h[c]))
+			c++;
+		if (!hent_lt(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void sift_up(struct dut_trace_stream *s, size_t i)
+{
+	struct hent x = s->heap[i];
+
+	while (i > 0 && hent_lt(&x, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = x;
+}
+
+static void release_block(struct dut_trace_stream *s, size_t k)
+{
+	const struct dut_trace_block *b = &s->sc.blocks[k];
+
+	if (s->sc.release && b->first_frame != UINT64_MAX && s->bend[k] > b->first_frame)
+		s->sc.release(s->sc.release_ctx, b->first_frame, s->bend[k] - b->first_frame);
+}
+
+/* Put segment g into the run whose last time is the latest not after g's first, or a new run. */
+static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_ts)
+{
+	struct run *best = NULL, *r;
+
+	for (size_t i = 0; i < s->nheap; i++) {
+		r = s->heap[i].run;
+		if (r->tail->last_ts <= first_ts && (!best || r->tail->last_ts > best->tail->last_ts))
+			best = r;
+	}
+	if (best) {
+		best->tail->next = g;
+		best->tail = g;
+		return 0;
+	}
+	if (s->nheap == s->cap_heap) {
+		size_t ncap = s->cap_heap ? 2 * s->cap_heap : 16;
+		struct hent *h = realloc(s->heap, ncap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		s->heap = h;
+		s->cap_heap = ncap;
+	}
+	if (s->free_runs) {
+		r = s->free_runs;
+		s->free_runs = (struct run *)r->head;
+	} else if (!(r = malloc(sizeof(*r)))) {
+		return -ENOMEM;
+	}
+	r->head = r->tail = g;
+	s->heap[s->nheap++] = (struct hent){ .ts = first_ts, .off = g->off, .run = r };
+	sift_up(s, s->nheap - 1);
+	return 0;
+}
+
+static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_t end,
+		   uint64_t first_ts, uint64_t last_ts)
+{
+	struct seg *g = s->free_segs;
+	int r;
+
+	if (g)
+		s->free_segs = g->next;
+	else if (!(g = malloc(sizeof(*g))))
+		return -ENOMEM;
+	*g = (struct seg){ .off = off, .end = end, .last_ts = last_ts, .block = blk };
+	r = seg_place(s, g, first_ts);
+	if (r < 0) {
+		g->next = s->free_segs;
+		s->free_segs = g;
+		return r;
+	}
+	s->live[blk]++;
+	return 0;
+}
+
+/* Split block k's RECORDS frames into segments and place them. */
+static int block_split(struct dut_trace_stream *s, size_t k)
+{
+	const uint32_t rs = s->sc.rec_size;
+	uint64_t off = s->sc.blocks[k].first_frame;
+	uint64_t limit = s->bend[k];
+	int r;
+
+	while (off < limit) {
+		uint32_t type = dut_le32_get(s->buf + off);
+		uint32_t plen = dut_le32_get(s->buf + off + 4);
+		uint64_t p = off + DUT_TRACE_FRAME_HDR_SIZE, start = p, end = p + plen;
+
+		off += DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		if (type != DUT_TRACE_FRAME_RECORDS || plen == 0)
+			continue;
+		uint64_t first = dut_le64_get(s->buf + p), prev = first;
+
+		for (p += rs; p < end; p += rs) {
+			uint64_t ts = dut_le64_get(s->buf + p);
+
+			if (ts >= prev) {
+				prev = ts;
+				continue;
+			}
+			r = seg_add(s, k, start, p, first, prev);
+			if (r < 0)
+				return r;
+			start = p;
+			first = prev = ts;
+		}
+		r = seg_add(s, k, start, end, first, prev);
+		if (r < 0)
+			return r;
+	}
+	if (s->live[k] == 0)
+		release_block(s, k);
+	return 0;
+}
+
+/* The top run read its head record: move on, drop finished segments and runs. */
+static void top_advance(struct dut_trace_stream *s)
+{
+	struct hent *e = &s->heap[0];
+	struct run *top = e->run;
+	struct seg *g = top->head;
+
+	e->off += s->sc.rec_size;
+	if (e->off < g->end) {
+		e->ts = dut_le64_get(s->buf + e->off);
+		sift_down(s, 0);
+		return;
+	}
+	if (--s->live[g->block] == 0)
+		release_block(s, g->block);
+	top->head = g->next;
+	g->next = s->free_segs;
+	s->free_segs = g;
+	if (top->head) {
+		e->off = top->head->off;
+		e->ts = dut_le64_get(s->buf + e->off);
+		sift_down(s, 0);
+		return;
+	}
+	top->head = (struct seg *)s->free_runs; /* the free list links through head */
+	s->free_runs = top;
+	s->heap[0] = s->heap[--s->nheap];
+	if (s->nheap)
+		sift_down(s, 0);
+}
+
+int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
+			  size_t *ret_n)
+{
+	size_t n = 0;
+	int r;
+
+	while (n < OUT_RECS) {
+		const struct hent *top = s->nheap ? &s->heap[0] : NULL;
+
+		if (s->next_blk < s->sc.nblocks &&
+		    (!top || !key_lt(top->ts, top->off, s->smin[s->next_blk],
+				     s->sc.blocks[s->next_blk].first_frame))) {
+			r = block_split(s, s->next_blk++);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (!top)
+			break;
+		dut_trace_rec_decode(s->buf + top->off, &s->out[n]);
+		if (s->zero_dutfs)
+			s->out[n].dutfs_ns = 0;
+		n++;
+		top_advance(s);
+	}
+	*ret = s->out;
+	*ret_n = n;
+	return 0;
+}
+
+static void seg_list_free(struct seg *g)
+{
+	while (g) {
+		struct seg *next = g->next;
+
+		free(g);
+		g = next;
+	}
+}
+
+void dut_trace_stream_close(struct dut_trace_stream *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nheap; i++) {
+		seg_list_free(s->heap[i].run->head);
+		free(s->heap[i].run);
+	}
+	while (s->free_runs) {
+		struct run *r = s->free_runs;
+
+		s->free_runs = (struct run *)r->head;
+		free(r);
+	}
+	seg_list_free(s->free_segs);
+	free(s->heap);
+	free(s->smin);
+	free(s->bend);
+	free(s->live);
+	free(s->sc.blocks);
+	dut_trace_free(s->sc.meta);
+	if (s->unmap)
+		s->unmap(s->unmap_ctx);
+	free(s);
+}
+DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)
+
+int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_stream_hooks *hooks,
+			 struct dut_trace_stream **ret, struct dut_error *err)
+{
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = calloc(1, sizeof(*s));
+	size_t nb;
+	int r;
+
+	if (!s) {
+		if (hooks && hooks->unmap)
+			hooks->unmap(hooks->ctx);
+		return -ENOMEM;
+	}
+	if (hooks) {
+		s->sc.release = hooks->release;
+		s->sc.release_ctx = hooks->ctx;
+		s->unmap = hooks->unmap;
+		s->unmap_ctx = hooks->ctx;
+	}
+	s->buf = buf;
+	s->len = len;
+	r = dut_trace_scan(buf, len, &s->sc, err);
+	if (r < 0)
+		return r;
+	s->zero_dutfs = s->sc.meta->hdr.version_minor < 1;
+	/* blocks after the last one with a record are never split */
+	nb = s->sc.nblocks;
+	while (nb > 0 && s->sc.blocks[nb - 1].nrecs == 0)
+		nb--;
+	s->sc.nblocks = nb;
+	s->smin = malloc((nb + 1) * sizeof(*s->smin));
+	s->bend = malloc((nb + 1) * sizeof(*s->bend));
+	s->live = calloc(nb + 1, sizeof(*s->live));
+	if (!s->smin || !s->bend || !s->live) {
+		dut_error_set(err, "out of memory reading the trace");
+		return -ENOMEM;
+	}
+	uint64_t m = UINT64_MAX, end = s->sc.meta->valid_bytes;
+
+	for (size_t k = nb; k-- > 0;) {
+		const struct dut_trace_block *b = &s->sc.blocks[k];
+
+		if (b->min_ts < m)
+			m = b->min_ts;
+		s->smin[k] = m;
+		s->bend[k] = end;
+		if (b->first_frame != UINT64_MAX)
+			end = b->first_frame;
+	}
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stream **ret,
+			      struct dut_error *err)
+{
+	return dut_trace_stream_new(buf, len, NULL, ret, err);
+}
+
+const struct dut_trace *dut_trace_stream_meta(const struct dut_trace_stream *s)
+{
+	return s->sc.meta;
+}
+
+void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first_ns,
+			   uint64_t *ret_last_ns)
+{
+	*ret_first_ns = s->sc.first_ts;
+	*ret_last_ns = s->sc.last_ts;
+}

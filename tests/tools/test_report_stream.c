@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The streaming reader and report against the loading ones, on synthetic
+ * traces (tools/trace_gen.h) made in memory: the stream must give exactly
+ * the records dut_trace_parse() sorts (same order, equal times in file
+ * order), the same meta trace, and a report that renders byte for byte
+ * like report_build() over the loaded trace, for every --by.  The cases
+ * are what the merge has to get right: many and few writer threads, tiny
+ * frames, records written behind later ones of their thread, a record
+ * written many rounds late, equal times on one file across threads,
+ * truncation inside a frame, a 1.0 trace, no records.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "lib/trace.h"
+#include "tests/cu_main.h"
+#include "tools/report.h"
+#include "tools/trace_gen.h"
+
+DUT_DEFINE_FREEP(struct report *, report_free)
+DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)
+
+struct membuf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static int mem_write(void *ctx, const void *p, size_t n)
+{
+	struct membuf *b = ctx;
+
+	if (b->n + n > b->cap) {
+		size_t ncap = b->cap ? b->cap : 1 << 16;
+		uint8_t *q;
+
+		while (ncap < b->n + n)
+			ncap *= 2;
+		if (!(q = realloc(b->p, ncap)))
+			return -ENOMEM;
+		b->p = q;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+	return 0;
+}
+
+struct gen_case {
+	const char *name;
+	struct trace_gen_opts o;
+	size_t cut;                    /* keep only this many bytes (0: all) */
+};
+
+static const struct gen_case cases[] = {
+	{ "default", { .records = 30000, .seed = 1 } },
+	{ "one thread", { .records = 5000, .seed = 2, .threads = 1 } },
+	{ "many threads, tiny frames", { .records = 20000, .seed = 3, .threads = 40, .frame_recs = 3,
+					 .round_recs = 200 } },
+	{ "disorder and ties", { .records = 30000, .seed = 4, .disorder_pct = 20, .ties = true,
+				 .markers = 4 } },
+	{ "straggler, far behind", { .records = 120000, .seed = 5, .stragglers = 300, .markers = 2,
+				     .round_recs = 100 } },
+	{ "all ties on few files", { .records = 20000, .seed = 6, .ties = true, .files = 2, .threads = 5,
+				     .disorder_pct = 50 } },
+	{ "unknown ids, dutfs finding", { .records = 20000, .seed = 7, .unknown_ids = true,
+					  .dutfs_heavy = true, .markers = 3 } },
+	{ "v1.0, no footer", { .records = 10000, .seed = 8, .v1_0 = true, .no_footer = true } },
+	{ "cut inside a frame", { .records = 50000, .seed = 9, .disorder_pct = 5 }, 1234567 },
+	{ "no records", { .records = 0, .seed = 10, .markers = 0 } },
+	{ "one record, markers", { .records = 1, .seed = 11, .markers = 3 } },
+	{ "big trace, many blocks", { .records = 400000, .seed = 12, .threads = 12, .disorder_pct = 1,
+				      .stragglers = 3, .markers = 5 } },
+};
+
+static char *render(const struct report *rep, enum rep_by by)
+{
+	struct report_opts o = { .trace_path = "t.dtr", .by = by };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (report_render_human.render(rep, &o, f, NULL) < 0) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static bool rec_eq(const struct dut_trace_rec *a, const struct dut_trace_rec *b)
+{
+	return a->ts_ns == b->ts_ns && a->offset == b->offset && a->lat_ns == b->lat_ns &&
+	       a->len == b->len && a->result == b->result && a->file_id == b->file_id &&
+	       a->pid == b->pid && a->op == b->op && a->flags == b->flags && a->dutfs_ns == b->dutfs_ns;
+}
+
+/* The stream's records, in its order, against the loaded (sorted) ones. */
+static void check_order(const char *name, struct dut_trace_stream *s, const struct dut_trace *t)
+{
+	size_t k = 0;
+	bool ok = true;
+
+	for (;;) {
+		const struct dut_trace_rec *v;
+		size_t n;
+
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_next(s, &v, &n), 0);
+		if (n == 0)
+			break;
+		for (size_t i = 0; i < n && ok; i++, k++) {
+			if (k >= t->nrecs || !rec_eq(&v[i], &t->recs[k])) {
+				cu_fail("%s: record %zu of the stream differs from the sorted trace's", name, k);
+				ok = false;
+			}
+		}
+		if (!ok)
+			return;
+	}
+	CU_CHECK(k == t->nrecs, "%s: the stream gave %zu records, the trace has %zu", name, k, t->nrecs);
+}
+
+static void check_meta(const char *name, const struct dut_trace *m, const struct dut_trace *t)
+{
+	CU_CHECK(m->nrecs == t->nrecs && m->nfiles == t->nfiles && m->nmarkers == t->nmarkers &&
+		 m->truncated == t->truncated && m->valid_bytes == t->valid_bytes &&
+		 m->has_footer == t->has_footer &&
+		 m->footer.records_written == t->footer.records_written &&
+		 !strcmp(m->info ? m->info : "", t->info ? t->info : "") && m->recs == NULL,
+		 "%s: meta trace: %zu records %zu files %zu markers, loaded: %zu %zu %zu", name,
+		 m->nrecs, m->nfiles, m->nmarkers, t->nrecs, t->nfiles, t->nmarkers);
+	for (size_t i = 0; i < m->nmarkers && i < t->nmarkers; i++)
+		CU_CHECK(m->markers[i].ts_ns == t->markers[i].ts_ns &&
+			 !strcmp(m->markers[i].label, t->markers[i].label), "%s: marker %zu", name, i);
+}
+
+static void check_reports(const char *name, const struct dut_trace *t, const uint8_t *buf, size_t len)
+{
+	static const enum rep_by bys[] = { REP_BY_CLASS, REP_BY_FILE, REP_BY_RELATION, REP_BY_PHASE,
+					   REP_BY_PROCESS };
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+	_cleanup_(report_freep) struct report *want = NULL, *got = NULL;
+	struct dut_error err = { { 0 } };
+
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(buf, len, &s, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_build(t, NULL, &want), 0);
+	CU_ASSERT_EQUAL_FATAL(report_build_stream(s, NULL, &got), 0);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(bys); i++) {
+		_cleanup_free_ char *a = render(want, bys[i]), *b = render(got, bys[i]);
+
+		CU_ASSERT_FATAL(a && b);
+		CU_CHECK(strcmp(a, b) == 0, "%s: --by %s: the streamed report differs:\n--- loaded\n%s\n"
+			 "--- streamed\n%s", name, rep_by_name(bys[i]), a, b);
+	}
+}
+
+static void test_stream_gives_the_loaded_order_and_report(void)
+{
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+		const struct gen_case *gc = &cases[c];
+		_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
+		struct membuf mb = { 0 };
+		size_t len;
+
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mb), 0);
+		len = gc->cut && gc->cut < mb.n ? gc->cut : mb.n;
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
+		CU_CHECK(strcmp(e1.msg, e2.msg) == 0, "%s: warning \"%s\", stream \"%s\"", gc->name, e1.msg, e2.msg);
+		CU_CHECK(!gc->cut || t->truncated, "%s: the cut trace is not truncated", gc->name);
+		check_meta(gc->name, dut_trace_stream_meta(s), t);
+		check_order(gc->name, s, t);
+		check_reports(gc->name, t, mb.p, len);
+		free(mb.p);
+	}
+}
+
+/* The generator's cases really are what they say: out of order in the file, ties. */
+static void test_cases_are_out_of_order_in_the_file(void)
+{
+	const struct gen_case *gc = &cases[3]; /* disorder and ties */
+	struct membuf mb = { 0 };
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	struct dut_error err = { { 0 } };
+	size_t ties = 0;
+
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mb), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, mb.n, &t, &err), 0);
+	for (size_t i = 1; i < t->nrecs; i++)
+		ties += t->recs[i].ts_ns == t->recs[i - 1].ts_ns;
+	CU_CHECK(ties > 1000, "only %zu equal times", ties);
+	/* the file order is not the time order: the first records of two frames */
+	{
+		size_t off = 64, frames = 0, back = 0;
+		uint64_t prev_first = 0;
+
+		while (off + 8 <= mb.n) {
+			uint32_t type, plen;
+
+			memcpy(&type, mb.p + off, 4);
+			memcpy(&plen, mb.p + off + 4, 4);
+			if (type == 1 && plen) {
+				uint64_t first;
+
+				memcpy(&first, mb.p + off + 8, 8);
+				back += frames && first < prev_first;
+				prev_first = first;
+				frames++;
+			}
+			off += 8 + ((plen + 7) & ~7u);
+		}
+		CU_CHECK(frames > 100 && back > 10, "%zu frames, %zu start before the previous one", frames, back);
+	}
+	free(mb.p);
+}
+
+/* Same options, same bytes: the stored expected reports (report-stream.sh) depend on it. */
+static void test_generator_is_deterministic(void)
+{
+	struct trace_gen_opts o = { .records = 5000, .seed = 42, .disorder_pct = 5 };
+	struct membuf a = { 0 }, b = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &b), 0);
+	CU_ASSERT(a.n == b.n && memcmp(a.p, b.p, a.n) == 0);
+	o.seed = 43;
+	b.n = 0;
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &b), 0);
+	CU_ASSERT(a.n != b.n || memcmp(a.p, b.p, a.n) != 0);
+	free(a.p);
+	free(b.p);
+}
+
+/* A corrupt trace fails the same way through both readers. */
+static void test_stream_rejects_what_the_loader_rejects(void)
+{
+	struct trace_gen_opts o = { .records = 3000, .seed = 5 };
+	struct membuf mb = { 0 };
+	struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
+	struct dut_trace *t = NULL;
+	struct dut_trace_stream *s = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+	memset(mb.p + 64, 0xff, 8); /* the first frame's type and length */
+	CU_ASSERT_EQUAL(dut_trace_parse(mb.p, mb.n, &t, &e1), -EBADMSG);
+	CU_ASSERT_EQUAL(dut_trace_stream_open_buf(mb.p, mb.n, &s, &e2), -EBADMSG);
+	CU_ASSERT_STRING_EQUAL(e1.msg, e2.msg);
+	CU_ASSERT_EQUAL(dut_trace_stream_open_buf("NOTATRACE", 9, &s, &e2), -EBADMSG);
+	free(mb.p);
+}
+
+static const struct cu_test tests[] = {
+	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
+	{ "cases_are_out_of_order_in_the_file", test_cases_are_out_of_order_in_the_file },
+	{ "generator_is_deterministic", test_generator_is_deterministic },
+	{ "stream_rejects_what_the_loader_rejects", test_stream_rejects_what_the_loader_rejects },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "report_stream", .tests = tests };
