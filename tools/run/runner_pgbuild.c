@@ -53,13 +53,13 @@ int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct 
 		if (R->o->dry_run) {
 			snprintf(pg->version, sizeof(pg->version), "not built");
 			runner_say(R, "configuration %s: PostgreSQL %u with %u kB blocks, %u kB WAL blocks is not "
-				   "built in %s: `%s` makes it (about %u min on this machine)", cfg->name, major, bs,
+				   "built in %s: `%s` makes it (about %u min on this machine)", R->st->cfgs[cfg->index].dir, major, bs,
 				   wal, dir, cmd, (est + 59) / 60);
 			return 1;
 		}
-		dut_error_set(err, "configuration %s asks for PostgreSQL %u with %u kB blocks and %u kB WAL "
-			      "blocks, which is not built (%s has no %s): run `%s` first (about %u min on this "
-			      "machine; dutlab run --dry-run lists what is missing)", cfg->name, major, bs, wal, dir,
+		dut_error_set(err, "PostgreSQL %u with %u kB blocks and %u kB WAL blocks is not built (%s has "
+			      "no %s): run `%s` first (about %u min on this machine; dutlab run --dry-run lists "
+			      "what is missing)", major, bs, wal, dir,
 			      DUT_PG_BUILD_CONF, cmd, (est + 59) / 60);
 		return -ENOENT;
 	}
@@ -73,7 +73,7 @@ int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct 
 	}
 	if (R->o->dry_run)
 		runner_say(R, "configuration %s: PostgreSQL %u with %u kB blocks, %u kB WAL blocks: cached in %s "
-			   "(%s from %s)", cfg->name, major, bs, wal, dir, b.version[0] ? b.version : "?",
+			   "(%s from %s)", R->st->cfgs[cfg->index].dir, major, bs, wal, dir, b.version[0] ? b.version : "?",
 			   b.suite[0] ? b.suite : "?");
 	return 0;
 }

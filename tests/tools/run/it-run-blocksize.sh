@@ -97,7 +97,7 @@ grep -qE "PostgreSQL 15 with 32 kB blocks, 8 kB WAL blocks is not built in $WORK
 	"$WORK/missing-dry.out" || fail "dry run: $(cat "$WORK/missing-dry.out")"
 DUT_PG_CACHE=$WORK/empty "$DUTLAB" run "$WORK/missing.ini" --out "$WORK/missing-run" >"$WORK/missing-run.out" 2>&1 &&
 	fail "a run with a missing build started"
-grep -qF "which is not built ($WORK/empty/15-bs32k has no dutlab-build.conf): run \`dutlab pg build --major 15 --block-size 32kB\` first" \
+grep -qF "PostgreSQL 15 with 32 kB blocks and 8 kB WAL blocks is not built ($WORK/empty/15-bs32k has no dutlab-build.conf): run \`dutlab pg build --major 15 --block-size 32kB\` first" \
 	"$WORK/missing-run.out" || fail "the run's refusal: $(cat "$WORK/missing-run.out")"
 echo "ok: a missing build is refused by the run and listed by the dry run"
 
