@@ -184,7 +184,7 @@ static int resolve_postgres(struct runner *R, const struct dut_config *cfg, stru
 	int r;
 
 	pg.block_kb = pg.wal_block_kb = DUT_PG_DEFAULT_BLOCK_KB;
-	if ((cfg->pg_block_kb || cfg->pg_wal_block_kb) && (r = run_pg_build_resolve(R, cfg, &pg, err)) != 2) {
+	if ((cfg->pg_block_kb || cfg->pg_wal_block_kb) && (r = run_pg_build_resolve(R, cfg, false, &pg, err)) != 2) {
 		/* a build of dutlab pg build; not built yet: --dry-run says so and goes on */
 		if (r != 0) {
 			*ret = pg;
@@ -193,8 +193,12 @@ static int resolve_postgres(struct runner *R, const struct dut_config *cfg, stru
 		major = pg.major;
 	} else if (cfg->pg_bindir)
 		run_pathf(pg.bindir, sizeof(pg.bindir), "%s", cfg->pg_bindir);
-	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0)
-		return r;
+	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0) {
+		/* a major Debian does not install: dutlab pg build --major N's, if built */
+		if (!cfg->pg_major || r != -ENOENT || run_pg_build_resolve(R, cfg, true, &pg, NULL) != 0)
+			return r;
+		major = pg.major;
+	}
 	if ((r = dut_pgbin_check_dir(pg.bindir, err)) < 0 ||
 	    (r = dut_pgbin_version(pg.bindir, pg.version, sizeof(pg.version), &pg.major, err)) < 0)
 		return r;

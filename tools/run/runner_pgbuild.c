@@ -8,7 +8,7 @@
 #include "lib/pgbin.h"
 #include "tools/run/runner_pgbuild.h"
 
-int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct run_cfg_pg *pg,
+int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, bool only_cached, struct run_cfg_pg *pg,
 			 struct dut_error *err)
 {
 	const char *cache = dut_pg_cache_root();
@@ -19,7 +19,7 @@ int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct 
 	struct dut_pg_build b;
 	int r;
 
-	if (bs == DUT_PG_DEFAULT_BLOCK_KB && wal == DUT_PG_DEFAULT_BLOCK_KB) {
+	if (bs == DUT_PG_DEFAULT_BLOCK_KB && wal == DUT_PG_DEFAULT_BLOCK_KB && !only_cached) {
 		/* Debian's own packages have 8 kB blocks: the installed major when there is one */
 		char bindir[PATH_MAX];
 
@@ -47,6 +47,8 @@ int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct 
 	pg->wal_block_kb = wal;
 	run_pathf(pg->bindir, sizeof(pg->bindir), "%s/bin", dir);
 	r = dut_pg_build_read(dir, &b, err);
+	if (r == -ENOENT && only_cached)
+		return -ENOENT;
 	if (r == -ENOENT) {
 		unsigned est = dut_pg_build_estimate(cache, major);
 

@@ -16,8 +16,10 @@
  * and not built (pg filled in as far as known, version "not built", said on
  * stderr); -ENOENT not built, -EINVAL a build whose record disagrees with
  * its name, -errno: err says what to do; 2: 8 kB blocks and WAL blocks, which
- * the installed major has (Debian builds with them): resolve it as usual. */
-int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, struct run_cfg_pg *pg,
+ * the installed major has (Debian builds with them): resolve it as usual.
+ * only_cached (a major that is not installed, no block sizes asked for):
+ * the build <major>-bs8k if it is there, else -ENOENT with err untouched. */
+int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, bool only_cached, struct run_cfg_pg *pg,
 			 struct dut_error *err);
 
 #endif

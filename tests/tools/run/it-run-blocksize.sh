@@ -13,7 +13,7 @@
 #             traced): pgload creates the cluster, a tpcb-like load and run
 #             and a DSS SF 0.01 load; the manifest names the block size and
 #             bindir of each configuration, the server says SHOW block_size
-#             (the result documents), the relation map records it, every
+#             (the pgbench result documents), the relation map records it, every
 #             traced request to a relation file is whole blocks of it, and
 #             the report's per-relation bytes are whole blocks
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,6 +100,28 @@ DUT_PG_CACHE=$WORK/empty "$DUTLAB" run "$WORK/missing.ini" --out "$WORK/missing-
 grep -qF "PostgreSQL 15 with 32 kB blocks and 8 kB WAL blocks is not built ($WORK/empty/15-bs32k has no dutlab-build.conf): run \`dutlab pg build --major 15 --block-size 32kB\` first" \
 	"$WORK/missing-run.out" || fail "the run's refusal: $(cat "$WORK/missing-run.out")"
 echo "ok: a missing build is refused by the run and listed by the dry run"
+# a cache of stubs: version = 17 (not installed) takes the build 17-bs8k; a build whose
+# record is not what its name says is refused
+fake=$WORK/fakecache
+stub() { # KEY VERSION MAJOR BS
+	mkdir -p "$fake/$1/bin"
+	for p in initdb pg_ctl postgres pg_dump pg_restore; do
+		printf '#!/bin/sh\necho "%s (PostgreSQL) %s (stub)"\n' "$p" "$2" >"$fake/$1/bin/$p"
+		chmod 755 "$fake/$1/bin/$p"
+	done
+	printf 'major=%s\nversion=%s\nsuite=trixie\nblock_size_kb=%s\nwal_block_size_kb=8\nconfigure=x\nbuild_seconds=600\n' \
+		"$3" "$2" "$4" >"$fake/$1/dutlab-build.conf"
+}
+stub 17-bs8k 17.12 17 8
+stub 15-bs32k 15.18 15 16
+sed 's/^block_size = 32kB$/version = 17/' "$WORK/missing.ini" >"$WORK/v17.ini"
+DUT_PG_CACHE=$fake "$DUTLAB" run "$WORK/v17.ini" --dry-run >"$WORK/v17.out" 2>&1 || { cat "$WORK/v17.out"; fail "version = 17 with a cached build"; }
+grep -qF "PostgreSQL 17 (postgres (PostgreSQL) 17.12 (stub)) from $fake/17-bs8k/bin" "$WORK/v17.out" ||
+	fail "version = 17 did not take the cached build: $(cat "$WORK/v17.out")"
+DUT_PG_CACHE=$fake "$DUTLAB" run "$WORK/missing.ini" --dry-run >"$WORK/liar.out" 2>&1 && fail "a build that is not what its name says was taken"
+grep -qF "$fake/15-bs32k/dutlab-build.conf records PostgreSQL 15 with 16 kB blocks and 8 kB WAL blocks, not what its name says (15, 32 kB, 8 kB)" \
+	"$WORK/liar.out" || fail "the refusal of a mislabelled build: $(cat "$WORK/liar.out")"
+echo "ok: a major that is not installed runs its cached build; a mislabelled build is refused"
 
 # ---- the run: 8 kB (Debian's 15) against 16 kB (the build) ----
 cat >"$WORK/bs.ini" <<INI
@@ -151,8 +173,9 @@ for c in 0 1; do
 	bindir=$(jq -r ".configs[$c].postgres.bindir" "$m")
 	if [ "$c" = 1 ]; then want_bin=$CACHE/15-bs16k/bin; else want_bin=$PGBIN; fi
 	[ "$bindir" = "$want_bin" ] || fail "$name: bindir $bindir, expected $want_bin"
-	# what the server said (SHOW block_size), in every result document
-	for s in load rw dss; do
+	# what the server said (SHOW block_size), in the pgbench result documents (pgload
+	# dss's have no target.block_size)
+	for s in load rw; do
 		[ "$(jq -r .target.block_size "$dir/$s.json")" = "$bs" ] ||
 			fail "$name: $s.json says block_size $(jq -r .target.block_size "$dir/$s.json"), expected $bs"
 	done
