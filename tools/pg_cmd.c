@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dutlab pg build|list; see pg_cmd.h. */
-#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
