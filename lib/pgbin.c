@@ -52,8 +52,9 @@ int dut_pgbin_choose(const struct dut_pg_install *found, size_t n, unsigned want
 	else if (want_major)
 		dut_error_set(err, "PostgreSQL %u is not installed in %s/%u/bin (found: %s): install the "
 			      "Debian package postgresql-%u (the PostgreSQL project's apt repository has the "
-			      "majors Debian does not), or give its bindir", want_major, root, want_major,
-			      n ? seen : "none", want_major);
+			      "majors Debian does not), build it from Debian's source (dutlab pg build --major "
+			      "%u), or give its bindir", want_major, root, want_major, n ? seen : "none", want_major,
+			      want_major);
 	else
 		dut_error_set(err, "no PostgreSQL server in %s/<major>/bin (found: %s): install one, e.g. "
 			      "apt-get install postgresql-15 (tools/setup does), or give its bindir", root,

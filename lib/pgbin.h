@@ -90,4 +90,46 @@ const struct dut_pg_setting_rule *dut_pg_setting_check(const char *name, const c
 void dut_pg_setting_reason(const struct dut_pg_setting_rule *r, const char *name, const char *value,
 			   char *buf, size_t len);
 
+/* ---- builds of other block sizes and majors (pgbin_build.c pure, pgbin_build_linux.c) ----
+ *
+ * dutlab pg build (tools/pg/dutlab-pg-build) builds PostgreSQL from Debian's
+ * source package into <cache>/<key>: key "15-bs16k" for major 15 with 16 kB
+ * blocks, "15-bs16k-wal32k" when the WAL block is not 8 kB.  <cache> is
+ * $DUT_PG_CACHE when it is an absolute path, else DUT_PG_CACHE.  Each build
+ * records what it is in <key>/DUT_PG_BUILD_CONF (key=value lines).
+ */
+#define DUT_PG_CACHE "/var/lib/dutlab/pg"
+#define DUT_PG_BUILD_CONF "dutlab-build.conf"
+#define DUT_PG_DEFAULT_BLOCK_KB 8u     /* BLCKSZ and XLOG_BLCKSZ of every Debian package */
+/* How long a build takes when no cached build says (15, 2 cores, measured). */
+#define DUT_PG_BUILD_SECONDS_GUESS 600u
+
+struct dut_pg_build {
+	unsigned major, block_kb, wal_block_kb;
+	unsigned build_seconds;     /* 0: not recorded */
+	char version[64];           /* the Debian source version: "15.18-0+deb12u1" */
+	char suite[32];             /* "bookworm" */
+	char configure[1024];       /* the configure options */
+};
+
+/* A block size as written ("16kB", "16k", "16": kB) into *kb; wal: the WAL
+ * block (1..64 kB) rather than the data block (1..32 kB).  0, or -EINVAL
+ * with msg saying what PostgreSQL accepts.  Pure. */
+int dut_pg_parse_block_size(const char *text, bool wal, unsigned *kb, char *msg, size_t len);
+/* The cache key for major and block sizes (0: DUT_PG_DEFAULT_BLOCK_KB) into
+ * buf.  0, or -ENAMETOOLONG.  Pure. */
+int dut_pg_build_key(unsigned major, unsigned block_kb, unsigned wal_block_kb, char *buf, size_t len);
+/* A DUT_PG_BUILD_CONF text into b.  0, or -EINVAL when major or a block size
+ * is missing or invalid.  Pure. */
+int dut_pg_build_parse(const char *text, struct dut_pg_build *b);
+/* $DUT_PG_CACHE when it is an absolute path, else DUT_PG_CACHE. */
+const char *dut_pg_cache_root(void);
+/* The build in dir (<cache>/<key>): its DUT_PG_BUILD_CONF into b.  0,
+ * -ENOENT (not built), or -errno/-EINVAL with err. */
+int dut_pg_build_read(const char *dir, struct dut_pg_build *b, struct dut_error *err);
+/* The seconds a build of major is expected to take: the median of the
+ * cached builds' recorded times (of major if any, else of all), else
+ * DUT_PG_BUILD_SECONDS_GUESS. */
+unsigned dut_pg_build_estimate(const char *cache, unsigned major);
+
 #endif

@@ -19,6 +19,7 @@
 #include "tools/compare_run.h"
 #include "tools/crash.h"
 #include "tools/export.h"
+#include "tools/pg_cmd.h"
 #include "tools/report_out.h"
 #include "tools/relmap.h"
 #include "tools/report.h"
@@ -610,6 +611,7 @@ static const struct command commands[] = {
 	{ "run", "run an experiment (the built-in default without a file)", dutlab_run_usage, dutlab_cmd_run },
 	{ "results", "run directories into PostgreSQL: init, push, compare over runs and hosts", dutlab_results_usage, dutlab_cmd_results },
 	{ "crash", "crash-consistency campaign: PostgreSQL crashed on dutfs, recovered and checked", dutlab_crash_usage, dutlab_cmd_crash },
+	{ "pg", "PostgreSQL built with other block sizes (and majors): build, list the cache", dutlab_pg_usage, dutlab_cmd_pg },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -642,6 +644,6 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		usage_error(NULL, "unknown option \"%s\"", argv[1]);
 	else
-		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run, results, crash)", argv[1]);
+		usage_error(NULL, "unknown command \"%s\" (commands: report, export, compare, run, results, crash, pg)", argv[1]);
 	return EXIT_USAGE;
 }

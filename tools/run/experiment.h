@@ -8,10 +8,12 @@
  *     [filesystem F] type = ext4 | xfs | btrfs | none, data, block-size, mkfs/mount options
  *     [dutfs]       view = device | syscall | off, trace, shape
  *     [postgres]    target, wal-on, data-checksums, memory, version | bindir,
+ *                   block_size, wal_block_size,
  *                   set = NAME=VALUE (repeatable)
  *     [tablespace S] target
  *     [replica]     target, mode = none | async | sync
- *     [matrix]      filesystem, view, shape, replica, tables-on, indexes-on, version, set.NAME
+ *     [matrix]      filesystem, view, shape, replica, tables-on, indexes-on, version,
+ *                   block_size, wal_block_size, set.NAME
  *     [step S]      type = identify | bench | slc | fill | oltp-init | oltp-run | dss | restore
  *
  * All of this is pure code: dut_experiment_parse() reads text, validates it
@@ -162,7 +164,8 @@ const struct dut_step_type *dut_step_type_find(const char *name);
 
 enum dut_dim_kind {
 	DUT_DIM_FILESYSTEM, DUT_DIM_VIEW, DUT_DIM_SHAPE, DUT_DIM_REPLICA,
-	DUT_DIM_TABLES_ON, DUT_DIM_INDEXES_ON, DUT_DIM_VERSION, DUT_DIM_SET,
+	DUT_DIM_TABLES_ON, DUT_DIM_INDEXES_ON, DUT_DIM_VERSION, DUT_DIM_BLOCK_SIZE,
+	DUT_DIM_WAL_BLOCK_SIZE, DUT_DIM_SET,
 };
 
 struct dut_dimension {
@@ -209,6 +212,10 @@ struct dut_experiment {
 	unsigned pg_major;      /* 0: not given */
 	char *pg_bindir;        /* NULL: not given */
 	unsigned pg_line;       /* of the version or bindir key; 0 */
+	/* [postgres] block_size, wal_block_size in kB: a build of dutlab pg
+	 * build (lib/pgbin.h) rather than an installed major; 0: not given */
+	unsigned pg_block_kb, pg_wal_block_kb;
+	unsigned pg_block_line, pg_wal_block_line;
 	struct dut_setting *settings;
 	size_t nsettings;
 
@@ -276,6 +283,7 @@ struct dut_config {
 	const char *tables_on, *indexes_on;     /* NULL: default tablespace */
 	unsigned pg_major;      /* [postgres] or [matrix] version; 0: not asked for */
 	const char *pg_bindir;  /* [postgres] bindir, or NULL; neither: the newest installed */
+	unsigned pg_block_kb, pg_wal_block_kb;  /* [postgres] or [matrix] block_size, wal_block_size; 0: not asked for */
 	struct dut_setting *settings;           /* [postgres] set, then matrix set.NAME;
 						 * the strings belong to the experiment */
 	size_t nsettings;

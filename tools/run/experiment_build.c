@@ -23,10 +23,12 @@ static const char *const *const section_keys[S_COUNT] = {
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
 	[S_DUTFS] = KEYS("view", "trace", "shape"),
-	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "version", "bindir", "set"),
+	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "version", "bindir",
+			   "block_size", "wal_block_size", "set"),
 	[S_TABLESPACE] = KEYS("target"),
 	[S_REPLICA] = KEYS("target", "mode"),
-	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "version", "set.NAME"),
+	[S_MATRIX] = KEYS("filesystem", "view", "shape", "replica", "tables-on", "indexes-on", "version",
+			 "block_size", "wal_block_size", "set.NAME"),
 	[S_STEP] = KEYS("type", "repeat", "target", "raw", "mark"),
 };
 static const char *const target_types[] = { "directory", "image", "device", NULL };

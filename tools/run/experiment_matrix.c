@@ -2,7 +2,7 @@
 /*
  * Experiment file parser: the [matrix] section.  Each key is a dimension
  * (filesystem, view, shape, replica, tables-on, indexes-on, version,
- * set.NAME) with comma-separated values, each value checked here; the
+ * block_size, wal_block_size, set.NAME) with comma-separated values, each value checked here; the
  * planner (experiment_plan.c) expands their product into configurations.
  */
 #include <errno.h>
@@ -123,6 +123,22 @@ static bool check_dim_values(struct exp_ctx *c, struct exp_section *s, struct ex
 			}
 			break;
 		}
+		case DUT_DIM_BLOCK_SIZE:
+		case DUT_DIM_WAL_BLOCK_SIZE: {
+			unsigned kb;
+
+			if (e->pg_bindir) {
+				exp_error(c, kv->line, s, "%s: [postgres] bindir names a PostgreSQL installation, "
+					  "which has the block size it was built with; drop bindir (dutlab pg build "
+					  "makes the builds) or the %s dimension", kv->key, kv->key);
+				return false;
+			}
+			if (!exp_pg_block_value(v, d->kind == DUT_DIM_WAL_BLOCK_SIZE, &kb, msg, sizeof(msg))) {
+				exp_error(c, kv->line, s, "%s: %s", kv->key, msg);
+				return false;
+			}
+			break;
+		}
 		case DUT_DIM_SHAPE:
 			break;
 		}
@@ -134,8 +150,9 @@ bool exp_build_matrix(struct exp_ctx *c, struct exp_section *s, struct dut_exper
 {
 	/* in the order of enum dut_dim_kind */
 	static const char *const dim_keys[] = { "filesystem", "view", "shape", "replica", "tables-on", "indexes-on",
-						"version", NULL };
-	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0, b->pg };
+						"version", "block_size", "wal_block_size", NULL };
+	const unsigned base_line[] = { b->filesystem, b->view, b->shape, b->replica, 0, 0, b->pg,
+				       e->pg_block_line, e->pg_wal_block_line };
 	uint64_t product = 1;
 
 	if (s->nkv > 16) {

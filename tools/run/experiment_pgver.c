@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Which PostgreSQL a configuration runs: [postgres] version = MAJOR or
- * bindir = DIR (one of them), and the [matrix] key version.  Pure: whether
- * that major is installed, and what its bindir holds, is the runner's check
- * (tools/run/runner_check.c, lib/pgbin.h); here only the text is checked.
+ * bindir = DIR (one of them), block_size and wal_block_size (a build of
+ * dutlab pg build, lib/pgbin.h), and the [matrix] keys version, block_size
+ * and wal_block_size.  Pure: whether that major is installed or built, and
+ * what its bindir holds, is the runner's check (tools/run/runner_check.c,
+ * lib/pgbin.h); here only the text is checked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,10 +74,48 @@ static struct exp_kv *get_kv(struct exp_section *s, const char *key)
 	return NULL;
 }
 
+bool exp_pg_block_value(const char *text, bool wal, unsigned *ret, char *msg, size_t len)
+{
+	return dut_pg_parse_block_size(text, wal, ret, msg, len) == 0;
+}
+
+/* [postgres] block_size and wal_block_size: not with bindir (a directory
+ * is what it was built as; SHOW block_size says). */
+static bool block_sizes(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e,
+			const struct exp_kv *bin)
+{
+	static const char *const keys[] = { "block_size", "wal_block_size" };
+	unsigned *kb[] = { &e->pg_block_kb, &e->pg_wal_block_kb };
+	unsigned *line[] = { &e->pg_block_line, &e->pg_wal_block_line };
+	char msg[300];
+
+	for (int i = 0; i < 2; i++) {
+		struct exp_kv *kv = get_kv(s, keys[i]);
+
+		if (!kv)
+			continue;
+		if (bin) {
+			exp_error(c, kv->line, s, "%s: bindir (line %u) names a PostgreSQL installation, which "
+				  "has the block size it was built with; give %s without bindir (dutlab pg build "
+				  "makes that build), or drop %s", keys[i], bin->line, keys[i], keys[i]);
+			return false;
+		}
+		if (!exp_pg_block_value(kv->value, i == 1, kb[i], msg, sizeof(msg))) {
+			exp_error(c, kv->line, s, "%s: %s", keys[i], msg);
+			return false;
+		}
+		*line[i] = kv->line;
+	}
+	return true;
+}
+
 bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e)
 {
 	struct exp_kv *ver = get_kv(s, "version"), *bin = get_kv(s, "bindir");
 	char msg[300];
+
+	if (!block_sizes(c, s, e, bin))
+		return false;
 
 	if (ver && bin) {
 		exp_error(c, bin->line, s, "version (line %u) and bindir name the PostgreSQL to use twice; "

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/pgbin.h"
 #include "lib/units.h"
 #include "tools/run/experiment_priv.h"
 
@@ -99,6 +100,15 @@ static void name_part(const struct dut_dimension *d, const char *v, char *buf, s
 	case DUT_DIM_VERSION:
 		snprintf(buf, len, "pg%s", v);
 		return;
+	case DUT_DIM_BLOCK_SIZE:
+	case DUT_DIM_WAL_BLOCK_SIZE: {
+		unsigned kb = 0;
+		char msg[160];
+
+		(void)dut_pg_parse_block_size(v, d->kind == DUT_DIM_WAL_BLOCK_SIZE, &kb, msg, sizeof(msg));
+		snprintf(buf, len, "%s%uk", d->kind == DUT_DIM_BLOCK_SIZE ? "bs" : "walbs", kb);
+		return;
+	}
 	case DUT_DIM_SET:
 		snprintf(buf, len, "%s=%s", d->setting, v);
 		return;
@@ -153,6 +163,16 @@ static int apply_dims(struct pb *b, struct dut_config *c, size_t index)
 		case DUT_DIM_VERSION:
 			c->pg_major = (unsigned)strtoul(v, NULL, 10);   /* checked by the parser */
 			break;
+		case DUT_DIM_BLOCK_SIZE:
+		case DUT_DIM_WAL_BLOCK_SIZE: {
+			char msg[160];
+
+			/* checked by the parser */
+			(void)dut_pg_parse_block_size(v, d->kind == DUT_DIM_WAL_BLOCK_SIZE,
+						 d->kind == DUT_DIM_BLOCK_SIZE ? &c->pg_block_kb : &c->pg_wal_block_kb,
+						 msg, sizeof(msg));
+			break;
+		}
 		case DUT_DIM_SET:
 			c->settings[c->nsettings].name = d->setting;
 			c->settings[c->nsettings].value = d->values[pick[i]];
@@ -420,6 +440,8 @@ static int build_config(struct pb *b, struct dut_config *c, size_t index)
 	c->replica = e->replica_target ? e->replica : DUT_REPLICA_NONE;
 	c->pg_major = e->pg_major;
 	c->pg_bindir = e->pg_bindir;
+	c->pg_block_kb = e->pg_block_kb;
+	c->pg_wal_block_kb = e->pg_wal_block_kb;
 	c->targets = calloc(e->ntargets ? e->ntargets : 1, sizeof(*c->targets));
 	if (!c->targets)
 		return -ENOMEM;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pgbin.h"
 #include "lib/redact.h"
 #include "tools/run/runner.h"
 
@@ -162,6 +163,9 @@ static json_object *config_json(const struct run_state *st, size_t c)
 		add_int(pg, "major", cs->pg.major);
 		add_str(pg, "version", cs->pg.version);
 		add_str(pg, "bindir", cs->pg.bindir);
+		/* BLCKSZ, XLOG_BLCKSZ: a dutlab pg build's, else Debian's 8 kB */
+		add_int(pg, "block_size_kb", cs->pg.block_kb ? cs->pg.block_kb : DUT_PG_DEFAULT_BLOCK_KB);
+		add_int(pg, "wal_block_size_kb", cs->pg.wal_block_kb ? cs->pg.wal_block_kb : DUT_PG_DEFAULT_BLOCK_KB);
 		json_object_object_add(o, "postgres", pg);
 	} else {
 		/* no cluster, or not found (then "reason" says why) */

@@ -112,6 +112,9 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 			fprintf(out, "; PostgreSQL %u", c->pg_major);
 		else
 			fputs("; PostgreSQL: the newest installed", out);
+		if (c->pg_block_kb || c->pg_wal_block_kb)   /* a build of dutlab pg build */
+			fprintf(out, " built with %u kB blocks, %u kB WAL blocks",
+				c->pg_block_kb ? c->pg_block_kb : 8, c->pg_wal_block_kb ? c->pg_wal_block_kb : 8);
 		fprintf(out, "; replica %s", dut_replica_mode_name(c->replica));
 		if (e->pg_memory_bytes)
 			fprintf(out, "; memory budget %s", dut_format_size(e->pg_memory_bytes, sz, sizeof(sz)));

@@ -95,6 +95,9 @@ struct run_cfg_state {
 		unsigned major;
 		char version[160];      /* `postgres --version` */
 		char bindir[PATH_MAX];
+		/* the block sizes in kB: a dutlab pg build's (runner_pgbuild.c),
+		 * else DUT_PG_DEFAULT_BLOCK_KB, what every Debian package has */
+		unsigned block_kb, wal_block_kb;
 	} pg;
 	struct run_rep_state *reps;     /* exp->repetitions */
 };

@@ -17,6 +17,7 @@
 
 #include "lib/fs_safe.h"
 #include "lib/pgbin.h"
+#include "tools/run/runner_pgbuild.h"
 #include "tools/run/runner_priv.h"
 
 bool runner_pgload_has_standby(struct runner *R)
@@ -173,7 +174,7 @@ static bool has_restore(const struct dut_experiment *e)
  * major asked for (version, [matrix] version) or the newest under
  * dut_pgbin_root(); its programs and its own word on its version.
  */
-static int resolve_postgres(const struct runner *R, const struct dut_config *cfg, struct run_cfg_pg *ret,
+static int resolve_postgres(struct runner *R, const struct dut_config *cfg, struct run_cfg_pg *ret,
 			    struct dut_error *err)
 {
 	static const char *const rs[] = { "pg_dump", "pg_restore" };
@@ -182,10 +183,22 @@ static int resolve_postgres(const struct runner *R, const struct dut_config *cfg
 	unsigned major = 0;
 	int r;
 
-	if (cfg->pg_bindir)
+	pg.block_kb = pg.wal_block_kb = DUT_PG_DEFAULT_BLOCK_KB;
+	if ((cfg->pg_block_kb || cfg->pg_wal_block_kb) && (r = run_pg_build_resolve(R, cfg, false, &pg, err)) != 2) {
+		/* a build of dutlab pg build; not built yet: --dry-run says so and goes on */
+		if (r != 0) {
+			*ret = pg;
+			return r;
+		}
+		major = pg.major;
+	} else if (cfg->pg_bindir)
 		run_pathf(pg.bindir, sizeof(pg.bindir), "%s", cfg->pg_bindir);
-	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0)
-		return r;
+	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0) {
+		/* a major Debian does not install: dutlab pg build --major N's, if built */
+		if (!cfg->pg_major || r != -ENOENT || run_pg_build_resolve(R, cfg, true, &pg, NULL) != 0)
+			return r;
+		major = pg.major;
+	}
 	if ((r = dut_pgbin_check_dir(pg.bindir, err)) < 0 ||
 	    (r = dut_pgbin_version(pg.bindir, pg.version, sizeof(pg.version), &pg.major, err)) < 0)
 		return r;
@@ -243,6 +256,7 @@ static int check_postgres(struct runner *R, size_t c, struct dut_error *err)
 		const struct dut_config *o = &R->plan->configs[j];
 
 		if (R->st->cfgs[j].pg.major && o->pg_major == cfg->pg_major &&
+		    o->pg_block_kb == cfg->pg_block_kb && o->pg_wal_block_kb == cfg->pg_wal_block_kb &&
 		    (o->pg_bindir == cfg->pg_bindir || (o->pg_bindir && cfg->pg_bindir &&
 							strcmp(o->pg_bindir, cfg->pg_bindir) == 0))) {
 			*pg = R->st->cfgs[j].pg;
@@ -251,6 +265,8 @@ static int check_postgres(struct runner *R, size_t c, struct dut_error *err)
 	}
 	if (r > 0 && (r = resolve_postgres(R, cfg, pg, err)) < 0)
 		return r;
+	if (r > 0)
+		return check_settings(cfg, pg, err);   /* --dry-run, not built: said */
 	if (R->o->dry_run && (c == 0 || strcmp(R->st->cfgs[c - 1].pg.bindir, pg->bindir) != 0))
 		runner_say(R, "configuration %s: PostgreSQL %u (%s) from %s", R->st->cfgs[c].dir, pg->major,
 			   pg->version, pg->bindir);

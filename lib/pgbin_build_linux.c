@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Reading the cache of PostgreSQL builds; see pgbin.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/pgbin.h"
+
+const char *dut_pg_cache_root(void)
+{
+	const char *e = getenv("DUT_PG_CACHE");
+
+	return e && e[0] == '/' ? e : DUT_PG_CACHE;
+}
+
+/* The first len-1 bytes of path into buf.  Bytes read, or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t at = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (at + 1 < len) {
+		ssize_t n = read(fd, buf + at, len - 1 - at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		at += (size_t)n;
+	}
+	close(fd);
+	buf[at] = '\0';
+	return (ssize_t)at;
+}
+
+int dut_pg_build_read(const char *dir, struct dut_pg_build *b, struct dut_error *err)
+{
+	char path[PATH_MAX], text[4096];
+	ssize_t n;
+	int w = snprintf(path, sizeof(path), "%s/%s", dir, DUT_PG_BUILD_CONF);
+
+	if (w < 0 || (size_t)w >= sizeof(path))
+		return -ENAMETOOLONG;
+	n = read_small(path, text, sizeof(text));
+	if (n == -ENOENT || n == -ENOTDIR)
+		return -ENOENT;
+	if (n < 0) {
+		dut_error_set(err, "%s: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	if (dut_pg_build_parse(text, b) < 0) {
+		dut_error_set(err, "%s does not record a major and block sizes (major=, block_size_kb=, "
+			      "wal_block_size_kb=): not a build of dutlab pg build; remove %s and build again",
+			      path, dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+unsigned dut_pg_build_estimate(const char *cache, unsigned major)
+{
+	unsigned mine[64], all[64];
+	size_t nmine = 0, nall = 0;
+	DIR *d = opendir(cache);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)) && nall < 64) {
+		char dir[PATH_MAX];
+		struct dut_pg_build b;
+
+		if (de->d_name[0] == '.' || snprintf(dir, sizeof(dir), "%s/%s", cache, de->d_name) >= (int)sizeof(dir))
+			continue;
+		if (dut_pg_build_read(dir, &b, NULL) < 0 || !b.build_seconds)
+			continue;
+		all[nall++] = b.build_seconds;
+		if (b.major == major)
+			mine[nmine++] = b.build_seconds;
+	}
+	if (d)
+		closedir(d);
+	if (nmine) {
+		qsort(mine, nmine, sizeof(*mine), cmp_unsigned);
+		return mine[nmine / 2];
+	}
+	if (nall) {
+		qsort(all, nall, sizeof(*all), cmp_unsigned);
+		return all[nall / 2];
+	}
+	return DUT_PG_BUILD_SECONDS_GUESS;
+}

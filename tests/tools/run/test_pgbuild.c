@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * PostgreSQL builds of other block sizes (#26): lib/pgbin.h's block sizes,
+ * cache keys and build records; [postgres] block_size, wal_block_size and
+ * the [matrix] dimensions of the same names, into every configuration,
+ * named and printed; the refusals with the line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/pgbin.h"
+#include "tests/cu_main.h"
+#include "tools/run/experiment.h"
+
+#define TGT "[target t]\ntype = directory\npath = /tmp/x\n"
+#define RUN "[step r]\ntype = oltp-run\nduration = 10s\n"
+
+static void test_block_size_values(void)
+{
+	static const struct {
+		const char *text;
+		bool wal;
+		int r;
+		unsigned kb;
+	} rows[] = {
+		{ "16kB", false, 0, 16 }, { "16k", false, 0, 16 }, { "16", false, 0, 16 }, { "1kB", false, 0, 1 },
+		{ "32KB", false, 0, 32 }, { "8kb", false, 0, 8 }, { "64kB", true, 0, 64 }, { "1k", true, 0, 1 },
+		{ "64kB", false, -EINVAL, 0 }, { "3kB", false, -EINVAL, 0 }, { "0", false, -EINVAL, 0 },
+		{ "016", false, -EINVAL, 0 }, { "16MB", false, -EINVAL, 0 }, { "16384", false, -EINVAL, 0 },
+		{ "", false, -EINVAL, 0 }, { "kB", false, -EINVAL, 0 }, { "128kB", true, -EINVAL, 0 },
+		{ "16 kB", false, -EINVAL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned kb = 0;
+		char msg[200] = "";
+		int r = dut_pg_parse_block_size(rows[i].text, rows[i].wal, &kb, msg, sizeof(msg));
+
+		CU_CHECK(r == rows[i].r && (r < 0 || kb == rows[i].kb), "\"%s\" (wal %d): %d, %u kB",
+			 rows[i].text, rows[i].wal, r, kb);
+		if (r < 0)
+			CU_CHECK(strstr(msg, rows[i].wal ? "1, 2, 4, 8, 16, 32 or 64 kB" : "1, 2, 4, 8, 16 or 32 kB") &&
+					 strstr(msg, rows[i].text),
+				 "\"%s\": message \"%s\"", rows[i].text, msg);
+	}
+}
+
+static void test_cache_keys(void)
+{
+	char k[32];
+
+	CU_ASSERT_EQUAL(dut_pg_build_key(15, 16, 8, k, sizeof(k)), 0);
+	CU_ASSERT_STRING_EQUAL(k, "15-bs16k");
+	CU_ASSERT_EQUAL(dut_pg_build_key(17, 0, 0, k, sizeof(k)), 0);
+	CU_ASSERT_STRING_EQUAL(k, "17-bs8k");
+	CU_ASSERT_EQUAL(dut_pg_build_key(18, 1, 32, k, sizeof(k)), 0);
+	CU_ASSERT_STRING_EQUAL(k, "18-bs1k-wal32k");
+	CU_ASSERT_EQUAL(dut_pg_build_key(18, 1, 32, k, 8), -ENAMETOOLONG);
+}
+
+static void test_build_record(void)
+{
+	struct dut_pg_build b;
+	const char *good = "# written by dutlab-pg-build\nmajor=15\nversion=15.18-0+deb12u1\nsuite=bookworm\n"
+			   "block_size_kb=16\nwal_block_size_kb=8\nconfigure=--prefix=/x --with-blocksize=16\n"
+			   "build_seconds=812\n";
+
+	CU_ASSERT_EQUAL_FATAL(dut_pg_build_parse(good, &b), 0);
+	CU_ASSERT_EQUAL(b.major, 15);
+	CU_ASSERT_EQUAL(b.block_kb, 16);
+	CU_ASSERT_EQUAL(b.wal_block_kb, 8);
+	CU_ASSERT_EQUAL(b.build_seconds, 812);
+	CU_ASSERT_STRING_EQUAL(b.version, "15.18-0+deb12u1");
+	CU_ASSERT_STRING_EQUAL(b.suite, "bookworm");
+	CU_ASSERT_STRING_EQUAL(b.configure, "--prefix=/x --with-blocksize=16");
+	/* what is not a record of a build */
+	CU_ASSERT_EQUAL(dut_pg_build_parse("major=15\nblock_size_kb=16\n", &b), -EINVAL);
+	CU_ASSERT_EQUAL(dut_pg_build_parse("major=15\nblock_size_kb=12\nwal_block_size_kb=8\n", &b), -EINVAL);
+	CU_ASSERT_EQUAL(dut_pg_build_parse("major=9\nblock_size_kb=8\nwal_block_size_kb=8\n", &b), -EINVAL);
+	CU_ASSERT_EQUAL(dut_pg_build_parse("major=15x\nblock_size_kb=8\nwal_block_size_kb=8\n", &b), -EINVAL);
+	CU_ASSERT_EQUAL(dut_pg_build_parse("", &b), -EINVAL);
+}
+
+static struct dut_experiment *parse_ok(const char *text, const char *row)
+{
+	struct dut_experiment *e = NULL;
+	struct dut_error err = { "" };
+	int r = dut_experiment_parse(text, strlen(text), "t.ini", &e, &err);
+
+	CU_CHECK(r == 0, "%s: parse failed (%d): %s", row, r, err.msg);
+	return r == 0 ? e : NULL;
+}
+
+static void test_postgres_block_size(void)
+{
+	struct dut_experiment *e = parse_ok(TGT "[postgres]\nversion = 15\nblock_size = 16kB\nwal_block_size = 32k\n" RUN,
+					    "postgres");
+	struct dut_plan *p = NULL;
+
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL(e->pg_block_kb, 16);
+	CU_ASSERT_EQUAL(e->pg_wal_block_kb, 32);
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL(p->configs[0].pg_major, 15);
+	CU_ASSERT_EQUAL(p->configs[0].pg_block_kb, 16);
+	CU_ASSERT_EQUAL(p->configs[0].pg_wal_block_kb, 32);
+	dut_plan_free(p);
+	dut_experiment_free(e);
+	/* not given: 0 (the installation's own, 8 kB from Debian) */
+	if ((e = parse_ok(TGT RUN, "neither"))) {
+		CU_ASSERT_EQUAL(e->pg_block_kb, 0);
+		CU_ASSERT_EQUAL(e->pg_wal_block_kb, 0);
+		dut_experiment_free(e);
+	}
+}
+
+/* block_size x filesystem, as the TPC-H-across-filesystems report swept */
+static void test_matrix_block_size(void)
+{
+	struct dut_experiment *e = parse_ok(TGT "[matrix]\nblock_size = 8kB, 16kB, 32kB\nfilesystem = none\n"
+					    "wal_block_size = 8kB, 64kB\n" RUN, "matrix");
+	struct dut_plan *p = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!e)
+		return;
+	CU_ASSERT_EQUAL(e->dims[0].kind, DUT_DIM_BLOCK_SIZE);
+	CU_ASSERT_EQUAL(e->dims[2].kind, DUT_DIM_WAL_BLOCK_SIZE);
+	CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(p->nconfigs, 6);
+	CU_ASSERT_STRING_EQUAL(p->configs[0].name, "bs8k+none+walbs8k");
+	CU_ASSERT_STRING_EQUAL(p->configs[3].name, "bs16k+none+walbs64k");
+	CU_ASSERT_STRING_EQUAL(p->configs[5].name, "bs32k+none+walbs64k");
+	CU_ASSERT_EQUAL(p->configs[0].pg_block_kb, 8);
+	CU_ASSERT_EQUAL(p->configs[3].pg_block_kb, 16);
+	CU_ASSERT_EQUAL(p->configs[3].pg_wal_block_kb, 64);
+	CU_ASSERT_EQUAL(p->configs[4].pg_wal_block_kb, 8);
+	CU_ASSERT_EQUAL(p->configs[5].pg_block_kb, 32);
+	f = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	dutlab_run_print_plan(p, f);
+	fclose(f);
+	CU_CHECK(strstr(text, "the newest installed built with 32 kB blocks, 64 kB WAL blocks") != NULL, "plan: %s", text);
+	free(text);
+	dut_plan_free(p);
+	dut_experiment_free(e);
+}
+
+static void test_refusals_cite_the_line(void)
+{
+	static const struct {
+		const char *name, *text, *msg;
+	} rows[] = {
+		{ "not_accepted", TGT "[postgres]\nblock_size = 3kB\n" RUN,
+		  "t.ini:5: [postgres]: block_size: expected a block size PostgreSQL accepts (1, 2, 4, 8, 16 or 32 kB" },
+		{ "too_big", TGT "[postgres]\nblock_size = 64kB\n" RUN, "found \"64kB\"" },
+		{ "wal_too_big", TGT "[postgres]\nwal_block_size = 128kB\n" RUN,
+		  "wal_block_size: expected a WAL block size PostgreSQL accepts (1, 2, 4, 8, 16, 32 or 64 kB" },
+		{ "with_bindir", TGT "[postgres]\nbindir = /opt/pg/bin\nblock_size = 16kB\n" RUN,
+		  "block_size: bindir (line 5) names a PostgreSQL installation" },
+		{ "matrix_bad", TGT "[matrix]\nblock_size = 8kB, 12kB\n" RUN, "t.ini:5: [matrix]: block_size: expected a block size" },
+		{ "matrix_and_postgres", TGT "[postgres]\nblock_size = 16kB\n[matrix]\nblock_size = 8kB, 16kB\n" RUN,
+		  "block_size is also set at line 5" },
+		{ "matrix_with_bindir", TGT "[postgres]\nbindir = /opt/pg/bin\n[matrix]\nwal_block_size = 8kB, 16kB\n" RUN,
+		  "wal_block_size: [postgres] bindir names a PostgreSQL installation" },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct dut_experiment *e = NULL;
+		struct dut_error err = { "" };
+		int r = dut_experiment_parse(rows[i].text, strlen(rows[i].text), "t.ini", &e, &err);
+
+		CU_CHECK(r == -EINVAL, "%s: expected -EINVAL, found %d", rows[i].name, r);
+		CU_CHECK(strstr(err.msg, rows[i].msg) != NULL, "%s: expected \"%s\" in \"%s\"", rows[i].name,
+			 rows[i].msg, err.msg);
+		if (r == 0)
+			dut_experiment_free(e);
+	}
+}
+
+static const struct cu_test tests[] = {
+	{ "block_size_values", test_block_size_values },
+	{ "cache_keys", test_cache_keys },
+	{ "build_record", test_build_record },
+	{ "postgres_block_size", test_postgres_block_size },
+	{ "matrix_block_size", test_matrix_block_size },
+	{ "refusals_cite_the_line", test_refusals_cite_the_line },
+	{ NULL, NULL },
+};
+
+const struct cu_suite cu_suite = { .name = "pgbuild", .tests = tests };
