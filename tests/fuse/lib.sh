@@ -128,6 +128,9 @@ dut_check_transport() { # MNT
 	[ "${DUTFS_TRANSPORT:-}" = uring ] || return 0
 	got=$(jq -r '.transport.name // "none"' "$1/.dutfs/stats.json" 2>/dev/null)
 	[ "$got" = uring ] || die "DUTFS_TRANSPORT=uring but the mount uses \"$got\": $(jq -r '.transport.fallback_reason // ""' "$1/.dutfs/stats.json" 2>/dev/null)"
+	# opens within 50 ms share one stats.json snapshot (fuse/ctl.c): the test's own
+	# first read must not get this one
+	sleep 0.1
 }
 
 # ---- PostgreSQL ----
