@@ -79,6 +79,7 @@ struct ring_thread {
 	struct ring_ent *ents;
 	unsigned nents;
 	int error;                 /* -errno that ended the thread, 0 */
+	bool deferred;             /* a commit queued by this thread, to submit with its wait */
 	_Atomic uint64_t nreq;     /* requests served */
 	_Atomic uint64_t nerr;     /* failed commits, undecodable requests */
 };
@@ -284,11 +285,34 @@ static void prep_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op, struct r
 	io_uring_sqe_set_data(sqe, e);
 }
 
-/* Queue one command on the entry's ring and submit it (sq_lock taken here). */
-static int ring_submit_cmd(struct ring_ent *e, uint32_t cmd_op, uint64_t commit_id)
+/*
+ * Make the queued SQEs visible to the kernel (sq_lock held): our own
+ * version of liburing's flush, so that the enter can run without the lock.
+ * Returns an upper bound of the SQEs not yet submitted (another thread may
+ * submit them first; the kernel takes what is there).
+ */
+static unsigned sq_publish_locked(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+	}
+	return tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Queue one command on the entry's ring (sq_lock taken here) and submit it,
+ * or, when defer (the ring thread answering its own request), leave the
+ * submit to the thread's next wait: commit and wait in one io_uring_enter.
+ */
+static int ring_submit_cmd(struct ring_ent *e, uint32_t cmd_op, uint64_t commit_id, bool defer)
 {
 	struct ring_thread *rt = e->rt;
 	struct io_uring_sqe *sqe;
+	unsigned n;
 	int r;
 
 	pthread_mutex_lock(&rt->sq_lock);
@@ -298,8 +322,14 @@ static int ring_submit_cmd(struct ring_ent *e, uint32_t cmd_op, uint64_t commit_
 		return -EBUSY;
 	}
 	prep_cmd(sqe, rt->tp->fd, cmd_op, e, commit_id);
-	r = io_uring_submit(&rt->ring);
+	if (defer) {
+		rt->deferred = true;
+		pthread_mutex_unlock(&rt->sq_lock);
+		return 0;
+	}
+	n = sq_publish_locked(&rt->ring);
 	pthread_mutex_unlock(&rt->sq_lock);
+	r = io_uring_enter((unsigned)rt->ring.ring_fd, n, 0, 0, NULL);
 	return r < 0 ? r : 0;
 }
 
@@ -323,7 +353,7 @@ static ssize_t ring_commit(struct ring_ent *e, uint64_t unique, const struct iov
 		atomic_fetch_add_explicit(&e->rt->nerr, 1, memory_order_relaxed);
 		dutfs_uring_reply_pack(&eiov, 1, e->hdr, e->iov[1].iov_base, e->iov[1].iov_len);
 	}
-	r = ring_submit_cmd(e, DUTFS_FUSE_URING_CMD_COMMIT_AND_FETCH, e->commit_id);
+	r = ring_submit_cmd(e, DUTFS_FUSE_URING_CMD_COMMIT_AND_FETCH, e->commit_id, e == tls_ent);
 	if (r < 0) {
 		atomic_fetch_add_explicit(&e->rt->nerr, 1, memory_order_relaxed);
 		errno = -r;
@@ -417,7 +447,7 @@ static int rt_setup(struct dutfs_transport *t, struct ring_thread *rt, uint16_t 
 	}
 	rt->ring_ok = true;
 	for (unsigned k = 0; k < rt->nents; k++) {
-		r = ring_submit_cmd(&rt->ents[k], DUTFS_FUSE_URING_CMD_REGISTER, 0);
+		r = ring_submit_cmd(&rt->ents[k], DUTFS_FUSE_URING_CMD_REGISTER, 0, false);
 		if (r < 0) {
 			fall_back(t, "submitting FUSE_IO_URING_CMD_REGISTER: %s", strerror(-r));
 			return r;
@@ -553,7 +583,23 @@ static void *rt_main(void *arg)
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		struct ring_ent *e;
-		int r = io_uring_wait_cqe(&rt->ring, &cqe), res;
+		int r, res;
+
+		if (rt->deferred) {
+			unsigned n;
+
+			pthread_mutex_lock(&rt->sq_lock);
+			rt->deferred = false;
+			n = sq_publish_locked(&rt->ring);
+			pthread_mutex_unlock(&rt->sq_lock);
+			/* the commit and the wait for the next request: one syscall */
+			r = io_uring_enter((unsigned)rt->ring.ring_fd, n, 1, IORING_ENTER_GETEVENTS, NULL);
+			if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+				rt->error = r;
+				break;
+			}
+		}
+		r = io_uring_wait_cqe(&rt->ring, &cqe);
 
 		if (r == -EINTR)
 			continue;
@@ -574,7 +620,7 @@ static void *rt_main(void *arg)
 				break;
 			/* a commit the kernel refused loses the entry: give it back once */
 			atomic_fetch_add_explicit(&rt->nerr, 1, memory_order_relaxed);
-			if (ring_submit_cmd(e, DUTFS_FUSE_URING_CMD_REGISTER, 0) < 0) {
+			if (ring_submit_cmd(e, DUTFS_FUSE_URING_CMD_REGISTER, 0, false) < 0) {
 				rt->error = res;
 				break;
 			}
@@ -629,7 +675,7 @@ int dutfs_transport_stop(struct dutfs_transport *t)
 			memset(sqe, 0, 2 * sizeof(*sqe));
 			io_uring_prep_nop(sqe);
 			io_uring_sqe_set_data(sqe, NULL);
-			io_uring_submit(&rt->ring);
+			io_uring_enter((unsigned)rt->ring.ring_fd, sq_publish_locked(&rt->ring), 0, 0, NULL);
 		}
 		pthread_mutex_unlock(&rt->sq_lock);
 	}
