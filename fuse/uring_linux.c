@@ -34,12 +34,9 @@
  * dutfs_transport_free, after the unmount.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <json-c/json.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,164 +46,14 @@
 #include "fuse/dutfs.h"
 #include "fuse/uring.h"
 #include "fuse/uring_msg.h"
+#include "fuse/uring_priv.h"
 
-#define PARAMS_DIR_DEFAULT "/sys/module/fuse/parameters"
-#define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
 #define ENTRIES_DEFAULT 1u
 #define ENTRIES_SHAPED 8u
 #define PAGE 4096u
 
-struct ring_thread;
-
-struct ring_ent {
-	struct ring_thread *rt;
-	struct dutfs_fuse_uring_req_header *hdr;
-	char *block;             /* allocation holding req and payload */
-	char *req;               /* rebuilt request; the payload at req + DUTFS_URING_REQ_PREFIX */
-	struct iovec iov[2];     /* header, payload: registered with the kernel */
-	_Atomic uint64_t unique; /* request in the daemon, 0: none (the reply claims it) */
-	uint64_t commit_id;
-};
-
-struct ring_thread {
-	struct dutfs_transport *tp;
-	struct io_uring ring;
-	bool ring_ok;
-	pthread_mutex_t sq_lock;   /* one producer on ring's submission queue */
-	pthread_t thread;
-	bool started;
-	uint16_t qid;
-	struct ring_ent *ents;
-	unsigned nents;
-	int error;                 /* -errno that ended the thread, 0 */
-	bool deferred;             /* a commit queued by this thread, to submit with its wait */
-	_Atomic uint64_t nreq;     /* requests served */
-	_Atomic uint64_t nerr;     /* failed commits, undecodable requests */
-};
-
-struct dutfs_transport {
-	struct dutfs *fs;
-	enum dutfs_transport_mode mode;
-	bool try_uring;            /* until a check says no */
-	bool uring_on;             /* entries registered, ring threads serve */
-	char reason[256];
-	char param_note[128];
-	int fd;
-	/* INIT, seen by tp_read and answered by tp_writev (the start thread only) */
-	bool init_seen, init_replied;
-	struct dutfs_uring_init_offer offer;
-	unsigned queues, threads_per_queue, entries_per_thread;
-	size_t payload_len;
-	struct ring_thread *rts;
-	unsigned nrts;
-	sem_t *finish;
-	_Atomic bool stopping;
-};
-
 /* The entry whose request this thread is dispatching (the usual replier). */
 static __thread struct ring_ent *tls_ent;
-
-/* ---- module parameter ---- */
-
-static const char *params_dir(void)
-{
-	const char *d = getenv("DUTFS_FUSE_PARAMS_DIR");
-
-	return d && *d ? d : PARAMS_DIR_DEFAULT;
-}
-
-/* 1 on, 0 off, -errno unreadable */
-static int param_read(const char *path)
-{
-	char c = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	r = (int)read(fd, &c, 1);
-	close(fd);
-	if (r != 1)
-		return r < 0 ? -errno : -EIO;
-	return c == 'Y' || c == 'y' || c == '1';
-}
-
-static int param_write_on(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, "Y", 1) != 1)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-static void fall_back(struct dutfs_transport *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fall_back(struct dutfs_transport *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->reason, sizeof(t->reason), fmt, ap);
-	va_end(ap);
-	t->try_uring = false;
-}
-
-/* Can this mount get the ring?  Turns enable_uring on for --transport uring as root. */
-static void decide(struct dutfs_transport *t)
-{
-	char path[512];
-	int on;
-
-	snprintf(path, sizeof(path), "%s/enable_uring", params_dir());
-	on = param_read(path);
-	if (on < 0) {
-		fall_back(t, "this kernel has no FUSE over io_uring (%s: %s; it needs Linux 6.14+ "
-			  "with CONFIG_FUSE_IO_URING)", path, strerror(-on));
-		return;
-	}
-	if (on)
-		return;
-	if (t->mode == DUTFS_TRANSPORT_AUTO) {
-		fall_back(t, "the fuse module's enable_uring is off (--transport uring as root turns it on)");
-		return;
-	}
-	if (geteuid() != 0) {
-		fall_back(t, "the fuse module's enable_uring is off and only root may turn it on (%s)", path);
-		return;
-	}
-	on = param_write_on(path);
-	if (on < 0) {
-		fall_back(t, "cannot turn on the fuse module's enable_uring (%s: %s)", path, strerror(-on));
-		return;
-	}
-	snprintf(t->param_note, sizeof(t->param_note),
-		 "dutfs turned the fuse module's enable_uring on (it stays on)");
-}
-
-static unsigned possible_cpus(void)
-{
-	char buf[256];
-	ssize_t n;
-	int fd = open(CPU_POSSIBLE, O_RDONLY | O_CLOEXEC);
-	unsigned c = 0;
-
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		if (n > 0) {
-			buf[n] = '\0';
-			c = dutfs_uring_cpu_count(buf);
-		}
-		close(fd);
-	}
-	if (!c) {
-		long s = sysconf(_SC_NPROCESSORS_CONF);
-
-		c = s > 0 ? (unsigned)s : 1;
-	}
-	return c;
-}
 
 int dutfs_transport_new(struct dutfs *fs, enum dutfs_transport_mode mode, unsigned threads,
 			unsigned entries_per_thread, struct dutfs_transport **ret)
@@ -225,7 +72,7 @@ int dutfs_transport_new(struct dutfs *fs, enum dutfs_transport_mode mode, unsign
 	if (mode == DUTFS_TRANSPORT_DEV)
 		snprintf(t->reason, sizeof(t->reason), "--transport dev");
 	else
-		decide(t);
+		dutfs_transport_decide(t);
 	*ret = t;
 	return 0;
 }
@@ -377,13 +224,13 @@ static ssize_t tp_writev(int fd, struct iovec *iov, int count, void *userdata)
 			int r = dutfs_uring_init_check(&t->offer);
 
 			if (r == -EPROTONOSUPPORT)
-				fall_back(t, "the kernel speaks FUSE %u.%u; the ring needs 7.%u",
+				dutfs_transport_fall_back(t, "the kernel speaks FUSE %u.%u; the ring needs 7.%u",
 					  t->offer.major, t->offer.minor, DUTFS_FUSE_URING_MINOR);
 			else if (r < 0)
-				fall_back(t, "the kernel did not offer FUSE_OVER_IO_URING in INIT "
+				dutfs_transport_fall_back(t, "the kernel did not offer FUSE_OVER_IO_URING in INIT "
 					  "(enable_uring was off when the kernel mounted)");
 			else if (dutfs_uring_init_reply_ask(iov, count) < 0)
-				fall_back(t, "libfuse's INIT reply has an unexpected shape");
+				dutfs_transport_fall_back(t, "libfuse's INIT reply has an unexpected shape");
 		}
 	}
 	if (unique && t->uring_on) {
@@ -442,14 +289,14 @@ static int rt_setup(struct dutfs_transport *t, struct ring_thread *rt, uint16_t 
 	}
 	r = io_uring_queue_init_params(2 * rt->nents + 4, &rt->ring, &p);
 	if (r < 0) {
-		fall_back(t, "io_uring_setup(SQE128): %s", strerror(-r));
+		dutfs_transport_fall_back(t, "io_uring_setup(SQE128): %s", strerror(-r));
 		return r;
 	}
 	rt->ring_ok = true;
 	for (unsigned k = 0; k < rt->nents; k++) {
 		r = ring_submit_cmd(&rt->ents[k], DUTFS_FUSE_URING_CMD_REGISTER, 0, false);
 		if (r < 0) {
-			fall_back(t, "submitting FUSE_IO_URING_CMD_REGISTER: %s", strerror(-r));
+			dutfs_transport_fall_back(t, "submitting FUSE_IO_URING_CMD_REGISTER: %s", strerror(-r));
 			return r;
 		}
 	}
@@ -460,7 +307,7 @@ static int rt_setup(struct dutfs_transport *t, struct ring_thread *rt, uint16_t 
 	while (io_uring_peek_cqe(&rt->ring, &cqe) == 0 && cqe->res < 0) {
 		r = cqe->res;
 		io_uring_cqe_seen(&rt->ring, cqe);
-		fall_back(t, "the kernel refused FUSE_IO_URING_CMD_REGISTER on queue %u: %s", qid,
+		dutfs_transport_fall_back(t, "the kernel refused FUSE_IO_URING_CMD_REGISTER on queue %u: %s", qid,
 			  strerror(-r));
 		return r;
 	}
@@ -480,7 +327,7 @@ static int register_rings(struct dutfs_transport *t)
 	size_t max = DUTFS_BUF_MAX;
 	int r;
 
-	t->queues = possible_cpus();
+	t->queues = dutfs_transport_possible_cpus();
 	/* the kernel wants room for its largest request or reply: max_write, max_pages */
 	if (conn && conn->max_write > max)
 		max = conn->max_write;
@@ -489,14 +336,14 @@ static int register_rings(struct dutfs_transport *t)
 	t->rts = calloc(t->nrts, sizeof(*t->rts));
 	if (!t->rts) {
 		t->nrts = 0;
-		fall_back(t, "out of memory for the ring entries");
+		dutfs_transport_fall_back(t, "out of memory for the ring entries");
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < t->nrts; i++) {
 		r = rt_setup(t, &t->rts[i], (uint16_t)(i % t->queues));
 		if (r < 0) {
 			if (r == -ENOMEM)
-				fall_back(t, "out of memory for the ring entries");
+				dutfs_transport_fall_back(t, "out of memory for the ring entries");
 			/* the entries already registered are cancelled with their rings */
 			for (unsigned k = 0; k <= i; k++)
 				rt_close(&t->rts[k]);
@@ -517,7 +364,7 @@ int dutfs_transport_start(struct dutfs_transport *t)
 		return 0;   /* /dev/fuse as before: the session loop serves INIT */
 	r = fuse_session_custom_io(se, &tp_io, t->fd);
 	if (r < 0) {
-		fall_back(t, "libfuse refused the custom I/O: %s", strerror(-r));
+		dutfs_transport_fall_back(t, "libfuse refused the custom I/O: %s", strerror(-r));
 		return 0;
 	}
 	/* INIT is the first request (the kernel sends no other before its reply) */
@@ -532,7 +379,7 @@ int dutfs_transport_start(struct dutfs_transport *t)
 	fuse_session_process_buf(se, &fbuf);
 	free(fbuf.mem);
 	if (!t->init_replied && t->try_uring)
-		fall_back(t, "the first request was not INIT");
+		dutfs_transport_fall_back(t, "the first request was not INIT");
 	if (!t->try_uring)
 		return 0;
 	if (register_rings(t) < 0)
@@ -710,51 +557,3 @@ void dutfs_transport_free(struct dutfs_transport *t)
 	free(t);
 }
 
-/* ---- what was chosen ---- */
-
-bool dutfs_transport_is_uring(const struct dutfs_transport *t)
-{
-	return t && t->uring_on;
-}
-
-void dutfs_transport_get_info(const struct dutfs_transport *t, struct dutfs_transport_info *ret)
-{
-	*ret = (struct dutfs_transport_info){
-		.name = dutfs_transport_is_uring(t) ? "uring" : "dev",
-		.requested = dutfs_transport_mode_name(t ? t->mode : DUTFS_TRANSPORT_DEV),
-		.reason = t && !t->uring_on ? t->reason : "",
-		.param_note = t ? t->param_note : "",
-		.queues = t && t->uring_on ? t->queues : 0,
-		.threads_per_queue = t && t->uring_on ? t->threads_per_queue : 0,
-		.entries_per_thread = t && t->uring_on ? t->entries_per_thread : 0,
-	};
-}
-
-struct json_object *dutfs_transport_stats_json(const struct dutfs_transport *t)
-{
-	struct dutfs_transport_info i;
-	struct json_object *o = json_object_new_object();
-	uint64_t nreq = 0, nerr = 0;
-
-	if (!o)
-		return NULL;
-	dutfs_transport_get_info(t, &i);
-	for (unsigned k = 0; t && k < t->nrts; k++) {
-		nreq += atomic_load_explicit(&t->rts[k].nreq, memory_order_relaxed);
-		nerr += atomic_load_explicit(&t->rts[k].nerr, memory_order_relaxed);
-	}
-	json_object_object_add(o, "name", json_object_new_string(i.name));
-	json_object_object_add(o, "requested", json_object_new_string(i.requested));
-	if (i.reason[0])
-		json_object_object_add(o, "fallback_reason", json_object_new_string(i.reason));
-	if (i.param_note[0])
-		json_object_object_add(o, "enable_uring", json_object_new_string(i.param_note));
-	if (dutfs_transport_is_uring(t)) {
-		json_object_object_add(o, "queues", json_object_new_int((int)i.queues));
-		json_object_object_add(o, "threads_per_queue", json_object_new_int((int)i.threads_per_queue));
-		json_object_object_add(o, "entries_per_thread", json_object_new_int((int)i.entries_per_thread));
-		json_object_object_add(o, "ring_requests", json_object_new_uint64(nreq));
-		json_object_object_add(o, "ring_errors", json_object_new_uint64(nerr));
-	}
-	return o;
-}
