@@ -10,7 +10,7 @@ const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
 	"             [--backing-cache drop|keep] [--stats-mode MODE]\n"
-	"             [--shape RULES.ini [--relmap FILE]]\n"
+	"             [--shape RULES.ini [--relmap FILE]] [--transport dev|uring|auto]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
@@ -31,11 +31,40 @@ const char dutfs_cli_usage[] =
 	"  --relmap FILE    relation map JSON: tells heap from index for --shape rules\n"
 	"  --preimage-max SIZE  memory for the old content of unsynced writes (default\n"
 	"                   512M); writes beyond it fail with ENOSPC\n"
+	"  --transport dev  requests through reads and writes of /dev/fuse (default)\n"
+	"  --transport uring  FUSE over io_uring (Linux 6.14+); as root dutfs turns the\n"
+	"                   fuse module's enable_uring on if it is off; falls back to\n"
+	"                   /dev/fuse, saying why, where the kernel does not offer it\n"
+	"  --transport auto io_uring if the kernel already offers it, else /dev/fuse\n"
+	"                   (default of --transport: $DUTFS_TRANSPORT, else dev)\n"
+	"  --uring-entries N  ring entries per ring thread (default 1; 8 with --shape)\n"
 	"Stop with `umount MOUNTPOINT` or SIGTERM.  Live statistics: MOUNTPOINT/.dutfs/stats.json\n";
 
 const char *dutfs_view_name(enum dutfs_view v)
 {
 	return v == DUTFS_VIEW_SYSCALL ? "syscall" : "device";
+}
+
+const char *dutfs_transport_mode_name(enum dutfs_transport_mode m)
+{
+	return m == DUTFS_TRANSPORT_URING ? "uring" : m == DUTFS_TRANSPORT_AUTO ? "auto" : "dev";
+}
+
+int dutfs_transport_mode_parse(const char *opt, const char *v, enum dutfs_transport_mode *ret,
+			       struct dut_error *err)
+{
+	static const enum dutfs_transport_mode modes[] = {
+		DUTFS_TRANSPORT_DEV, DUTFS_TRANSPORT_URING, DUTFS_TRANSPORT_AUTO,
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(v, dutfs_transport_mode_name(modes[i]))) {
+			*ret = modes[i];
+			return 0;
+		}
+	}
+	dut_error_set(err, "%s: \"%s\" is not a transport (use dev, uring or auto)", opt, v);
+	return -EINVAL;
 }
 
 static int append_opts(struct dutfs_cli *c, const char *v, struct dut_error *err)
@@ -76,7 +105,7 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 
 /* Options that take a value, long and short forms. */
 enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
-	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE };
+	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE, OPT_TRANSPORT, OPT_URING_ENTRIES };
 static const struct {
 	const char *name;
 	enum opt_id id;
@@ -85,6 +114,7 @@ static const struct {
 	{ "--threads", OPT_THREADS }, { "-o", OPT_O }, { "--shape", OPT_SHAPE },
 	{ "--relmap", OPT_RELMAP }, { "--preimage-max", OPT_PREIMAGE_MAX },
 	{ "--backing-cache", OPT_BACKING_CACHE }, { "--stats-mode", OPT_STATS_MODE },
+	{ "--transport", OPT_TRANSPORT }, { "--uring-entries", OPT_URING_ENTRIES },
 };
 
 /* An octal mode that reads only and lets the owner read: 0400, 0440, 0444, 0404. */
@@ -154,6 +184,23 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		return 0;
 	case OPT_O:
 		return append_opts(c, v, err);
+	case OPT_TRANSPORT:
+		c->transport_given = true;
+		return dutfs_transport_mode_parse(name, v, &c->transport, err);
+	case OPT_URING_ENTRIES: {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (errno || end == v || *end || v[0] == '-' || n < 1 || n > DUTFS_URING_ENTRIES_MAX) {
+			dut_error_set(err, "--uring-entries: \"%s\" is not a number from 1 to %u", v,
+				      DUTFS_URING_ENTRIES_MAX);
+			return -EINVAL;
+		}
+		c->uring_entries = (unsigned)n;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }

@@ -5,6 +5,7 @@
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
  *         [--backing-cache drop|keep] [--stats-mode MODE]
  *         [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]
+ *         [--transport dev|uring|auto] [--uring-entries N]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
  */
@@ -20,6 +21,17 @@ enum dutfs_view {
 	DUTFS_VIEW_DEVICE = 0,  /* page cache + writeback cache: trace = what reaches the device */
 	DUTFS_VIEW_SYSCALL,     /* direct_io on every open: trace = every read/write issued */
 };
+
+/*
+ * How requests travel (fuse/uring.c): /dev/fuse reads and writes, FUSE over
+ * io_uring, or io_uring when the kernel already offers it.
+ */
+enum dutfs_transport_mode {
+	DUTFS_TRANSPORT_DEV = 0,
+	DUTFS_TRANSPORT_URING,
+	DUTFS_TRANSPORT_AUTO,
+};
+#define DUTFS_URING_ENTRIES_MAX 64u
 
 #define DUTFS_THREADS_DEFAULT 16u
 #define DUTFS_THREADS_MAX 256u
@@ -42,6 +54,9 @@ struct dutfs_cli {
 	bool version;
 	unsigned threads;        /* max worker threads */
 	unsigned stats_mode;     /* --stats-mode: permission bits of .dutfs/stats.json */
+	enum dutfs_transport_mode transport;
+	bool transport_given;    /* --transport on the command line (else $DUTFS_TRANSPORT, else dev) */
+	unsigned uring_entries;  /* ring entries per ring thread; 0: the default (uring.c) */
 	char *fuse_opts;         /* joined -o values, NULL if none; owned */
 };
 
@@ -49,6 +64,10 @@ struct dutfs_cli {
 int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err);
 void dutfs_cli_free(struct dutfs_cli *c);
 const char *dutfs_view_name(enum dutfs_view v);
+const char *dutfs_transport_mode_name(enum dutfs_transport_mode m);
+/* "dev", "uring" or "auto"; 0, or -EINVAL with err set (what names the value: opt) */
+int dutfs_transport_mode_parse(const char *opt, const char *v, enum dutfs_transport_mode *ret,
+			       struct dut_error *err);
 extern const char dutfs_cli_usage[];
 
 #endif

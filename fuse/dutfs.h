@@ -93,6 +93,7 @@ struct dutfs {
 	gid_t *root_groups;
 	size_t root_ngroups;
 	struct fuse_session *se;
+	struct dutfs_transport *transport; /* /dev/fuse or io_uring (uring.h); NULL before serve */
 
 	struct dutfs_inode root;
 	pthread_mutex_t itab_lock;

@@ -29,6 +29,12 @@
  * the main thread cancels and joins the workers.  Unmounting ends the
  * session from a worker (ENODEV).  No clone_fd: the workers share the
  * session's fd (the kernel wakes one reader per request).
+ *
+ * With the io_uring transport (uring.h) the ring threads serve the
+ * requests; /dev/fuse then carries only forgets, interrupts and the
+ * replies to them, so DUTFS_URING_DEV_WORKERS workers read it.  A ring
+ * thread that ends (unmount: ENOTCONN) ends the session like a worker's
+ * ENODEV; the ring threads are woken and joined after the workers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +43,9 @@
 #include <stdlib.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/uring.h"
+
+#define DUTFS_URING_DEV_WORKERS 2u
 
 struct worker {
 	struct dutfs *fs;
@@ -140,11 +149,15 @@ int dutfs_session_loop(struct dutfs *fs, unsigned nthreads)
 
 	if (!ws)
 		return -ENOMEM;
+	if (dutfs_transport_is_uring(fs->transport) && nthreads > DUTFS_URING_DEV_WORKERS)
+		nthreads = DUTFS_URING_DEV_WORKERS;
 	sem_init(&finish, 0, 0);
 	for (unsigned i = 0; i < nthreads && !r; i++) {
 		ws[i] = (struct worker){ .fs = fs, .finish = &finish };
 		r = worker_start(&ws[i]);
 	}
+	if (!r && fs->transport)
+		r = dutfs_transport_run(fs->transport, &finish);
 	/* sem_wait returns on a worker's end and on a signal (EINTR) */
 	while (!r && !fuse_session_exited(fs->se))
 		sem_wait(&finish);
@@ -159,6 +172,12 @@ int dutfs_session_loop(struct dutfs *fs, unsigned nthreads)
 		if (!r && ws[i].error < 0)
 			r = ws[i].error;
 		free(ws[i].fbuf.mem);
+	}
+	if (fs->transport) {
+		int tr = dutfs_transport_stop(fs->transport);
+
+		if (!r)
+			r = tr;
 	}
 	sem_destroy(&finish);
 	free(ws);

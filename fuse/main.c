@@ -29,6 +29,7 @@
 #include "fuse/shaper.h"
 #include "fuse/shape/rules.h"
 #include "fuse/shape/timerq.h"
+#include "fuse/uring.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/file_io.h"
@@ -339,6 +340,28 @@ static void trace_info(struct dutfs *fs)
 		dutfs_tracer_info(fs->tracer, "shape_relmap", fs->cli->relmap_path);
 }
 
+/* The transport in the trace header and the start-up line (after INIT: it is decided then). */
+static void announce(struct dutfs *fs)
+{
+	struct dutfs_transport_info ti;
+	char detail[512] = "";
+
+	dutfs_transport_get_info(fs->transport, &ti);
+	dutfs_tracer_info(fs->tracer, "transport", ti.name);
+	dutfs_tracer_info(fs->tracer, "transport_requested", ti.requested);
+	if (ti.reason[0] && strcmp(ti.requested, "dev"))
+		dutfs_tracer_info(fs->tracer, "transport_fallback", ti.reason);
+	if (!strcmp(ti.name, "uring"))
+		snprintf(detail, sizeof(detail), " (%u queues x %u threads x %u entries%s%s)", ti.queues,
+			 ti.threads_per_queue, ti.entries_per_thread, ti.param_note[0] ? "; " : "",
+			 ti.param_note);
+	else if (strcmp(ti.requested, "dev"))
+		snprintf(detail, sizeof(detail), " (%s requested; falling back to /dev/fuse: %s%s%s)",
+			 ti.requested, ti.reason, ti.param_note[0] ? "; " : "", ti.param_note);
+	say(LOG_INFO, "mounted %s on %s: view %s, transport %s%s", fs->backing, fs->mountpoint,
+	    dutfs_view_name(fs->view), ti.name, detail);
+}
+
 static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -357,6 +380,11 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 		goto out_args;
 	}
 	fs->se = se;
+	/* before the mount: the kernel offers the ring in INIT only if enable_uring is on then */
+	if (dutfs_transport_new(fs, cli->transport, cli->threads, cli->uring_entries, &fs->transport) < 0) {
+		say(LOG_ERR, "out of memory");
+		goto out_session;
+	}
 	if (fuse_set_signal_handlers(se) != 0) {
 		say(LOG_ERR, "cannot install signal handlers");
 		goto out_session;
@@ -368,11 +396,17 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 	}
 	if (fs->view == DUTFS_VIEW_DEVICE)
 		tune_bdi(fs->mountpoint);
+	r = dutfs_transport_start(fs->transport);
+	if (r < 0) {
+		say(LOG_ERR, "no INIT from the kernel on %s: %s", fs->mountpoint, strerror(-r));
+		goto out_unmount;
+	}
 	if (cli->pidfile && (r = write_pidfile(cli->pidfile)) < 0) {
 		say(LOG_ERR, "cannot write pid file %s: %s", cli->pidfile, strerror(-r));
 		goto out_unmount;
 	}
 	trace_info(fs);
+	announce(fs);
 	if (ready_fd >= 0)
 		daemonize_finish(ready_fd);
 	/* a fixed pool of workers; loop.c says why it is not libfuse's loop */
@@ -385,6 +419,9 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 		say(LOG_ERR, "FUSE session ended with an error: %s", strerror(-r));
 out_unmount:
 	fuse_session_unmount(se);
+	/* the kernel let go of the ring entries' buffers with the mount */
+	dutfs_transport_free(fs->transport);
+	fs->transport = NULL;
 	r = dutfs_tracer_close(fs->tracer, &written, &dropped);
 	if (r < 0)
 		say(LOG_ERR, "trace file %s: write error: %s", cli->trace_path, strerror(-r));
@@ -395,6 +432,8 @@ out_unmount:
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
+	dutfs_transport_free(fs->transport);
+	fs->transport = NULL;
 	fuse_session_destroy(se);
 out_args:
 	fuse_opt_free_args(&args);
@@ -457,6 +496,12 @@ int main(int argc, char *argv[])
 		printf("dutfs %s (libfuse %d)\n", DUT_VERSION, fuse_version());
 		dutfs_cli_free(&cli);
 		return 0;
+	}
+	if (!cli.transport_given && getenv("DUTFS_TRANSPORT") &&
+	    dutfs_transport_mode_parse("$DUTFS_TRANSPORT", getenv("DUTFS_TRANSPORT"), &cli.transport, &err) < 0) {
+		fprintf(stderr, "dutfs: %s\n", err.msg);
+		dutfs_cli_free(&cli);
+		return 1;
 	}
 	/* absolute paths before anything can change the working directory */
 	if (check_args(&cli, backing, mnt) < 0) {

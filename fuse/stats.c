@@ -400,6 +400,7 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 	if (!root) {
 		json_object_put(info->shape);
 		json_object_put(info->control);
+		json_object_put(info->transport);
 		return -ENOMEM;
 	}
 	r |= add(root, "schema", json_object_new_string("dutfs-stats"));
@@ -438,6 +439,12 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 			json_object_put(info->control);
 		else
 			r |= add(root, "control", info->control);
+	}
+	if (info->transport) {
+		if (r)
+			json_object_put(info->transport);
+		else
+			r |= add(root, "transport", info->transport);
 	}
 	if (!r)
 		r = render_classes(st, root);

@@ -72,6 +72,8 @@ struct dutfs_stats_info {
 	struct json_object *shape;
 	/* "control": the control directory's own counters (open files, snapshots); same rules */
 	struct json_object *control;
+	/* "transport": /dev/fuse or io_uring, and why (fuse/uring.h); same rules */
+	struct json_object *transport;
 };
 
 /* Render the JSON document into a malloc'd NUL-terminated buffer. */

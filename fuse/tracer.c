@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/uring.h"
 #include "fuse/shaper.h"
 #include "fuse/stats.h"
 #include "lib/pgpath.h"
@@ -311,6 +312,7 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 	info.last_mark = mark[0] ? mark : NULL;
 	info.shape = fs->shaper ? dutfs_shaper_stats_json(fs->shaper) : NULL;
 	info.control = fs->ctl ? dutfs_ctl_stats_json(fs->ctl) : NULL;
+	info.transport = fs->transport ? dutfs_transport_stats_json(fs->transport) : NULL;
 	return dutfs_stats_render(t->stats, &info, ret_json, ret_len);
 }
 

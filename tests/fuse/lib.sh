@@ -118,6 +118,19 @@ dut_mount() { # BACKING MNT [dutfs options...]
 		|| die "dutfs $backing $mnt $* failed (exit $?)"
 	dut_is_mounted "$mnt" || die "dutfs returned 0 but $mnt is not in /proc/self/mountinfo"
 	[ -s "$mnt.pid" ] || die "dutfs did not write its --pidfile $mnt.pid"
+	dut_check_transport "$mnt"
+}
+
+# With DUTFS_TRANSPORT=uring (the suites' second run, tests/fuse/meson.build)
+# a mount that fell back to /dev/fuse would test the wrong transport: fail.
+dut_check_transport() { # MNT
+	local got
+	[ "${DUTFS_TRANSPORT:-}" = uring ] || return 0
+	got=$(jq -r '.transport.name // "none"' "$1/.dutfs/stats.json" 2>/dev/null)
+	[ "$got" = uring ] || die "DUTFS_TRANSPORT=uring but the mount uses \"$got\": $(jq -r '.transport.fallback_reason // ""' "$1/.dutfs/stats.json" 2>/dev/null)"
+	# opens within 50 ms share one stats.json snapshot (fuse/ctl.c): the test's own
+	# first read must not get this one
+	sleep 0.1
 }
 
 # ---- PostgreSQL ----
