@@ -132,8 +132,21 @@ static void config_filesystem(const struct run_config *c, char *buf, size_t n)
 
 /* Under the Configurations table: the PostgreSQL of the configurations that had
  * a cluster (manifest "postgres"), one line when they all ran the same. */
+/* ", 16 kB blocks" when not PostgreSQL's default 8 kB (and the WAL's likewise); "" */
+static void blocks_text(const struct run_config *c, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	if (c->pg_block_kb && c->pg_block_kb != 8)
+		used = (size_t)snprintf(buf, n, ", %u kB blocks", c->pg_block_kb);
+	if (c->pg_wal_block_kb && c->pg_wal_block_kb != 8 && used < n)
+		snprintf(buf + used, n - used, ", %u kB WAL blocks", c->pg_wal_block_kb);
+}
+
 static void postgres_line(struct rdoc *d, const struct run_model *m)
 {
+	char bl[64];
 	const struct run_config *first = NULL;
 	bool same = true;
 
@@ -144,20 +157,25 @@ static void postgres_line(struct rdoc *d, const struct run_model *m)
 			continue;
 		if (!first)
 			first = c;
-		same &= strcmp(c->pg_version, first->pg_version) == 0 && strcmp(c->pg_bindir, first->pg_bindir) == 0;
+		same &= strcmp(c->pg_version, first->pg_version) == 0 && strcmp(c->pg_bindir, first->pg_bindir) == 0 &&
+			c->pg_block_kb == first->pg_block_kb && c->pg_wal_block_kb == first->pg_wal_block_kb;
 	}
 	if (!first)
 		return;
 	if (same) {
-		rdoc_para(d, "PostgreSQL: %s, from %s.", first->pg_version, first->pg_bindir);
+		blocks_text(first, bl, sizeof(bl));
+		rdoc_para(d, "PostgreSQL: %s, from %s%s.", first->pg_version, first->pg_bindir, bl);
 		return;
 	}
 	rdoc_para(d, "PostgreSQL per configuration:");
 	rdoc_list(d);
-	for (size_t i = 0; i < m->nconfigs; i++)
-		if (m->configs[i].pg_version && m->configs[i].pg_version[0])
-			rdoc_item(d, "%u %s: %s, from %s", m->configs[i].index, m->configs[i].name,
-				  m->configs[i].pg_version, m->configs[i].pg_bindir);
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		if (!m->configs[i].pg_version || !m->configs[i].pg_version[0])
+			continue;
+		blocks_text(&m->configs[i], bl, sizeof(bl));
+		rdoc_item(d, "%u %s: %s, from %s%s", m->configs[i].index, m->configs[i].name,
+			  m->configs[i].pg_version, m->configs[i].pg_bindir, bl);
+	}
 }
 
 static void facts(struct rdoc *d, const struct run_model *m)

@@ -322,10 +322,14 @@ static int parse_rep(const struct mctx *x, json_object *o, const char *path, str
 	return 0;
 }
 
-/* "postgres": { "major", "version", "bindir" } (absent before #22, null without a cluster) */
+/*
+ * "postgres": { "major", "version", "bindir", "block_size_kb", "wal_block_size_kb" }
+ * (absent before #22, null without a cluster; the block sizes from #26)
+ */
 static int parse_config_pg(const struct mctx *x, json_object *o, const char *path, struct run_config *c)
 {
 	json_object *pg;
+	uint64_t kb = 0;
 	char p[256];
 	int r;
 
@@ -337,9 +341,16 @@ static int parse_config_pg(const struct mctx *x, json_object *o, const char *pat
 		return c->pg_version && c->pg_bindir ? 0 : -ENOMEM;
 	}
 	pathf(p, sizeof(p), "%s.postgres", path);
-	if ((r = get_str(x, pg, p, "version", false, &c->pg_version)) < 0)
+	if ((r = get_str(x, pg, p, "version", false, &c->pg_version)) < 0 ||
+	    (r = get_str(x, pg, p, "bindir", false, &c->pg_bindir)) < 0 ||
+	    (r = get_uint(x, pg, p, "block_size_kb", false, 32, &kb)) < 0)
 		return r;
-	return get_str(x, pg, p, "bindir", false, &c->pg_bindir);
+	c->pg_block_kb = (unsigned)kb;
+	kb = 0;
+	if ((r = get_uint(x, pg, p, "wal_block_size_kb", false, 64, &kb)) < 0)
+		return r;
+	c->pg_wal_block_kb = (unsigned)kb;
+	return 0;
 }
 
 static int parse_config(const struct mctx *x, json_object *o, const char *path, struct run_config *c)

@@ -76,6 +76,7 @@ struct run_config {
 	char *view, *filesystem, *replica;   /* "" when absent */
 	uint64_t memory_budget_bytes;        /* [postgres] memory; 0: none or not recorded */
 	char *pg_version, *pg_bindir;        /* manifest "postgres": `postgres --version`, its bindir; "" */
+	unsigned pg_block_kb, pg_wal_block_kb;  /* its block sizes (kB); 0: not recorded (before #26) */
 	struct run_rep *reps;
 	size_t nreps;
 };

@@ -228,5 +228,9 @@ read -r a16 l16 <"$WORK/blocks1"
 awk -v a="$a8" -v b="$a16" 'BEGIN { r = a / b; exit !(r > 1.4 && r < 2.8) }' ||
 	fail "pgbench_accounts: $a8 blocks written at 8 kB, $a16 at 16 kB: not about half"
 echo "ok: pgbench_accounts written $a8 blocks of 8 kB, $a16 blocks of 16 kB (lineitem $l8, $l16)"
+# the report names each configuration's block size
+grep -qE "^- 1 bs16k: .*, from $CACHE/15-bs16k/bin, 16 kB blocks$" "$RUN/report.md" ||
+	fail "report.md does not name bs16k's 16 kB blocks: $(grep -A3 'PostgreSQL' "$RUN/report.md" | head -5)"
+grep -qE "^- 0 bs8k: .*, from $PGBIN$" "$RUN/report.md" || fail "report.md: bs8k's line is not plain 8 kB"
 it_leftovers "$RUN" || fail "the run left things behind"
 echo "PASS: PostgreSQL 15 with 16 kB blocks built (cached), refused where it must, run beside Debian's 8 kB"
