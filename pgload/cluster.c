@@ -844,6 +844,29 @@ static int add_default(struct pgl_cluster_init_opts *io, const char *name, uint6
  * overrun a small budget when the primary key is built (the server is then
  * killed by the cgroup's OOM killer), becomes min(64MB, budget/8).
  */
+/*
+ * The block size of the server in bindir, for a bare shared_buffers: a build
+ * of dutlab pg build records it beside its bin/ (lib/pgbin.h); else
+ * Debian's 8 kB.
+ */
+static uint64_t bindir_block_bytes(const char *bindir)
+{
+	struct dut_pg_build b;
+	struct dut_error e = { "" };
+	char dir[PATH_MAX], *slash;
+
+	if (!bindir || snprintf(dir, sizeof(dir), "%s", bindir) >= (int)sizeof(dir))
+		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
+	while ((slash = strrchr(dir, '/')) && slash[1] == '\0' && slash != dir)
+		*slash = '\0';
+	if (!(slash = strrchr(dir, '/')) || slash == dir)
+		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
+	*slash = '\0';
+	if (dut_pg_build_read(dir, &b, &e) < 0 || !b.block_kb)
+		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
+	return b.block_kb * 1024ull;
+}
+
 static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, char *mwm_text, size_t len,
 		       struct pgl_cluster *c, struct dut_error *err)
 {
@@ -854,7 +877,7 @@ static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, char *mw
 	int r;
 
 	c->shared_buffers_bytes = PG_DEFAULT_SHARED_BUFFERS;
-	if (set && pgl_pg_memory_parse(set, &c->shared_buffers_bytes) < 0) {
+	if (set && pgl_pg_memory_parse(set, bindir_block_bytes(io->bindir), &c->shared_buffers_bytes) < 0) {
 		if (!io->memory_bytes) {
 			c->shared_buffers_bytes = 0;    /* unknown: start --memory assumes the default */
 			return 0;

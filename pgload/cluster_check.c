@@ -201,11 +201,11 @@ int pgl_memory_check(uint64_t budget_bytes, uint64_t shared_buffers_bytes, char 
 	return -EINVAL;
 }
 
-int pgl_pg_memory_parse(const char *value, uint64_t *ret_bytes)
+int pgl_pg_memory_parse(const char *value, uint64_t block_bytes, uint64_t *ret_bytes)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
+	const struct { const char *unit; uint64_t mult; } units[] = {
 		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
-		{ "TB", 1ull << 40 }, { "", 8192 },
+		{ "TB", 1ull << 40 }, { "", block_bytes ? block_bytes : 8192 },
 	};
 	char buf[64], *p = buf, *end;
 	size_t n = strlen(value);

@@ -60,10 +60,11 @@ int pgl_memory_check(uint64_t budget_bytes, uint64_t shared_buffers_bytes, char 
 /*
  * A PostgreSQL memory setting's value (shared_buffers): a whole number with
  * an optional unit B, kB, MB, GB or TB (PostgreSQL's spelling, powers of
- * 1024), a bare number counting 8 kB blocks; quotes around it are allowed.
+ * 1024), a bare number counting blocks of block_bytes (the server's
+ * BLCKSZ: 8192 in Debian's builds); quotes around it are allowed.
  * 0 or -EINVAL.
  */
-int pgl_pg_memory_parse(const char *value, uint64_t *ret_bytes);
+int pgl_pg_memory_parse(const char *value, uint64_t block_bytes, uint64_t *ret_bytes);
 
 /*
  * --set NAME=VALUE: NAME a GUC identifier [A-Za-z_][A-Za-z0-9_.]*, VALUE

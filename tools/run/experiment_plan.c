@@ -273,14 +273,15 @@ static void check_steps(struct pb *b, struct dut_config *c)
 
 /*
  * A PostgreSQL memory value as pgload reads shared_buffers: a whole number
- * with B, kB, MB, GB or TB, a bare number counting 8 kB blocks.  false if
- * it is something else (then pgload refuses it with --memory).
+ * with B, kB, MB, GB or TB, a bare number counting the configuration's
+ * blocks (block_kb; 8 kB in Debian's builds).  false if it is something
+ * else (then pgload refuses it with --memory).
  */
-static bool pg_memory_value(const char *v, uint64_t *ret)
+static bool pg_memory_value(const char *v, unsigned block_kb, uint64_t *ret)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
+	const struct { const char *unit; uint64_t mult; } units[] = {
 		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
-		{ "TB", 1ull << 40 }, { "", 8192 },
+		{ "TB", 1ull << 40 }, { "", (block_kb ? block_kb : 8) * 1024ull },
 	};
 	char *end;
 	unsigned long long n;
@@ -318,7 +319,7 @@ static void check_memory(struct pb *b, const struct dut_config *c)
 	for (size_t i = 0; i < c->nsettings; i++)
 		if (strcasecmp(c->settings[i].name, "shared_buffers") == 0)
 			set = c->settings[i].value;
-	if (set && !pg_memory_value(set, &sb)) {
+	if (set && !pg_memory_value(set, c->pg_block_kb, &sb)) {
 		pb_error(b, e->pg_memory_line, "configuration %s: memory: shared_buffers = %.64s is not a size pgload "
 			 "can check against the budget; expected a number with kB, MB or GB (such as 16MB)", c->name, set);
 		return;
