@@ -40,7 +40,7 @@ const char dutlab_run_usage[] =
 	"  docs/dutlab-run.md describes the run directory and manifest.json.\n";
 
 DUT_DEFINE_FREEP(struct dut_experiment *, dut_experiment_free)
-DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct dut_result *, dut_result_free)
@@ -74,7 +74,7 @@ static void print_step_figures(const struct dut_experiment *e, const char *repdi
 static int print_default_report(const struct dut_experiment *e, const char *rundir)
 {
 	char repdir[PATH_MAX], trace[PATH_MAX + 16], relmap[PATH_MAX + 16];
-	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *ts = NULL;
 	_cleanup_(relmap_freep) struct relmap *m = NULL;
 	_cleanup_(report_freep) struct report *rep = NULL;
 	struct report_opts o = { .by = REP_BY_RELATION, .top = 10 };
@@ -89,7 +89,7 @@ static int print_default_report(const struct dut_experiment *e, const char *rund
 	snprintf(relmap, sizeof(relmap), "%s/relmap.json", repdir);
 	printf("\n");
 	print_step_figures(e, repdir);
-	r = dut_trace_load(trace, &t, &err);
+	r = dut_trace_stream_open(trace, &ts, &err);
 	if (r < 0) {
 		dut_err("no report: %s", err.msg);
 		return r;
@@ -100,7 +100,7 @@ static int print_default_report(const struct dut_experiment *e, const char *rund
 		else
 			o.relmap_path = relmap;
 	}
-	r = report_build(t, m, &rep);
+	r = report_build_stream(ts, m, &rep);
 	if (r < 0) {
 		dut_err("cannot build the report: %s", strerror(-r));
 		return r;

@@ -12,7 +12,7 @@
 #include "tools/relmap.h"
 #include "tools/run_model.h"
 
-DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
+DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 
 bool run_dir_detect(const char *path)
@@ -46,19 +46,20 @@ static void load_docs(struct run_model *m, const struct run_rep *rp)
 static void load_one_trace(struct run_model *m, const struct run_rep *rp, const char *name,
 			   const struct relmap *rm, struct report **ret)
 {
-	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *ts = NULL;
 	struct dut_error err = { { 0 } };
 	char p[4096];
 	int r;
 
 	snprintf(p, sizeof(p), "%s/%s/%s", m->dir, rp->dir, name);
-	if (dut_trace_load(p, &t, &err) < 0) {
+	/* one pass in time order: memory does not grow with the trace (docs/report.md) */
+	if (dut_trace_stream_open(p, &ts, &err) < 0) {
 		run_model_note(m, "%s not used: %s", p, err.msg);
 		return;
 	}
-	if (t->truncated)
+	if (dut_trace_stream_meta(ts)->truncated)
 		run_model_note(m, "%s: %s (the report uses what was written)", p, err.msg);
-	r = report_build(t, rm, ret);
+	r = report_build_stream(ts, rm, ret);
 	if (r < 0)
 		run_model_note(m, "%s not used: %s", p, strerror(-r));
 }
