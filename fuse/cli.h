@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dutfs command line (pure: no I/O).  The syntax is fixed by CONTRACTS.md:
+ * dutfs command line (pure: no I/O); dutfs(1) documents it:
  *   dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
  *         [--backing-cache drop|keep] [--stats-mode MODE]

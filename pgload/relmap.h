@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Relation map (relmap) building: pg_class snapshots in, the dutlab-relmap
- * JSON document out (format: /work/shared/docs CONTRACTS, "Relation map").
- * Pure code: the rows come from relmap_pq.c (libpq) or from test fixtures.
+ * JSON document out (format: docs/relmap-format.md).
+ * Pure code: the rows come from pgconn.c (libpq) or from test fixtures.
  *
  * History: a relation keeps its OID but gets a new relfilenode on TRUNCATE,
  * VACUUM FULL, CLUSTER, REINDEX or a tablespace move.  Each snapshot is

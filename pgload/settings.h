@@ -4,7 +4,7 @@
  * pg_settings reports them (setting + unit), and their report: a human
  * line per setting with the value in readable units ("shared_buffers =
  * 128MB"), and a JSON object { name: { "setting", "unit", "value" } }.
- * Every pgload result carries it.  Pure code: settings_pq.c fills it.
+ * Every pgload result carries it.  Pure code: pgconn.c fills it from the server.
  */
 #ifndef PGL_SETTINGS_H
 #define PGL_SETTINGS_H

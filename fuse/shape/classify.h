@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The class of a file for rule matching (CONTRACTS.md "Report classes"):
+ * The class of a file for rule matching (docs/relmap-format.md, "Report classes"):
  * lib/pgpath names the file; a relation's main fork is heap unless the
  * caller's relkind callback (a relation map lookup) says index or toast.
  * _fsm and _vm forks are fsm and vm whatever the relation.

@@ -51,7 +51,7 @@ int shape_op_from_name(const char *name, enum shape_op *ret);
 /* Map an enum dut_trace_op (lib/trace.h) value; -EINVAL for ops that are not shaped. */
 int shape_op_from_trace(unsigned trace_op, enum shape_op *ret);
 
-/* The report classes of CONTRACTS.md. */
+/* The report classes (docs/relmap-format.md, "Report classes"). */
 enum shape_class {
 	SHAPE_CLASS_HEAP = 0,
 	SHAPE_CLASS_INDEX,
@@ -192,7 +192,7 @@ void shape_model_submit(struct shape_model *m, const struct shape_req *r,
 /* {"name":..,"type":..,"requests":N, model stats...} */
 struct json_object *shape_model_stats_json(struct shape_model *m);
 
-/* ---- helpers shared by the models (model_util.c) ---- */
+/* ---- helpers shared by the models (model.c) ---- */
 
 /*
  * N FIFO servers behind one transfer link: a request takes the channel that
