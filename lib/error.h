@@ -14,7 +14,9 @@ struct dut_error {
 	char msg[512];
 };
 
-/* Format into e->msg; e may be NULL (then nothing happens). */
+/* Format into e->msg; e may be NULL (then nothing happens).  errno is kept, so
+ * `dut_error_set(err, "...: %s", strerror(errno)); return -errno;` returns the
+ * error that happened. */
 void dut_error_set(struct dut_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
