@@ -26,10 +26,54 @@
 #include "pgload/servstat_pg.h"
 #include "pgload/session.h"
 
+/*
+ * The start gate: each thread connects its clients, counts itself in and
+ * waits for go; main waits until every thread is in, then opens the gate.
+ * Unlike a barrier sized for every thread it can be called off (abort) when
+ * a thread could not even be created, so the started ones end cleanly.
+ */
 struct run_shared {
-	pthread_barrier_t connected, go;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned connected;             /* lock */
+	bool go, abort;                 /* lock */
 	unsigned done;                  /* threads finished (atomic) */
 };
+
+/* A thread is connected; waits for the gate.  false: the run was called off. */
+static bool gate_enter(struct run_shared *sh)
+{
+	bool go;
+
+	pthread_mutex_lock(&sh->lock);
+	sh->connected++;
+	pthread_cond_broadcast(&sh->cond);
+	while (!sh->go && !sh->abort)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	go = sh->go;
+	pthread_mutex_unlock(&sh->lock);
+	return go;
+}
+
+/* Main: until n threads are connected. */
+static void gate_wait_connected(struct run_shared *sh, unsigned n)
+{
+	pthread_mutex_lock(&sh->lock);
+	while (sh->connected < n)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+static void gate_open(struct run_shared *sh, bool go)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (go)
+		sh->go = true;
+	else
+		sh->abort = true;
+	pthread_cond_broadcast(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
+}
 
 struct thread_arg {
 	struct pgl_thread th;
@@ -192,8 +236,11 @@ static void *thread_main(void *arg)
 
 	for (unsigned i = 0; i < th->nclients; i++)
 		pgl_client_connect(th, &th->clients[i]);
-	pthread_barrier_wait(&ta->sh->connected);
-	pthread_barrier_wait(&ta->sh->go);
+	if (!gate_enter(ta->sh)) {
+		for (unsigned i = 0; i < th->nclients; i++)
+			pgl_client_close(&th->clients[i]);
+		return NULL;
+	}
 	th->bench_start_ns = *ta->bench_start_ns;
 	th->deadline_ns = th->bench_start_ns + (uint64_t)(th->cfg->duration_s * 1e9);
 	if (th->cfg->rate > 0)
@@ -301,7 +348,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		 struct pgl_run_result *res, struct dut_error *err)
 {
 	unsigned nt = o->cfg.threads;
-	struct run_shared sh = { .done = 0 };
+	struct run_shared sh = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 	struct thread_arg *ta;
 	pthread_t *tids;
 	struct pgl_lag_sampler *lag = NULL;
@@ -326,8 +373,6 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		dut_error_set(err, "out of memory for %u clients", o->cfg.clients);
 		goto out;
 	}
-	pthread_barrier_init(&sh.connected, NULL, nt + 1);
-	pthread_barrier_init(&sh.go, NULL, nt + 1);
 	/* Signals go to the main thread only: it sets the stop flag. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -335,14 +380,21 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	res->t0_ns = pgl_now_ns();
 	for (; started < nt; started++) {
-		if (pthread_create(&tids[started], NULL, thread_main, &ta[started]) != 0) {
-			/* The started threads wait at a barrier sized for all: no way back. */
-			dut_err("cannot start thread %u of %u: out of resources", started + 1, nt);
-			exit(1);
-		}
+		if ((r = pthread_create(&tids[started], NULL, thread_main, &ta[started])) != 0)
+			break;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_barrier_wait(&sh.connected);
+	if (started < nt) {
+		/* the started threads close their clients and end */
+		gate_open(&sh, false);
+		for (unsigned t = 0; t < started; t++)
+			pthread_join(tids[t], NULL);
+		dut_error_set(err, "cannot start client thread %u of %u: %s (fewer --threads, or raise the "
+			      "process limits)", started + 1, nt, strerror(r));
+		r = -r;
+		goto out;
+	}
+	gate_wait_connected(&sh, nt);
 	/* Every client is connected and idle: their backends' pids go to the relmap. */
 	pgl_session_note_backends(s);
 	lag = open_lag_sampler(s, res);
@@ -357,7 +409,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		pgl_lag_sampler_stop(lag);
 		lag = NULL;
 	}
-	pthread_barrier_wait(&sh.go);
+	gate_open(&sh, true);
 	supervise(ta, nt, &sh, start, o->progress_s);
 	for (unsigned t = 0; t < started; t++) {
 		pthread_join(tids[t], NULL);
@@ -368,8 +420,6 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 	pgl_lag_sampler_stop(lag);
 	pgl_servstat_finish(srv);
 	pgl_phase_end(s, "run");
-	pthread_barrier_destroy(&sh.connected);
-	pthread_barrier_destroy(&sh.go);
 	res->interrupted = pgl_stop_requested != 0;
 	if ((r = pgl_run_result_finish(res)) < 0)
 		dut_error_set(err, "out of memory merging the results");

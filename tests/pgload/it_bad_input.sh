@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input gets a clear message and a failing exit status: wrong conninfo,
 # server down before and during a run, scale 0, unknown script, tablespace
-# directories that do not exist or are not empty.
+# directories that do not exist or are not empty, client threads that cannot
+# be created.
 . "$(dirname "$0")/it_lib.sh"
 
 expect_fail() { # name, message-regex, command...
@@ -35,6 +36,10 @@ expect_fail "run before init" "run pgload init first" "$PGLOAD" run --pgdata "$D
 "$PGLOAD" init --pgdata "$D" -s 1 -q || fail "pgload init"
 expect_fail "unknown tablespace" 'tablespace "nosuch" does not exist' \
 	"$PGLOAD" init --pgdata "$D" -s 1 --tables-on nosuch
+# Client threads that cannot all be created (address space for 64 thread
+# stacks of 8 MiB refused): a clear error, the started threads end, no hang.
+expect_fail "threads not created" "cannot start client thread [0-9]+ of 64" \
+	sh -c 'ulimit -v 300000 && exec timeout 60 "$0" run --pgdata "$1" -c 64 -j 64 -T 2 -S' "$PGLOAD" "$D"
 
 # Server shut down (fast) in the middle of a run.
 "$PGLOAD" run --pgdata "$D" -c 2 -T 60 >"$T/run.out" 2>&1 &
