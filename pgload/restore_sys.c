@@ -189,7 +189,7 @@ int pgl_conninfo_for_db(PGconn *c, const char *dbname, char *buf, size_t len,
 
 void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_directory)
 {
-	struct pgl_proc_stat backend;
+	struct dut_proc_stat backend;
 	char link[64], cwd[4096], real_dd[4096];
 	ssize_t n;
 	long pid = PQbackendPID(c);
@@ -230,7 +230,7 @@ int pgl_server_sample_now(const struct pgl_server_cpu *s, struct pgl_server_samp
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct pgl_server_sample out = { 0 };
-	struct pgl_proc_stat pm, p;
+	struct dut_proc_stat pm, p;
 	struct pgl_proc_io io;
 	struct dirent *e;
 	uint64_t ticks;

@@ -26,6 +26,8 @@
 
 #include <json-c/json.h>
 
+#include "lib/pstat.h"
+
 enum pgl_ctr {
 	/* pg_stat_database, the target database's row */
 	PGL_CTR_XACT_COMMIT, PGL_CTR_XACT_ROLLBACK, PGL_CTR_BLKS_READ, PGL_CTR_BLKS_HIT,
@@ -122,21 +124,12 @@ void pgl_waits_free(struct pgl_waits *w);
 
 /* ---- /proc/PID/stat and CPU time ---- */
 
-struct pgl_proc_stat {
-	int pid, ppid;
-	char state;
-	char comm[64];
-	uint64_t utime, stime, cutime, cstime;   /* clock ticks */
-	uint64_t starttime;                      /* ticks after boot: tells a reused pid apart */
-};
-
-/* Parse the text of /proc/PID/stat (comm may hold spaces and parentheses). -EINVAL. */
-int pgl_pstat_parse(const char *text, struct pgl_proc_stat *ret);
+/* struct dut_proc_stat and dut_pstat_parse(): lib/pstat.h */
 
 /* The postmaster and its children at one moment. */
 struct pgl_proc_snap {
-	struct pgl_proc_stat pm;
-	struct pgl_proc_stat *kids;
+	struct dut_proc_stat pm;
+	struct dut_proc_stat *kids;
 	size_t nkids;
 };
 

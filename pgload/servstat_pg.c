@@ -140,7 +140,7 @@ static void *sampler_main(void *arg)
 /* The postmaster's pid, from the admin backend's parent; 0 when the server is not on this host. */
 static int find_postmaster(PGconn *admin, char *why, size_t len)
 {
-	struct pgl_proc_stat be, pm;
+	struct dut_proc_stat be, pm;
 	char v[32];
 	int pid;
 

@@ -13,7 +13,7 @@
 #include "lib/cleanup.h"
 #include "pgload/servstat_sys.h"
 
-int pgl_proc_read(int pid, struct pgl_proc_stat *ret)
+int pgl_proc_read(int pid, struct dut_proc_stat *ret)
 {
 	char path[64], buf[1024];
 	_cleanup_close_ int fd = -1;
@@ -26,7 +26,7 @@ int pgl_proc_read(int pid, struct pgl_proc_stat *ret)
 	if (n < 0)
 		return -errno;
 	buf[n] = 0;
-	return pgl_pstat_parse(buf, ret);
+	return dut_pstat_parse(buf, ret);
 }
 
 /*
@@ -46,14 +46,14 @@ int pgl_proc_snap_take(int pm_pid, struct pgl_proc_snap *ret)
 	if (!(d = opendir("/proc")))
 		return -errno;
 	while ((de = readdir(d))) {
-		struct pgl_proc_stat st;
+		struct dut_proc_stat st;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		if (pgl_proc_read(atoi(de->d_name), &st) < 0 || st.ppid != pm_pid)
 			continue;      /* gone meanwhile, or not a child */
 		if (s.nkids == cap) {
-			struct pgl_proc_stat *k = realloc(s.kids, (cap ? cap * 2 : 32) * sizeof(*k));
+			struct dut_proc_stat *k = realloc(s.kids, (cap ? cap * 2 : 32) * sizeof(*k));
 
 			if (!k) {
 				pgl_proc_snap_free(&s);

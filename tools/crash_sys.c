@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/pstat.h"
 #include "tools/crash_sys.h"
 #include "tools/run/runner_sys.h"
 
@@ -66,46 +67,39 @@ void crash_stop_group(pid_t pid, unsigned grace_ms)
 	kill(-pid, SIGKILL);   /* what is left of the group */
 }
 
-/* The parent pid of pid from /proc/PID/stat (field 4, after the ")" of comm). */
-static pid_t parent_of(pid_t pid)
+/* /proc/PID/stat of pid; -errno or -EINVAL. */
+static int proc_stat(pid_t pid, struct dut_proc_stat *ret)
 {
-	char path[64], buf[512], *p;
-	int fd;
+	char path[64], buf[1024];
 	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return n < 0 ? -errno : -EINVAL;
 	buf[n] = 0;
-	p = strrchr(buf, ')');
-	if (!p || strlen(p) < 4)
-		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);
+	return dut_pstat_parse(buf, ret);
+}
+
+/* The parent pid of pid, -1 when it is gone. */
+static pid_t parent_of(pid_t pid)
+{
+	struct dut_proc_stat st;
+
+	return proc_stat(pid, &st) < 0 ? -1 : (pid_t)st.ppid;
 }
 
 /* Running, not a zombie waiting for a slow reaper (pg_ctl's postmaster is reparented). */
 static bool proc_alive(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct dut_proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return proc_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
 }
 
 static size_t children_of(pid_t parent, pid_t *out, size_t max)

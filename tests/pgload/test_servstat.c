@@ -227,8 +227,8 @@ static void test_proc_stat_parse(void)
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct pgl_proc_stat st;
-		int r = pgl_pstat_parse(rows[i].text, &st);
+		struct dut_proc_stat st;
+		int r = dut_pstat_parse(rows[i].text, &st);
 
 		CU_CHECK((r == 0) == rows[i].ok, "row %zu: r %d", i, r);
 		if (r || !rows[i].ok)
@@ -245,12 +245,12 @@ static void test_proc_stat_parse(void)
 
 static void test_cpu_account_with_churn(void)
 {
-	struct pgl_proc_stat a_kids[] = {
+	struct dut_proc_stat a_kids[] = {
 		KID(11, 100, 50, 1),   /* checkpointer: +10 */
 		KID(12, 30, 10, 2),    /* a backend that exits: its 40 before are not the run's */
 		KID(13, 5, 5, 3),      /* pid 13 exits, and a new process gets pid 13 */
 	};
-	struct pgl_proc_stat b_kids[] = {
+	struct dut_proc_stat b_kids[] = {
 		KID(11, 105, 55, 1),
 		KID(13, 2, 1, 900),    /* new (other start time): counts whole, 3 */
 		KID(14, 7, 0, 950),    /* new: 7 */

@@ -23,6 +23,7 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
+#include "lib/pstat.h"
 #include "tools/run/runner_sys.h"
 
 int run_mkdir_p(const char *path, mode_t mode)
@@ -379,13 +380,11 @@ int run_self_exe(char *buf, size_t len)
 
 int run_pstat_cpu_ticks(const char *text, uint64_t *ret)
 {
-	const char *p = strrchr(text, ')');
-	unsigned long long ut, st;
+	struct dut_proc_stat st;
 
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	if (dut_pstat_parse(text, &st) < 0)
 		return -EINVAL;
-	*ret = ut + st;
+	*ret = st.utime + st.stime;
 	return 0;
 }
 
