@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/units.h"
@@ -515,4 +516,44 @@ char *dut_format_count(double n, char *buf, size_t len)
 		strcpy(buf, "0");
 	snprintf(buf + strlen(buf), len - strlen(buf), "%s", suffix[i]);
 	return buf;
+}
+
+int dut_pg_memory_parse(const char *value, uint64_t block_bytes, uint64_t *ret_bytes)
+{
+	const struct { const char *unit; uint64_t mult; } units[] = {
+		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
+		{ "TB", 1ull << 40 }, { "", block_bytes ? block_bytes : 8192 },
+	};
+	char buf[64], *p = buf, *end;
+	size_t n = strlen(value);
+	unsigned long long v;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, value, n + 1);
+	if (n >= 2 && buf[0] == '\'' && buf[n - 1] == '\'') {
+		buf[n - 1] = '\0';
+		p++;
+	}
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (strncmp(end, units[i].unit, ul) != 0 || strspn(end + ul, " ") != strlen(end + ul))
+			continue;
+		if (v > UINT64_MAX / units[i].mult)
+			return -EINVAL;
+		*ret_bytes = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -50,6 +50,15 @@ int dut_parse_rate(const char *s, double *ret_bytes_per_s, struct dut_error *err
 int dut_parse_duration(const char *s, uint64_t *ret_ns, struct dut_error *err);
 int dut_parse_percent(const char *s, double *ret_pct, struct dut_error *err);
 
+/*
+ * A PostgreSQL memory setting's value (shared_buffers): a whole number with
+ * an optional unit B, kB, MB, GB or TB (PostgreSQL's spelling, powers of
+ * 1024), a bare number counting blocks of block_bytes (the server's
+ * BLCKSZ: 8192 in Debian's builds); quotes around it are allowed.
+ * 0 or -EINVAL.
+ */
+int dut_pg_memory_parse(const char *value, uint64_t block_bytes, uint64_t *ret_bytes);
+
 /* Each writes into buf (always NUL-terminated) and returns buf. */
 char *dut_format_size(uint64_t bytes, char *buf, size_t len);
 char *dut_format_size_si(uint64_t bytes, char *buf, size_t len);

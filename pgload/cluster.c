@@ -19,6 +19,7 @@
 #include "lib/fs_safe.h"
 #include "lib/pgbin.h"
 #include "lib/memcg.h"
+#include "lib/units.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
@@ -877,7 +878,7 @@ static int memory_plan(struct pgl_cluster_init_opts *io, char *sb_text, char *mw
 	int r;
 
 	c->shared_buffers_bytes = PG_DEFAULT_SHARED_BUFFERS;
-	if (set && pgl_pg_memory_parse(set, bindir_block_bytes(io->bindir), &c->shared_buffers_bytes) < 0) {
+	if (set && dut_pg_memory_parse(set, bindir_block_bytes(io->bindir), &c->shared_buffers_bytes) < 0) {
 		if (!io->memory_bytes) {
 			c->shared_buffers_bytes = 0;    /* unknown: start --memory assumes the default */
 			return 0;

@@ -57,14 +57,7 @@ int pgl_state_check_memcg(const struct pgl_cluster *c, const struct dut_memcg_mo
 uint64_t pgl_memory_default_shared_buffers(uint64_t budget_bytes);
 /* 0, or -EINVAL with why: budget < shared_buffers + margin (or below DUT_MEMCG_MIN_BYTES). */
 int pgl_memory_check(uint64_t budget_bytes, uint64_t shared_buffers_bytes, char *why, size_t len);
-/*
- * A PostgreSQL memory setting's value (shared_buffers): a whole number with
- * an optional unit B, kB, MB, GB or TB (PostgreSQL's spelling, powers of
- * 1024), a bare number counting blocks of block_bytes (the server's
- * BLCKSZ: 8192 in Debian's builds); quotes around it are allowed.
- * 0 or -EINVAL.
- */
-int pgl_pg_memory_parse(const char *value, uint64_t block_bytes, uint64_t *ret_bytes);
+/* A PostgreSQL memory value (shared_buffers): dut_pg_memory_parse() in lib/units.h. */
 
 /*
  * --set NAME=VALUE: NAME a GUC identifier [A-Za-z_][A-Za-z0-9_.]*, VALUE

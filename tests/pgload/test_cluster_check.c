@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/memcg.h"
+#include "lib/units.h"
 #include "pgload/cluster_check.h"
 #include "lib/redact.h"
 #include "tests/cu_main.h"
@@ -258,7 +259,7 @@ static void test_memory_sizes(void)
 
 	for (size_t i = 0; i < sizeof(parse) / sizeof(parse[0]); i++) {
 		uint64_t b = 0;
-		int r = pgl_pg_memory_parse(parse[i].v, 8192, &b);
+		int r = dut_pg_memory_parse(parse[i].v, 8192, &b);
 
 		CU_CHECK(r == parse[i].ret && (r < 0 || b == parse[i].bytes), "\"%s\": %d %llu", parse[i].v, r,
 			 (unsigned long long)b);
@@ -267,9 +268,9 @@ static void test_memory_sizes(void)
 		/* a bare number counts the server's blocks: 16 kB in a 16 kB build */
 		uint64_t b = 0;
 
-		CU_CHECK(pgl_pg_memory_parse("8192", 16384, &b) == 0 && b == 128ull << 20,
+		CU_CHECK(dut_pg_memory_parse("8192", 16384, &b) == 0 && b == 128ull << 20,
 			 "8192 blocks of 16 kB: %llu", (unsigned long long)b);
-		CU_CHECK(pgl_pg_memory_parse("64MB", 16384, &b) == 0 && b == 64ull << 20, "units ignore the block");
+		CU_CHECK(dut_pg_memory_parse("64MB", 16384, &b) == 0 && b == 64ull << 20, "units ignore the block");
 	}
 	/* min(128 MiB, budget/4) in whole MiB */
 	CU_CHECK(pgl_memory_default_shared_buffers(64ull << 20) == 16ull << 20, "64M -> 16M");

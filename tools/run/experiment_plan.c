@@ -272,34 +272,6 @@ static void check_steps(struct pb *b, struct dut_config *c)
 }
 
 /*
- * A PostgreSQL memory value as pgload reads shared_buffers: a whole number
- * with B, kB, MB, GB or TB, a bare number counting the configuration's
- * blocks (block_kb; 8 kB in Debian's builds).  false if it is something
- * else (then pgload refuses it with --memory).
- */
-static bool pg_memory_value(const char *v, unsigned block_kb, uint64_t *ret)
-{
-	const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "B", 1 }, { "kB", 1ull << 10 }, { "MB", 1ull << 20 }, { "GB", 1ull << 30 },
-		{ "TB", 1ull << 40 }, { "", (block_kb ? block_kb : 8) * 1024ull },
-	};
-	char *end;
-	unsigned long long n;
-
-	if (*v < '0' || *v > '9')
-		return false;
-	n = strtoull(v, &end, 10);
-	while (*end == ' ')
-		end++;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0 && n <= UINT64_MAX / units[i].mult) {
-			*ret = n * units[i].mult;
-			return true;
-		}
-	return false;
-}
-
-/*
  * [postgres] memory against the configuration's shared_buffers, as pgload
  * cluster init checks it (pgload/cluster_check.h): the budget must hold
  * shared_buffers + 32 MiB; without a shared_buffers setting pgload sets
@@ -319,7 +291,7 @@ static void check_memory(struct pb *b, const struct dut_config *c)
 	for (size_t i = 0; i < c->nsettings; i++)
 		if (strcasecmp(c->settings[i].name, "shared_buffers") == 0)
 			set = c->settings[i].value;
-	if (set && !pg_memory_value(set, c->pg_block_kb, &sb)) {
+	if (set && dut_pg_memory_parse(set, (c->pg_block_kb ? c->pg_block_kb : 8) * 1024ull, &sb) < 0) {
 		pb_error(b, e->pg_memory_line, "configuration %s: memory: shared_buffers = %.64s is not a size pgload "
 			 "can check against the budget; expected a number with kB, MB or GB (such as 16MB)", c->name, set);
 		return;
