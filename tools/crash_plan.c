@@ -10,7 +10,7 @@ static const char *const point_names[CRASH_POINTS] = {
 	[CRASH_AT_WAL_WRITE] = "wal-write", [CRASH_AT_WAL_FSYNC] = "wal-fsync",
 	[CRASH_AT_HEAP_WRITE] = "heap-write", [CRASH_AT_INDEX_WRITE] = "index-write",
 	[CRASH_AT_PG_CONTROL] = "pg_control", [CRASH_AT_SLRU_WRITE] = "slru-write",
-	[CRASH_AT_TIME] = "time",
+	[CRASH_AT_CHECKPOINT] = "checkpoint", [CRASH_AT_TIME] = "time",
 };
 
 static const char *const loss_names[CRASH_LOSSES] = {
@@ -120,7 +120,7 @@ void crash_campaign_defaults(struct crash_campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
-	c->states = 35;
+	c->states = 40;
 	c->control_states = 2;
 	c->sector = 512;
 	c->workload_s = 4;
@@ -158,8 +158,8 @@ static unsigned nth_bit(uint32_t mask, unsigned k)
 
 /*
  * Stratified: state i takes the ((i + offset) mod n)-th kind of the mask, the
- * offset drawn from the campaign's seed.  With all 7 points and 5 losses
- * (coprime), any 35 consecutive states cover every (point, loss) pair once.
+ * offset drawn from the campaign's seed.  With all 8 points and 5 losses
+ * (coprime), any 40 consecutive states cover every (point, loss) pair once.
  */
 static unsigned pick(uint64_t seed, uint64_t salt, unsigned index, uint32_t mask)
 {
@@ -201,9 +201,13 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 	s.sector = c->sector ? c->sector : 512;
 	switch (s.control) {
 	case CRASH_CONTROL_FPW_OFF:
-		/* crash inside the CHECKPOINT's writes: its pages are unsynced, and torn */
-		s.point = CRASH_AT_HEAP_WRITE;
-		s.nth = uniform(&x, 20, 60);
+		/*
+		 * Crash inside the CHECKPOINT's writes: its pages are unsynced, and
+		 * torn.  Not the Nth heap write: before the checkpoint the heap
+		 * writes are a growing table's new pages, which redo re-initialises
+		 * (a control that crashed there saw nothing, in CI).
+		 */
+		s.point = CRASH_AT_CHECKPOINT;
 		s.loss = CRASH_LOSS_TORN;
 		s.sector = 4096;
 		break;
@@ -217,8 +221,15 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		s.nth = pick_nth(&x, s.point);
 		break;
 	}
-	/* the time crash, and the fallback when the Nth request never comes */
+	/* the time crash, and the fallback when the Nth request (or the checkpoint) never comes */
 	s.at_ms = s.point == CRASH_AT_TIME ? uniform(&x, work_ms / 4, work_ms - work_ms / 10) : work_ms;
+	/*
+	 * Into the CHECKPOINT's writes (1 ms each in these states, see
+	 * crash_state_rules; it writes the catalogs' few dirty pages first, in
+	 * relfilenode order): past them, into the tables, before its sync.
+	 */
+	if (s.point == CRASH_AT_CHECKPOINT)
+		s.ckpt_delay_ms = uniform(&x, 150, 500);
 	switch (s.loss) {
 	case CRASH_LOSS_ALL:
 	case CRASH_LOSS_FSYNC_EIO:
@@ -284,7 +295,8 @@ static void point_match(struct out *o, enum crash_point p)
 int crash_state_rules(const struct crash_state *s, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0, false };
-	bool eio = s->loss == CRASH_LOSS_FSYNC_EIO, point = s->point != CRASH_AT_TIME;
+	bool eio = s->loss == CRASH_LOSS_FSYNC_EIO;
+	bool point = s->point != CRASH_AT_TIME && s->point != CRASH_AT_CHECKPOINT;
 
 	if (!len)
 		return -ENOSPC;
@@ -311,6 +323,17 @@ int crash_state_rules(const struct crash_state *s, char *buf, size_t len)
 	}
 	if (eio && s->point != CRASH_AT_WAL_FSYNC)
 		emit(&o, "[rule wal-fsync]\nclass = wal\nop = sync\nfault = eio, loss\n\n");
+	/*
+	 * The checkpoint point: data-file writes take 1 ms, so the CHECKPOINT's
+	 * write phase (one page at a time, ~700 to 1700 pages here) lasts about
+	 * a second, and the harness's crash 150 to 500 ms after its log line
+	 * lands inside it, among the tables' pages (an immediate checkpoint
+	 * otherwise wrote everything in 0.05 s here).
+	 */
+	if (s->point == CRASH_AT_CHECKPOINT)
+		emit(&o, "[model slow-data]\ntype = fixed\nread_latency = 0\nwrite_latency = 1ms\n\n"
+			 "[rule slow-data]\nclass = heap, index, toast, fsm, vm\nop = write\nmodel = slow-data\n"
+			 "fault = loss\n\n");
 	emit(&o, "[rule all]\nfault = loss\n");
 	return o.full ? -ENOSPC : 0;
 }

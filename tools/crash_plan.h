@@ -35,6 +35,7 @@ enum crash_point {
 	CRASH_AT_INDEX_WRITE,
 	CRASH_AT_PG_CONTROL,
 	CRASH_AT_SLRU_WRITE,     /* pg_xact, pg_subtrans, pg_multixact, ...: written at checkpoints */
+	CRASH_AT_CHECKPOINT,     /* ckpt_delay_ms after the state's CHECKPOINT starts (server log) */
 	CRASH_AT_TIME,
 	CRASH_POINTS
 };
@@ -74,6 +75,7 @@ struct crash_state {
 	uint64_t nth;             /* the crash fault's nth (not for CRASH_AT_TIME) */
 	uint64_t at_ms;           /* CRASH_AT_TIME: into the workload; else the fallback crash time */
 	uint64_t checkpoint_at_ms;
+	uint64_t ckpt_delay_ms;   /* CRASH_AT_CHECKPOINT: after "checkpoint starting:" in the log */
 	uint64_t eio_nth;         /* CRASH_LOSS_FSYNC_EIO */
 	double lose_pct;
 	uint32_t sector;          /* in-flight writes torn at this size */

@@ -287,7 +287,8 @@ static struct json_object *outcome_json(const struct crash_outcome *o)
 	json_object_object_add(j, "sector", json_object_new_int((int)o->st.sector));
 	json_object_object_add(j, "grain", json_object_new_int64((int64_t)o->st.grain));
 	json_object_object_add(j, "harness_error", o->harness_error ? json_object_new_string(o->error) : NULL);
-	json_object_object_add(j, "trigger", json_object_new_string(o->fault_fired ? "fault" : "timer"));
+	json_object_object_add(j, "trigger", json_object_new_string(o->fault_fired ? "fault" :
+				o->checkpoint_fired ? "checkpoint" : "timer"));
 	json_object_object_add(j, "crashed_at_start", json_object_new_boolean(o->crashed_at_start));
 	json_object_object_add(j, "panic_before_restart", json_object_new_boolean(o->panic_seen));
 	json_object_object_add(j, "in_checkpoint", json_object_new_boolean(o->in_checkpoint));

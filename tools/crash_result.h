@@ -34,6 +34,7 @@ struct crash_outcome {
 	bool harness_error;           /* the state could not be run: not a finding */
 	char error[300];
 	bool fault_fired;             /* the crash came from the fault (else the timer) */
+	bool checkpoint_fired;        /* ... from the checkpoint point (its log line) */
 	bool crashed_at_start;        /* the fault fired while the server started */
 	bool panic_seen;              /* the server log has a PANIC before the restart */
 	bool in_checkpoint;           /* the crash came between a checkpoint's start and its end */

@@ -297,7 +297,8 @@ static int workload_and_crash(struct st_run *s, const struct crash_state *st, st
 	char *argv[] = { s->x->pgload, "ledger", "run", "--pgdata", s->x->pgdata, "--ledger", s->ledger,
 			 "-c", clients, "-T", secs, "--seed", seed, "--checkpoint-at", ckpt, NULL };
 	uint64_t t0 = crash_now_ms(), t = t0;
-	bool crashed = false;
+	bool crashed = false, ckpt_seen = false;
+	uint64_t ckpt_ms = 0;
 	pid_t pid;
 	int status = 0, r;
 
@@ -316,6 +317,18 @@ static int workload_and_crash(struct st_run *s, const struct crash_state *st, st
 
 		if (crash_poll(pid, &status) != 0)
 			break;
+		/* the checkpoint point: the state's CHECKPOINT has started writing (its log line) */
+		if (!crashed && st->point == CRASH_AT_CHECKPOINT && !ckpt_seen &&
+		    crash_file_mentions(s->server_log, "checkpoint starting: immediate", s->log_offset)) {
+			ckpt_seen = true;
+			ckpt_ms = crash_now_ms();
+		}
+		if (!crashed && ckpt_seen && crash_now_ms() - ckpt_ms >= st->ckpt_delay_ms) {
+			r = control(s, "crash", why, sizeof(why));
+			o->checkpoint_fired = r == 0;
+			crashed = true;
+			t = crash_now_ms();
+		}
 		if (!crashed && el >= st->at_ms) {
 			/* the time point, or the fallback when the Nth request never came */
 			r = control(s, "crash", why, sizeof(why));

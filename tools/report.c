@@ -324,7 +324,8 @@ void rep_rows_finish(struct rep_rows *rs)
 		rs->v[k++] = rs->v[i];
 	}
 	rs->n = k;
-	qsort(rs->v, rs->n, sizeof(rs->v[0]), cmp_row);
+	if (rs->n > 1)   /* rs->v may be NULL when there are none */
+		qsort(rs->v, rs->n, sizeof(rs->v[0]), cmp_row);
 }
 
 void report_free(struct report *rep)

@@ -97,5 +97,6 @@ void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT]
 						 .lat_p50_ns = dut_hist_percentile(lat[c], 50) };
 		rep->ndutfs_findings++;
 	}
-	qsort(rep->dutfs_findings, rep->ndutfs_findings, sizeof(rep->dutfs_findings[0]), cmp_finding);
+	if (rep->ndutfs_findings > 1)
+		qsort(rep->dutfs_findings, rep->ndutfs_findings, sizeof(rep->dutfs_findings[0]), cmp_finding);
 }

@@ -67,7 +67,7 @@ j() { jq -r "$1" "$T/r.json"; }
 
 case $MODE in
 campaign)
-	N=${CRASH_STATES:-35}
+	N=${CRASH_STATES:-40}
 	run --states "$N" --controls 3 --seed "${CRASH_SEED:-1}" --duration 3
 	cat "$T/out"
 	[ "$(j '.states | length')" = $((N + 6)) ] || die "$(j '.states | length') states in the document, want $((N + 6))"

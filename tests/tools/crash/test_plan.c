@@ -71,7 +71,8 @@ static void test_seeds_differ_and_cover_every_kind(void)
 		points[a.point]++;
 		losses[a.loss]++;
 		CU_CHECK(a.control == CRASH_CONTROL_NONE, "state %u is a control", i);
-		CU_CHECK(a.point == CRASH_AT_TIME ? a.nth == 0 : a.nth >= 1, "state %u: nth %llu", i,
+		CU_CHECK(a.point == CRASH_AT_TIME || a.point == CRASH_AT_CHECKPOINT ? a.nth == 0 : a.nth >= 1,
+			 "state %u: nth %llu", i,
 			 (unsigned long long)a.nth);
 		CU_CHECK(a.at_ms <= 4000 && a.checkpoint_at_ms >= 800 && a.checkpoint_at_ms <= 2000,
 			 "state %u: at %llu ms, checkpoint at %llu ms", i, (unsigned long long)a.at_ms,
@@ -84,7 +85,7 @@ static void test_seeds_differ_and_cover_every_kind(void)
 		CU_CHECK(losses[l] > 20, "loss %s drawn %u times in 300", crash_loss_name(l), losses[l]);
 }
 
-/* Any 35 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
+/* Any 40 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
 static void test_thirty_states_cover_every_pair(void)
 {
 	for (uint64_t seed = 1; seed < 6; seed++) {
@@ -94,7 +95,7 @@ static void test_thirty_states_cover_every_pair(void)
 		crash_campaign_defaults(&c);
 		c.seed = seed;
 		c.states = 100;
-		for (unsigned i = 40; i < 75; i++) {
+		for (unsigned i = 40; i < 80; i++) {
 			struct crash_state s;
 
 			crash_plan_state(&c, i, &s);
@@ -102,7 +103,7 @@ static void test_thirty_states_cover_every_pair(void)
 		}
 		for (unsigned p = 0; p < CRASH_POINTS; p++)
 			for (unsigned l = 0; l < CRASH_LOSSES; l++)
-				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 35 states",
+				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 40 states",
 					 (unsigned long long)seed, crash_point_name(p), crash_loss_name(l), seen[p][l]);
 	}
 }
@@ -142,7 +143,8 @@ static void test_controls_come_last(void)
 	for (unsigned i = 3; i < 5; i++) {
 		crash_plan_state(&c, i, &s);
 		CU_CHECK(s.control == CRASH_CONTROL_FPW_OFF && s.loss == CRASH_LOSS_TORN && s.grain == 4096 &&
-			 s.point == CRASH_AT_HEAP_WRITE, "state %u: a full_page_writes=off control torn at 4k", i);
+			 s.point == CRASH_AT_CHECKPOINT && s.ckpt_delay_ms >= 150 && s.ckpt_delay_ms <= 500,
+			 "state %u: a full_page_writes=off control torn at 4k, crashed inside its checkpoint", i);
 	}
 	for (unsigned i = 5; i < 7; i++) {
 		crash_plan_state(&c, i, &s);
@@ -179,7 +181,8 @@ static void test_rules_parse_in_dutfs(void)
 		CU_CHECK(crash_state_rules(&s, text, sizeof(text)) == 0, "state %u: rules too long", i);
 		CU_CHECK(shape_rules_parse(text, strlen(text), "state.ini", &rs, &err) == 0,
 			 "state %u: dutfs refuses its rules: %s\n%s", i, err.msg, text);
-		want_faults = 1 + (s.point != CRASH_AT_TIME) + (s.loss == CRASH_LOSS_FSYNC_EIO);
+		want_faults = 1 + (s.point != CRASH_AT_TIME && s.point != CRASH_AT_CHECKPOINT) +
+			      (s.loss == CRASH_LOSS_FSYNC_EIO);
 		CU_CHECK(rs && rs->nfaults == want_faults, "state %u: %u faults, want %u", i, rs ? rs->nfaults : 0,
 			 want_faults);
 		CU_CHECK(count(text, "[rule harness]") == 1 && strstr(text, "[rule all]\nfault = loss\n"),
