@@ -23,7 +23,6 @@
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
-#include "pgload/standby.h"
 
 #define STATE_MAX_BYTES (1u << 20)
 /* PostgreSQL's own default, assumed where init did not record shared_buffers. */
@@ -75,31 +74,6 @@ int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct du
 	if (pgl_sys_absolute_path(eq + 1, ret->location, sizeof(ret->location)) < 0) {
 		dut_error_set(err, "tablespace directory \"%s\": path too long", eq + 1);
 		return -ENAMETOOLONG;
-	}
-	return 0;
-}
-
-/* bindir/initdb: an executable regular file owned by root (or by us when not root). */
-int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err)
-{
-	char initdb[PATH_MAX + 16];
-	struct stat st;
-
-	if (!pgl_path_is_normal(bindir)) {
-		dut_error_set(err, "bindir %s: give an absolute path without . or .. components", bindir);
-		return -EINVAL;
-	}
-	snprintf(initdb, sizeof(initdb), "%s/initdb", bindir);
-	if (stat(initdb, &st) < 0 || access(initdb, X_OK) < 0) {
-		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", initdb,
-			      strerror(errno));
-		return -ENOENT;
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		dut_error_set(err, "%s is not a regular file owned by root and writable only by it: "
-			      "refusing to run PostgreSQL from %s", initdb, bindir);
-		return -EPERM;
 	}
 	return 0;
 }
@@ -1085,7 +1059,8 @@ static void remove_passfile(const struct pgl_cluster *c)
 		unlinkat(dfd, c->passfile + strlen(dir) + 1, 0);
 }
 
-int pgl_cluster_destroy(const char *pgdata, char *note, size_t note_len, struct dut_error *err)
+int pgl_cluster_destroy(const char *pgdata, pgl_release_fn release_standby, char *note, size_t note_len,
+			struct dut_error *err)
 {
 	struct pgl_cluster c;
 	_cleanup_close_ int pgfd = -1;
@@ -1111,8 +1086,15 @@ int pgl_cluster_destroy(const char *pgdata, char *note, size_t note_len, struct 
 	if ((r = memcg_release(&c, err)) < 0)
 		return r;
 	/* Before its files go: the primary must not keep waiting for it or its WAL. */
-	if (c.sb.is_standby && (r = pgl_standby_release(&c, err)) < 0)
-		return r;
+	if (c.sb.is_standby) {
+		if (!release_standby) {
+			dut_error_set(err, "%s is a standby: not removing it without releasing its slot on the primary",
+				      c.pgdata);
+			return -EINVAL;
+		}
+		if ((r = release_standby(&c, err)) < 0)
+			return r;
+	}
 	/* Tablespace directories are the user's: remove only what PostgreSQL put in them. */
 	for (unsigned i = 0; i < c.ntablespaces; i++) {
 		_cleanup_close_ int fd = pgl_sys_open_dir(c.ts[i].location);

@@ -110,14 +110,17 @@ int pgl_cluster_memory(const struct pgl_cluster *c, uint64_t *ret_current, uint6
 int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_error *err);
 /* 1 running (pid set), 0 stopped. */
 int pgl_cluster_running(const struct pgl_cluster *c, long *ret_pid);
-/* note (may be NULL) says what destroy left in place and why ("" if nothing). */
-int pgl_cluster_destroy(const char *pgdata, char *note, size_t note_len, struct dut_error *err);
+/* Releases what a standby holds on its primary (pgl_standby_release, standby.h). */
+typedef int (*pgl_release_fn)(const struct pgl_cluster *standby, struct dut_error *err);
+/* note (may be NULL) says what destroy left in place and why ("" if nothing).
+ * A standby's slot is released with release_standby first (standby.c builds on
+ * this file, so it is passed in, not called from here); NULL refuses standbys. */
+int pgl_cluster_destroy(const char *pgdata, pgl_release_fn release_standby, char *note, size_t note_len,
+			struct dut_error *err);
 /* Over the socket directory (with passfile= when the cluster listens on TCP). */
 void pgl_cluster_conninfo(const struct pgl_cluster *c, char *buf, size_t len);
 /* Over 127.0.0.1 with passfile= ("" without listen_tcp). */
 void pgl_cluster_tcp_conninfo(const struct pgl_cluster *c, char *buf, size_t len);
-/* bindir/initdb is an executable regular file owned by root (by us when not root). */
-int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err);
 /* The directory passfiles go in for this euid. */
 const char *pgl_cluster_secrets_dir(void);
 
@@ -128,6 +131,8 @@ const char *pgl_cluster_secrets_dir(void);
  * written with dut_write_file_at and owned by postgres (when root), files
  * read only when regular, not links and owned by postgres.
  */
+/* bindir/initdb is an executable regular file owned by root (by us when not root). */
+int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err);
 bool pgl_sys_as_root(void);
 /* postgres's ids when root; (uid_t)-1/(gid_t)-1 (keep) otherwise. */
 int pgl_sys_postgres_ids(uid_t *uid, gid_t *gid);

@@ -7,7 +7,8 @@
  * have replaced: directories are opened without links (lib/fs_safe.h), files
  * are written with dut_write_file_at (a planted link is replaced, not
  * followed), ownership is changed with fchown on the opened fd, and trees
- * are removed fd-relative with dut_remove_tree*.
+ * are removed fd-relative with dut_remove_tree*.  Also the check of a
+ * bindir both cluster init and a standby's base backup run.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -380,4 +381,29 @@ int pgl_sys_pick_port(void)
 			return port;
 	}
 	return -EADDRINUSE;
+}
+
+/* bindir/initdb: an executable regular file owned by root (or by us when not root). */
+int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err)
+{
+	char initdb[PATH_MAX + 16];
+	struct stat st;
+
+	if (!pgl_path_is_normal(bindir)) {
+		dut_error_set(err, "bindir %s: give an absolute path without . or .. components", bindir);
+		return -EINVAL;
+	}
+	snprintf(initdb, sizeof(initdb), "%s/initdb", bindir);
+	if (stat(initdb, &st) < 0 || access(initdb, X_OK) < 0) {
+		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", initdb,
+			      strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		dut_error_set(err, "%s is not a regular file owned by root and writable only by it: "
+			      "refusing to run PostgreSQL from %s", initdb, bindir);
+		return -EPERM;
+	}
+	return 0;
 }

@@ -295,7 +295,7 @@ int pgl_main_cluster(int argc, char **argv)
 	if (strcmp(sub, "destroy") == 0) {
 		char note[2048];
 
-		r = pgl_cluster_destroy(io.pgdata, note, sizeof(note), &err);
+		r = pgl_cluster_destroy(io.pgdata, pgl_standby_release, note, sizeof(note), &err);
 		if (note[0])
 			dut_warn("cluster destroy: %s", note);
 		if (r < 0) {

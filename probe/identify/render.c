@@ -16,39 +16,6 @@
 
 /* ---------------- human ---------------- */
 
-char *dp_fmt_iec(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	unsigned u = 0;
-
-	while (v >= 1024 && u + 1 < DUT_ARRAY_SIZE(unit)) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-	else
-		snprintf(buf, len, "%.2f %s (%" PRIu64 " B)", v, unit[u], bytes);
-	return buf;
-}
-
-void dp_row(FILE *f, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(f, "  %-24s ", key);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-}
-
-const char *dp_counter_text(struct dp_counter c, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%" PRIu64, c.saturated ? ">= " : "", c.value);
-	return buf;
-}
 
 static void human_blockdev(FILE *f, const struct dp_blockdev *bd)
 {
@@ -227,16 +194,6 @@ int dp_render_human(const struct dp_identity *id, void *ctx)
 }
 
 /* ---------------- JSON ---------------- */
-
-int dp_json_counter(json_object *o, json_object *sat, const char *key, struct dp_counter c)
-{
-	int r;
-
-	ADD(o, key, U64(c.value));
-	if (c.saturated)
-		return json_object_array_add(sat, STR(key)) < 0 ? -ENOMEM : 0;
-	return 0;
-}
 
 static int json_blockdev(json_object *o, const struct dp_blockdev *bd)
 {

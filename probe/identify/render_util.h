@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Formatting helpers shared by render.c and render_inner.c (defined in render.c, the
- * NVMe health object in render_inner.c). */
+/* Formatting helpers shared by render.c and render_inner.c (defined in render_util.c,
+ * the NVMe health object in render_inner.c). */
 #ifndef DUTPROBE_RENDER_UTIL_H
 #define DUTPROBE_RENDER_UTIL_H
 

@@ -34,8 +34,6 @@ static const char *const *const section_keys[S_COUNT] = {
 static const char *const target_types[] = { "directory", "image", "device", NULL };
 static const char *const fs_types[] = { "none", "ext4", "xfs", "btrfs", NULL };
 static const char *const ext4_modes[] = { "ordered", "writeback", "journal", NULL };
-const char *const exp_views[] = { "device", "syscall", "off", NULL };
-const char *const exp_replica_modes[] = { "none", "async", "sync", NULL };
 static const char *const exp_orders[] = { [DUT_ORDER_INTERLEAVED] = "interleaved",
 					  [DUT_ORDER_SEQUENTIAL] = "sequential", NULL };
 
@@ -53,13 +51,6 @@ static bool oom(struct exp_ctx *c)
 {
 	c->failed = -ENOMEM;
 	return false;
-}
-
-bool exp_dup_to(struct exp_ctx *c, char **dst, const char *v)
-{
-	free(*dst);
-	*dst = strdup(v);
-	return *dst ? true : oom(c);
 }
 
 static struct exp_kv *get(struct exp_section *s, const char *key)
@@ -353,33 +344,6 @@ static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_exp
 	return true;
 }
 
-static bool setting_name_ok(const char *s, size_t n);
-
-bool dut_setting_value_ok(const char *v)
-{
-	/* pgload writes the setting into postgresql.conf: a newline would add lines */
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return false;
-	return true;
-}
-
-bool dut_setting_name_ok(const char *s)
-{
-	return setting_name_ok(s, strlen(s));
-}
-
-static bool setting_name_ok(const char *s, size_t n)
-{
-	if (!n || n > 63 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-		      s[i] == '_' || s[i] == '.'))
-			return false;
-	return true;
-}
-
 static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_experiment *e)
 {
 	const char *eq = strchr(kv->value, '='), *v;
@@ -392,7 +356,7 @@ static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv 
 	v = eq ? eq + 1 : NULL;
 	while (v && (*v == ' ' || *v == '\t'))
 		v++;
-	if (!eq || !setting_name_ok(kv->value, n) || !*v) {
+	if (!eq || !exp_setting_name_okn(kv->value, n) || !*v) {
 		exp_error(c, kv->line, s, "set: expected NAME = VALUE (a PostgreSQL setting such as "
 			  "set = shared_buffers = 128MB), found \"%s\"", kv->value);
 		return false;

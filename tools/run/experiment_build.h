@@ -41,6 +41,8 @@ struct exp_ctx {
 void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool exp_name_ok(const char *s, size_t n);
+/* A PostgreSQL setting name of n bytes (dut_setting_name_ok for a counted string). */
+bool exp_setting_name_okn(const char *s, size_t n);
 /* Lines of base keys that a [matrix] key may not repeat (0: not set). */
 struct base_lines {
 	unsigned filesystem, view, shape, replica, pg;

@@ -20,48 +20,9 @@
 #include "lib/ini_lines.h"
 #include "tools/run/experiment_build.h"
 
-const char *const exp_section_names[] = {
-	[S_EXPERIMENT] = "experiment", [S_TARGET] = "target", [S_FILESYSTEM] = "filesystem",
-	[S_DUTFS] = "dutfs", [S_POSTGRES] = "postgres", [S_TABLESPACE] = "tablespace",
-	[S_REPLICA] = "replica", [S_MATRIX] = "matrix", [S_STEP] = "step", NULL,
-};
 static const bool section_named[S_COUNT] = {
 	[S_TARGET] = true, [S_FILESYSTEM] = true, [S_TABLESPACE] = true, [S_STEP] = true,
 };
-
-void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
-{
-	char msg[420];
-	va_list ap;
-
-	if (c->failed)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (s && s->name[0])
-		dut_error_set(c->err, "%s:%u: [%s %s]: %s", c->source, line, exp_section_names[s->kind], s->name, msg);
-	else if (s)
-		dut_error_set(c->err, "%s:%u: [%s]: %s", c->source, line, exp_section_names[s->kind], msg);
-	else
-		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
-	c->failed = -EINVAL;
-	c->err_line = line;
-}
-
-bool exp_name_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > DUT_EXP_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '_' || ch == '-' || ch == '.'))
-			return false;
-	}
-	return true;
-}
 
 static void trim(const char **p, const char **end)
 {

@@ -100,7 +100,7 @@ void rep_print_resolved(struct runner *R, FILE *out);
 int rep_setup(struct runner *R, unsigned cfg, unsigned rep, struct dut_error *err);
 /* Unwind the cleanup stack; the repetition's status is set by the caller. */
 void rep_teardown(struct runner *R);
-/* Whether target t of the configuration holds data / is used at all. */
+/* config_targets.c: whether target t of the configuration holds data / is used at all. */
 bool cfg_target_holds_data(const struct dut_experiment *e, const struct dut_config *cfg, size_t t);
 bool cfg_target_used(const struct dut_experiment *e, const struct dut_config *cfg, size_t t);
 /* Write "mark LABEL" on every dutfs mount of the repetition. */

@@ -194,14 +194,6 @@ int run_ensure_private_dir(const char *path, mode_t mode, char *ret_bad, size_t 
 	return dut_ensure_private_dir(path, mode, ret_bad, bad_len);
 }
 
-int run_open_log(const char *path)
-{
-	/* the run directory is root's: O_NOFOLLOW keeps it that way for the last name */
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, RUN_PRIVATE_FILE_MODE);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int run_free_bytes(const char *path, uint64_t *ret)
 {
 	char buf[PATH_MAX];

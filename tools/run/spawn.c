@@ -204,3 +204,11 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 		return -ETIMEDOUT;
 	return 0;
 }
+
+int run_open_log(const char *path)
+{
+	/* the run directory is root's: O_NOFOLLOW keeps it that way for the last name */
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, RUN_PRIVATE_FILE_MODE);
+
+	return fd < 0 ? -errno : fd;
+}
