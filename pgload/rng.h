@@ -9,23 +9,16 @@
 
 #include <stdint.h>
 
+#include "lib/splitmix.h"
+
 struct pgl_rng {
 	uint64_t s[4];
 };
 
-static inline uint64_t pgl_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static inline void pgl_rng_seed(struct pgl_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = pgl_splitmix64(&seed);
+		r->s[i] = dut_splitmix64(&seed);
 }
 
 static inline uint64_t pgl_rotl(uint64_t x, int k)

@@ -40,6 +40,8 @@
 #include <time.h>
 
 #include "lib/cleanup.h"
+#include "lib/splitmix.h"
+#include "lib/sysfs_root.h"
 #include "probe/engine.h"
 
 struct slot {
@@ -146,11 +148,7 @@ static inline uint64_t now_ns(void)
 /* splitmix64: small, fast, good enough for uniform offsets. */
 static inline uint64_t rng_next(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return dut_splitmix64(s);
 }
 
 /* Next offset, or false when this worker has nothing more to issue. */
@@ -747,14 +745,6 @@ out:
 }
 
 /* The block layer's in-flight count for a target (engine.h). */
-static const char *sysfs_root(void)
-{
-	/* The seam identify and the safety checks use: one variable for all of dutprobe. */
-	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
-}
-
 int engine_dev_inflight(int fd, struct engine_stall *st)
 {
 	char path[512], link[512];
@@ -769,7 +759,7 @@ int engine_dev_inflight(int fd, struct engine_stall *st)
 		return -errno;
 	/* a block device counts its own I/O; a file's goes to its filesystem's device */
 	dev = S_ISBLK(sb.st_mode) ? sb.st_rdev : sb.st_dev;
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), major(dev), minor(dev));
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", dut_sysfs_root(), major(dev), minor(dev));
 	n = readlink(path, link, sizeof(link) - 1);  /* ../../devices/.../block/nvme0n1 */
 	strcat(path, "/partition");
 	st->dev_partition = access(path, F_OK) == 0;

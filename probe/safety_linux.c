@@ -21,17 +21,10 @@
 
 #include "lib/blkstack.h"
 #include "lib/cleanup.h"
+#include "lib/sysfs_root.h"
 #include "lib/units.h"
 #include "probe/probe.h"
 #include "probe/safety.h"
-
-static const char *sysfs_root(void)
-{
-	/* The same seam as identify (probe/identify/ident.h): one variable for all of dutprobe. */
-	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
-}
 
 /* Read a whole small text file into a malloc'ed NUL-terminated buffer. */
 static int read_text(const char *path, char **ret)
@@ -318,7 +311,7 @@ int safety_examine_within(const char *dev_path, uint64_t read_timeout_ns, struct
 	stk = calloc(1, sizeof(*stk));
 	if (!stk)
 		return -ENOMEM;
-	if (dut_blkstack_walk(sysfs_root(), st.st_rdev, stk) < 0) {
+	if (dut_blkstack_walk(dut_sysfs_root(), st.st_rdev, stk) < 0) {
 		const char *base = strrchr(dev_path, '/');
 
 		stk->n = 1;     /* no sysfs directory: the device alone */
@@ -334,7 +327,7 @@ int safety_examine_within(const char *dev_path, uint64_t read_timeout_ns, struct
 		size_t before = strlen(r.mounted) + strlen(r.in_use);
 
 		node_label(stk, i, dev_path, label, sizeof(label));
-		snprintf(sysdir, sizeof(sysdir), "%s/dev/block/%u:%u", sysfs_root(), major(nd->dev), minor(nd->dev));
+		snprintf(sysdir, sizeof(sysdir), "%s/dev/block/%u:%u", dut_sysfs_root(), major(nd->dev), minor(nd->dev));
 		/* a dm/md device's slaves are held by the device itself */
 		check_one(label, sysdir, nd->dev, nd->name, nd->rel != DUT_BLK_SLAVE_OF, mountinfo, &r);
 		check_swap(nd->dev, label, &r);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/sysfs_root.h"
 #include "lib/units.h"
 #include "probe/target.h"
 
@@ -71,21 +72,13 @@ static const char *fs_name(unsigned long magic, bool *memory)
 	return NULL;
 }
 
-static const char *sysfs_root(void)
-{
-	/* The same seam as identify (probe/identify/ident.h): one variable for all of dutprobe. */
-	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
-}
-
 static int read_sysfs_u32(unsigned maj, unsigned min, const char *rel, uint32_t *ret)
 {
 	char path[PATH_MAX];
 	_cleanup_fclose_ FILE *f = NULL;
 	unsigned v;
 
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/%s", sysfs_root(), maj, min, rel);
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/%s", dut_sysfs_root(), maj, min, rel);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/splitmix.h"
 #include "tools/crash_plan.h"
 
 static const char *const point_names[CRASH_POINTS] = {
@@ -135,11 +136,7 @@ unsigned crash_campaign_total(const struct crash_campaign *c)
 /* splitmix64: the plan's own stream, independent of dutfs's */
 static uint64_t mix(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return dut_splitmix64(x);
 }
 
 static uint64_t uniform(uint64_t *x, uint64_t lo, uint64_t hi)   /* [lo, hi] */

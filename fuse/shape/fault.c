@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fuse/shape/fault.h"
+#include "lib/splitmix.h"
 #include "lib/units.h"
 
 static const struct { const char *name; int err; } errnos[] = {
@@ -45,11 +46,7 @@ const char *shape_fault_type_name(enum shape_fault_type t)
 
 uint64_t shape_rng_next(uint64_t *state)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return dut_splitmix64(state);
 }
 
 double shape_rng_unit(uint64_t *state)

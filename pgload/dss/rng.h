@@ -14,7 +14,9 @@
 
 #include <stdint.h>
 
-#define DSS_GOLDEN 0x9e3779b97f4a7c15ull
+#include "lib/splitmix.h"
+
+#define DSS_GOLDEN DUT_SPLITMIX_GAMMA
 
 struct dss_rng {
 	uint64_t s;
@@ -22,9 +24,7 @@ struct dss_rng {
 
 static inline uint64_t dss_mix64(uint64_t z)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return dut_mix64(z);
 }
 
 /* The stream of column col of row row of table table. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/sysfs_root.h"
 #include "probe/identify/ident.h"
 
 #define MAX_STACK_DEPTH 8
@@ -24,9 +25,7 @@
 
 const char *dp_sysfs_root(void)
 {
-	const char *r = getenv("DUTPROBE_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
+	return dut_sysfs_root();
 }
 
 static int join(char *buf, size_t len, const char *a, const char *b, const char *c)

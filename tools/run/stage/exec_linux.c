@@ -14,13 +14,12 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/sysfs_root.h"
 #include "tools/run/stage/stage_sys.h"
 
 const char *stage_sysfs_root(void)
 {
-	const char *r = getenv("DUT_STAGE_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
+	return dut_sysfs_root();
 }
 
 int stage_read_text(const char *path, char **ret)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* sysfs root, overridable for tests with DUT_STAGE_SYSFS_ROOT. */
+/* sysfs root: lib/sysfs_root.h ($DUTPROBE_SYSFS_ROOT, the seam dutprobe's safety checks read too). */
 const char *stage_sysfs_root(void);
 
 /* A whole small text file (a /proc or /sys file: size unknown up front),
