@@ -142,3 +142,67 @@ int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t 
 	}
 	return fsync_parent_dir(path);
 }
+
+int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			size_t ncap = cap ? cap * 2 : 16384;
+			char *nb;
+
+			if (cap > max_bytes)
+				return -EFBIG;
+			if (!(nb = realloc(buf, ncap + 1)))
+				return -ENOMEM;
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max_bytes)
+		return -EFBIG;
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	*ret_buf = TAKE_PTR(buf);
+	return 0;
+}
+
+int dut_read_text(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	ssize_t got;
+
+	if (len == 0)
+		return -EINVAL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((got = dut_read_full(fd, buf, len - 1)) < 0)
+		return (int)got;
+	buf[got] = '\0';
+	if ((size_t)got == len - 1) {
+		char more;
+		ssize_t n;
+
+		while ((n = read(fd, &more, 1)) < 0 && errno == EINTR)
+			;
+		if (n > 0)
+			return -EFBIG;
+	}
+	return 0;
+}

@@ -17,6 +17,17 @@
  */
 int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
 
+/*
+ * Read path until end of file, whatever its st_size says (files under /proc,
+ * /sys and cgroupfs report 0 or 4096), into a new NUL-terminated buffer of
+ * at most max_bytes (*ret_len, may be NULL, excludes the NUL).  0 or -errno:
+ * -EFBIG past max_bytes, else the errno of open/read (EOPNOTSUPP: a pressure
+ * file with psi=0, for example).
+ */
+int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
+/* The same into buf (len bytes with the NUL): -EFBIG when the file does not fit. */
+int dut_read_text(const char *path, char *buf, size_t len);
+
 /* read(2) until len bytes or end of file, retrying on EINTR and short reads: bytes read or -errno. */
 ssize_t dut_read_full(int fd, void *buf, size_t len);
 

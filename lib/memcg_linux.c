@@ -16,20 +16,6 @@
 #include "lib/file_io.h"
 #include "lib/memcg.h"
 
-/* Files under /proc and cgroupfs report size 0: read until EOF. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got;
-
-	if (fd < 0)
-		return -errno;
-	if ((got = dut_read_full(fd, buf, len - 1)) < 0)
-		return (int)got;
-	buf[got] = '\0';
-	return (size_t)got + 1 >= len ? -EFBIG : 0;
-}
-
 static int write_text(const char *dir, const char *file, const char *text)
 {
 	char path[PATH_MAX + 64];
@@ -48,7 +34,7 @@ static int read_u64(const char *dir, const char *file, uint64_t *ret)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if ((r = read_text(path, buf, sizeof(buf))) < 0)
+	if ((r = dut_read_text(path, buf, sizeof(buf))) < 0)
 		return r;
 	if (!strncmp(buf, "max", 3)) {
 		*ret = UINT64_MAX;
@@ -85,7 +71,7 @@ static int pick(struct dut_memcg_mounts *m, enum dut_memcg_kind *ret_kind, struc
 		return r;
 	if (m->v2_mountpoint[0]) {
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", m->v2_mountpoint);
-		if (read_text(path, ctl, sizeof(ctl)) == 0 && word_in(ctl, "memory")) {
+		if (dut_read_text(path, ctl, sizeof(ctl)) == 0 && word_in(ctl, "memory")) {
 			*ret_kind = DUT_MEMCG_V2;
 			return 0;
 		}
@@ -109,7 +95,7 @@ static int v2_prepare(const struct dut_memcg_mounts *m, struct dut_error *err)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", m->v2_mountpoint);
-	if ((r = read_text(path, ctl, sizeof(ctl))) < 0 ||
+	if ((r = dut_read_text(path, ctl, sizeof(ctl))) < 0 ||
 	    (!word_in(ctl, "memory") && (r = write_text(m->v2_mountpoint, "cgroup.subtree_control",
 							 "+memory")) < 0)) {
 		dut_error_set(err, "cannot enable the memory controller in %s: %s", path, strerror(-r));
@@ -135,7 +121,7 @@ static int procs_empty(const char *dir, bool *ret_empty)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	if ((r = read_text(path, buf, sizeof(buf))) < 0 && r != -EFBIG)
+	if ((r = dut_read_text(path, buf, sizeof(buf))) < 0 && r != -EFBIG)
 		return r;
 	*ret_empty = buf[0] == '\0';
 	return 0;
@@ -156,7 +142,7 @@ int dut_memcg_read_mounts(struct dut_memcg_mounts *ret, struct dut_error *err)
 			break;
 		}
 		text = n;
-		if ((r = read_text("/proc/self/mountinfo", text, len)) != -EFBIG || len >= (64u << 20))
+		if ((r = dut_read_text("/proc/self/mountinfo", text, len)) != -EFBIG || len >= (64u << 20))
 			break;
 		len *= 4;
 	}
@@ -183,7 +169,7 @@ int dut_memcg_locate(const char *name, uint64_t limit_bytes, struct dut_memcg *r
 	if ((r = pick(&m, &cg.kind, err)) < 0)
 		return r;
 	if (cg.kind == DUT_MEMCG_V1 &&
-	    ((r = read_text("/proc/self/cgroup", text, sizeof(text))) < 0 ||
+	    ((r = dut_read_text("/proc/self/cgroup", text, sizeof(text))) < 0 ||
 	     (r = dut_memcg_self_path(text, DUT_MEMCG_V1, self, sizeof(self))) < 0)) {
 		dut_error_set(err, "cannot find this process's memory cgroup in /proc/self/cgroup: %s",
 			      strerror(-r));
@@ -293,7 +279,7 @@ static void evict(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	buf[0] = '\0';         /* static: a failed read must not replay the last one */
-	if (read_text(path, buf, sizeof(buf)) < 0 && !buf[0])
+	if (dut_read_text(path, buf, sizeof(buf)) < 0 && !buf[0])
 		return;
 	snprintf(parent, sizeof(parent), "%s", dir);
 	slash = strrchr(parent, '/');
@@ -313,7 +299,7 @@ int dut_memcg_kill(const struct dut_memcg *cg, int sig)
 
 	snprintf(path, sizeof(path), "%s/%s", cg->dir, dut_memcg_procs_file(cg->kind));
 	buf[0] = '\0';
-	if ((r = read_text(path, buf, sizeof(buf))) < 0 && r != -EFBIG)
+	if ((r = dut_read_text(path, buf, sizeof(buf))) < 0 && r != -EFBIG)
 		return r == -ENOENT ? 0 : r;
 	for (p = strtok_r(buf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
 		long pid = strtol(p, &end, 10);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/log.h"
 #include "pgload/mark.h"
@@ -166,24 +167,6 @@ struct run_ctx {
 	struct pgl_server_cpu cpu;
 };
 
-static int read_whole(const char *path, char **ret)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (!f)
-		return -errno;
-	if (!(m = open_memstream(&buf, &len)))
-		return -ENOMEM;
-	for (int ch; (ch = fgetc(f)) != EOF;)
-		fputc(ch, m);
-	fclose(m);
-	*ret = buf;
-	return 0;
-}
-
 /* pg_restore -l into ctx->toc, and one list file per post-data phase. */
 static int make_lists(struct run_ctx *x, struct dut_error *err)
 {
@@ -196,7 +179,7 @@ static int make_lists(struct run_ctx *x, struct dut_error *err)
 	char *const argv[] = { pg_restore, "-l", (char *)x->o->dump, NULL };
 	if ((r = run_checked(argv, path, NULL, "pg_restore -l (listing the dump)", &c, err)) < 0)
 		return r;
-	if ((r = read_whole(path, &x->toc)) < 0) {
+	if ((r = dut_read_text_alloc(path, 256u << 20, &x->toc, NULL)) < 0) {
 		dut_error_set(err, "reading %s: %s", path, strerror(-r));
 		return r;
 	}

@@ -21,42 +21,11 @@
 
 #include "lib/blkstack.h"
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/sysfs_root.h"
 #include "lib/units.h"
 #include "probe/probe.h"
 #include "probe/safety.h"
-
-/* Read a whole small text file into a malloc'ed NUL-terminated buffer. */
-static int read_text(const char *path, char **ret)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap > (64u << 20))
-				return -EFBIG;
-			nb = realloc(buf, cap + 65536);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			cap += 65536;
-		}
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-
-		len += n;
-		if (n == 0)
-			break;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
 
 static void append(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -124,7 +93,7 @@ static void check_swap(dev_t rdev, const char *label, struct safety_report *r)
 	_cleanup_free_ char *text = NULL;
 	char *line, *save = NULL;
 
-	if (read_text("/proc/swaps", &text) < 0)
+	if (dut_read_text_alloc("/proc/swaps", 64u << 20, &text, NULL) < 0)
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char dev[PATH_MAX];
@@ -302,7 +271,7 @@ int safety_examine_within(const char *dev_path, uint64_t read_timeout_ns, struct
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
 	r.rdev = st.st_rdev;
-	ret_mi = read_text("/proc/self/mountinfo", &mountinfo);
+	ret_mi = dut_read_text_alloc("/proc/self/mountinfo", 64u << 20, &mountinfo, NULL);
 	if (ret_mi < 0)
 		return ret_mi;
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "probe/identify/ident.h"
 #include "probe/identify/identify.h"
 
@@ -30,39 +31,6 @@ void dp_identity_add_note(struct dp_identity *id, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(id->notes[id->nnotes++], sizeof(id->notes[0]), fmt, ap);
 	va_end(ap);
-}
-
-static int read_text_file(const char *path, char **ret)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	_cleanup_free_ char *buf = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return -errno;
-	/* mountinfo is small; bound it anyway */
-	for (;;) {
-		size_t n;
-		if (len + 4096 + 1 > cap) {
-			char *nb;
-			if (cap > (16u << 20))
-				return -EFBIG;
-			cap = cap ? cap * 2 : 16384;
-			nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f))
-		return -EIO;
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
 }
 
 /* The file system a regular file lives on, and the device number to look up. */
@@ -79,7 +47,7 @@ static int describe_file(const char *target, const struct stat *st, struct dp_id
 	if (statfs(target, &sfs) == 0 && (name = dp_fs_magic_name((unsigned long)sfs.f_type)))
 		dp_strlcpy(id->fs_type, name, sizeof(id->fs_type));
 	real = realpath(target, NULL);
-	if (real && read_text_file("/proc/self/mountinfo", &mountinfo) == 0)
+	if (real && dut_read_text_alloc("/proc/self/mountinfo", 16u << 20, &mountinfo, NULL) == 0)
 		dp_mountinfo_find(mountinfo, major(dev), minor(dev), real, id->mountpoint,
 				  sizeof(id->mountpoint), id->fs_type, sizeof(id->fs_type),
 				  id->fs_source, sizeof(id->fs_source));

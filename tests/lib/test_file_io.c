@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* file_io: dut_read_small_file() and dut_write_file_atomic() on real files in a temporary directory. */
+/* file_io: dut_read_small_file(), dut_read_text*() and dut_write_file_atomic() on real files in a temporary directory. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@ static int make_dir(void)
 
 static int remove_dir(void)
 {
-	static const char *const files[] = { "small", "empty", "nul", "fifo", "atomic" };
+	static const char *const files[] = { "small", "empty", "nul", "fifo", "atomic", "big" };
 	char p[300];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -160,11 +160,42 @@ static void test_atomic_write_leaves_special_files(void)
 	}
 }
 
+/* Read until EOF, not st_size: a /proc file (size 0), a bound, a buffer that is one byte short. */
+static void test_read_text_until_eof(void)
+{
+	_cleanup_free_ char *text = NULL, *big = malloc(100000);
+	char buf[16];
+	size_t len = 0;
+
+	CU_ASSERT_FATAL(big != NULL);
+	CU_CHECK(dut_read_text_alloc("/proc/self/status", 1u << 20, &text, &len) == 0 && len > 0 &&
+		 strstr(text, "Name:") && strlen(text) == len, "a /proc file (st_size 0) is read whole");
+	free(TAKE_PTR(text));
+	for (size_t i = 0; i < 100000; i++)
+		big[i] = (char)('a' + i % 26);
+	write_file("big", big, 100000);
+	CU_CHECK(dut_read_text_alloc(path_of("big"), 100000, &text, &len) == 0 && len == 100000 &&
+		 memcmp(text, big, len) == 0 && text[len] == '\0', "100000 bytes past the first buffer size");
+	free(TAKE_PTR(text));
+	CU_CHECK(dut_read_text_alloc(path_of("big"), 99999, &text, &len) == -EFBIG && !text, "bound");
+	CU_CHECK(dut_read_text_alloc(path_of("missing"), 10, &text, NULL) == -ENOENT, "missing");
+
+	write_file("small", "0123456789abcde", 15);      /* 15 bytes + NUL fill 16 */
+	CU_CHECK(dut_read_text(path_of("small"), buf, sizeof(buf)) == 0 && strcmp(buf, "0123456789abcde") == 0,
+		 "exactly the buffer: %s", buf);
+	write_file("small", "0123456789abcdef", 16);
+	CU_CHECK(dut_read_text(path_of("small"), buf, sizeof(buf)) == -EFBIG && strcmp(buf, "0123456789abcde") == 0,
+		 "one byte more: -EFBIG with the first 15 in buf");
+	CU_CHECK(dut_read_text(path_of("empty"), buf, sizeof(buf)) == 0 && buf[0] == '\0', "empty");
+	CU_CHECK(dut_read_text(path_of("missing"), buf, sizeof(buf)) == -ENOENT, "missing");
+}
+
 static const struct cu_test tests[] = {
 	{ "reads_and_refuses", test_reads_and_refuses },
 	{ "atomic_write_leaves_special_files", test_atomic_write_leaves_special_files },
 	{ "device_is_refused", test_device_is_refused },
 	{ "atomic_write", test_atomic_write },
+	{ "read_text_until_eof", test_read_text_until_eof },
 	{ NULL, NULL },
 };
 

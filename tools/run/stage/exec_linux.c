@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/sysfs_root.h"
 #include "tools/run/stage/stage_sys.h"
 
@@ -24,38 +25,7 @@ const char *stage_sysfs_root(void)
 
 int stage_read_text(const char *path, char **ret)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap >= (16u << 20))
-				return -EFBIG;
-			nb = realloc(buf, cap + 65536);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			cap += 65536;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
+	return dut_read_text_alloc(path, 16u << 20, ret, NULL);
 }
 
 static bool try_dir(const char *dir, size_t dlen, const char *name, char *out, size_t len)
