@@ -3,7 +3,7 @@
 
 #include "fuse/dutfs.h"
 #include "fuse/relmap_class.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 
 static int relkind(void *ctx, uint32_t tablespace_oid, uint32_t db_oid, uint32_t relfilenode,
 		   enum shape_class *ret)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A shaping classifier (fuse/shape/classify.h) backed by a relation map
- * (docs/relmap-format.md, parsed by tools/relmap.c): a relation's main fork
+ * (docs/relmap-format.md, parsed by lib/relmap.c): a relation's main fork
  * is heap, index or toast by the relation's kind.
  *   table, matview, sequence, other -> heap;  index -> index;
  *   toast, toast_index -> toast.

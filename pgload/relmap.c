@@ -5,24 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/relmap.h"
 #include "pgload/relmap.h"
 
 const char *pgl_relkind_name(char relkind, const char *schema)
 {
-	switch (relkind) {
-	case 'r':
-		return "table";
-	case 'i':
-		return schema && strcmp(schema, "pg_toast") == 0 ? "toast_index" : "index";
-	case 't':
-		return "toast";
-	case 'S':
-		return "sequence";
-	case 'm':
-		return "matview";
-	default:
-		return "other";
-	}
+	return relmap_kind_name(relmap_kind_of_relkind(relkind, schema));
 }
 
 void pgl_relmap_init(struct pgl_relmap *m)

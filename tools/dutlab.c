@@ -21,7 +21,7 @@
 #include "tools/export.h"
 #include "tools/pg_cmd.h"
 #include "tools/report_out.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 #include "tools/report.h"
 #include "tools/report_dir.h"
 #include "tools/results_cmd.h"

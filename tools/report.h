@@ -31,7 +31,7 @@
 
 #include "lib/hist.h"
 #include "lib/trace.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 
 enum rep_class {
 	RC_HEAP = 0, RC_INDEX, RC_TOAST, RC_FSM, RC_VM, RC_WAL, RC_SLRU, RC_TEMP, RC_OTHER,

@@ -19,7 +19,7 @@
 #include "lib/log.h"
 #include "lib/result.h"
 #include "lib/trace.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 #include "tools/report.h"
 #include "tools/run/experiment.h"
 #include "tools/run/runner.h"

@@ -9,7 +9,7 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/trace.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 #include "tools/run_model.h"
 
 DUT_DEFINE_FREEP(struct dut_trace_stream *, dut_trace_stream_close)

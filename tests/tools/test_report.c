@@ -15,7 +15,7 @@
 #include "lib/result.h"
 #include "tests/cu_main.h"
 #include "tools/export.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 #include "tools/report.h"
 
 DUT_DEFINE_FREEP(struct report *, report_free)

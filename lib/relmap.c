@@ -8,13 +8,31 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
-#include "tools/relmap.h"
+#include "lib/relmap.h"
 
 static const char *const kind_names[RELMAP_KIND_COUNT] = {
 	[RELMAP_TABLE] = "table", [RELMAP_INDEX] = "index", [RELMAP_TOAST] = "toast",
 	[RELMAP_TOAST_INDEX] = "toast_index", [RELMAP_SEQUENCE] = "sequence",
 	[RELMAP_MATVIEW] = "matview", [RELMAP_OTHER] = "other",
 };
+
+enum relmap_kind relmap_kind_of_relkind(char relkind, const char *schema)
+{
+	switch (relkind) {
+	case 'r':
+		return RELMAP_TABLE;
+	case 'i':
+		return schema && strcmp(schema, "pg_toast") == 0 ? RELMAP_TOAST_INDEX : RELMAP_INDEX;
+	case 't':
+		return RELMAP_TOAST;
+	case 'S':
+		return RELMAP_SEQUENCE;
+	case 'm':
+		return RELMAP_MATVIEW;
+	default:
+		return RELMAP_OTHER;
+	}
+}
 
 const char *relmap_kind_name(enum relmap_kind k)
 {

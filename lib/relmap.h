@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Relation maps (docs/relmap-format.md): relfilenode -> relation name and
- * kind, pid -> PostgreSQL process role.  Parsing is pure (text in, struct
+ * kind, pid -> PostgreSQL process role.  The one owner of the format's
+ * vocabulary: the kind names and which pg_class.relkind each stands for,
+ * used by pgload's builder (pgload/relmap.c) and by every reader (the
+ * report, dutlab run, dutfs --relmap).  Parsing is pure (text in, struct
  * out); relmap_load() reads a file.
  */
-#ifndef DUTLAB_RELMAP_H
-#define DUTLAB_RELMAP_H
+#ifndef DUT_RELMAP_H
+#define DUT_RELMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,5 +71,8 @@ const struct relmap_rel *relmap_lookup(const struct relmap *m, uint32_t tablespa
 				       uint32_t db_oid, uint32_t relfilenode, uint64_t ts_ns);
 const char *relmap_role(const struct relmap *m, uint32_t pid);
 const char *relmap_kind_name(enum relmap_kind k);
+/* The kind of a pg_class.relkind (an index in schema pg_toast is a toast_index;
+ * partitioned tables, views and the rest are "other"): what pgload's builder writes. */
+enum relmap_kind relmap_kind_of_relkind(char relkind, const char *schema);
 
 #endif
