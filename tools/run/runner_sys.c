@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/dutfs_ctl.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/pstat.h"
@@ -306,34 +307,21 @@ bool run_is_dutlab(pid_t pid)
 
 int run_dutfs_control(const char *mnt, const char *cmd, struct dut_error *err)
 {
-	char path[PATH_MAX], line[256], status[256];
+	char path[PATH_MAX], status[256];
 	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	int len;
+	int r;
 
-	snprintf(path, sizeof(path), "%s/.dutfs/control", mnt);
-	fd = dut_open_nofollow(path, O_RDWR);
-	if (fd < 0) {
+	snprintf(path, sizeof(path), "%s/" DUT_CTL_NAME, mnt);
+	if ((fd = dut_ctl_open(path)) < 0) {
 		dut_error_set(err, "cannot open %s: %s", path, dut_fs_safe_strerror(fd));
 		return fd;
 	}
-	len = snprintf(line, sizeof(line), "%s\n", cmd);
-	if (len >= (int)sizeof(line))
-		return -ENAMETOOLONG;
-	if (write(fd, line, (size_t)len) != len) {
-		dut_error_set(err, "cannot write \"%s\" to %s: %s", cmd, path, strerror(errno));
-		return -EIO;
-	}
-	n = pread(fd, status, sizeof(status) - 1, 0);
-	if (n <= 0)
-		return 0;
-	status[n] = '\0';
-	status[strcspn(status, "\n")] = '\0';
-	if (strncmp(status, "error", 5) == 0) {
+	r = dut_ctl_command(fd, cmd, status, sizeof(status));
+	if (r == -EINVAL)
 		dut_error_set(err, "dutfs refused \"%s\": %s", cmd, status);
-		return -EINVAL;
-	}
-	return 0;
+	else if (r < 0)
+		dut_error_set(err, "cannot write \"%s\" to %s: %s", cmd, path, strerror(-r));
+	return r;
 }
 
 int run_pathf(char *buf, size_t len, const char *fmt, ...)
