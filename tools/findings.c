@@ -1078,6 +1078,7 @@ int findings_build(const struct run_model *m, struct findings **ret)
 			case DOC_OLTP_INIT:
 			case DOC_PROBE_IDENTIFY:
 			case DOC_RESTORE:
+			case DOC_CRASH:         /* its section says what the campaign found */
 			case DOC_OTHER:
 				break;
 			}
