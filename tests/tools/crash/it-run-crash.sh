@@ -36,6 +36,14 @@ it_expect crash "^\| $cfg \| 1 \| loss [a-z-]+ \| 1 \|" "no row by loss mode"
 it_step crash | grep -q "$cfg rep 1: [0-9]* KiB pages on a" || fail "the section does not say whether pages can tear: $(it_step crash | tail -5)"
 it_section Answer | grep -qE "\| crash \| crash states damaged with fsync honoured \| 0 \|" ||
 	fail "the Answer has no crash damage row: $(it_section Answer | grep crash)"
+# the findings say it in words: none damaged and the controls saw damage, or the control that was blind
+if [ "$pass" = PASS ]; then
+	grep -q "Step crash, $cfg, repetition 1: 4 crash states with fsync honoured, none damaged .*the negative controls saw damage" "$REPORT" ||
+		fail "no finding that the campaign was clean and its controls saw damage: $(grep -i 'step crash' "$REPORT" | head -3)"
+else
+	grep -q "Step crash, $cfg, repetition 1: no damage in 4 crash states, but the .* negative control saw no damage" "$REPORT" ||
+		fail "no finding naming the blind control"
+fi
 it_section Answer | grep -qE "\| crash \| crash states per minute \| [0-9.]+ \|" || fail "the Answer has no states per minute"
 if [ "$pass" = FAIL ]; then
 	# only a blind control may fail this campaign (no state was damaged)
