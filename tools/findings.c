@@ -320,19 +320,19 @@ static int crash_findings(const struct run_model *m, size_t ci, const char *step
 			f.exceeds = true;
 			r = add(fs, &f, step, "Step %s, %s, repetition %zu: %" PRIu64 " of %" PRIu64 " crash states with "
 				"fsync honoured were damaged (%" PRIu64 " acknowledged commits lost in all); the first one "
-				"again: %s.", step, c->name, k + 1, f.count[0], f.count[1], f.count[2],
+				"again: %s", step, c->name, k + 1, f.count[0], f.count[1], f.count[2],
 				first ? first : "see the step's section");
 		} else if ((f.value[1] && !f.value[0]) || (f.value[3] && !f.value[2])) {
 			f.exceeds = true;
 			r = add(fs, &f, step, "Step %s, %s, repetition %zu: no damage in %" PRIu64 " crash states, but the "
 				"%s negative control saw no damage either (%.0f of %.0f states): the checks could not "
-				"see, so the clean result proves nothing; run more control states (controls = N).", step,
+				"see, so the clean result proves nothing; run more control states (controls = N)", step,
 				c->name, k + 1, f.count[1], f.value[1] && !f.value[0] ? "full_page_writes=off" : "fsync=off",
 				f.value[1] && !f.value[0] ? f.value[0] : f.value[2],
 				f.value[1] && !f.value[0] ? f.value[1] : f.value[3]);
 		} else {
 			r = add(fs, &f, step, "Step %s, %s, repetition %zu: %" PRIu64 " crash states with fsync honoured, "
-				"none damaged (no acknowledged commit lost, amcheck clean)%s.", step, c->name, k + 1,
+				"none damaged (no acknowledged commit lost, amcheck clean)%s", step, c->name, k + 1,
 				f.count[1], f.value[1] || f.value[3] ? "; the negative controls saw damage, so the "
 				"checks can see it" : "; no negative control ran, so that is not proven able to fail");
 		}
