@@ -67,6 +67,7 @@ struct crash_opts {
 	unsigned nsets;
 	char *owned[MAX_SETS];        /* set values read from the file */
 	struct crash_atomic atomic;   /* identify */
+	char *identify;               /* its file (the command that re-runs a state) */
 	bool sector_given;
 	int argc;                     /* the command line, for the result document */
 	char **argv;
@@ -134,8 +135,12 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		o->sector_given = true;
 		return 0;
 	}
-	if (!strcmp(key, "identify"))
+	if (!strcmp(key, "identify")) {
+		free(o->identify);
+		if (!(o->identify = strdup(val)))
+			return -ENOMEM;
 		return read_identify(o, val);
+	}
 	if (!strcmp(key, "duration")) {
 		errno = 0;
 		d = strtod(val, &end);
@@ -341,7 +346,8 @@ static int write_result(const struct crash_opts *o, const struct crash_report *r
 static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 {
 	struct crash_report rep = { .c = o->c, .experiment = o->experiment, .only_state = o->only_state,
-				    .atomic = o->atomic };
+				    .atomic = o->atomic, .identify = o->identify, .sets = o->sets,
+				    .nsets = o->nsets };
 	unsigned total = crash_campaign_total(&o->c);
 	uint64_t t0 = crash_now_ms();
 	struct crash_verdict v;
@@ -444,5 +450,6 @@ int dutlab_cmd_crash(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < o.nsets; i++)
 		free(o.owned[i]);
+	free(o.identify);
 	return r;
 }

@@ -73,6 +73,9 @@ struct crash_report {
 	uint64_t template_ms;         /* making the template cluster, once */
 	uint64_t elapsed_ms;          /* the whole campaign, template included */
 	struct crash_atomic atomic;   /* --identify; have false: not given */
+	const char *identify;         /* its file, for the command that re-runs a state; NULL */
+	const char *const *sets;      /* --set NAME=VALUE of the campaign's clusters */
+	unsigned nsets;
 };
 
 struct crash_verdict {

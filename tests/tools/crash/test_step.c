@@ -162,7 +162,23 @@ out:
 	dut_result_free(res);
 }
 
+/* A state re-run alone must get the campaign's settings and tearing unit, or it is another state. */
+static void test_reproduce_keeps_settings_and_identify(void)
+{
+	static const char *const sets[] = { "fsync=off", "shared_buffers=64MB" };
+	struct crash_report r = { .only_state = -1, .sets = sets, .nsets = 2, .identify = "/r/id.json" };
+	char line[400];
+
+	crash_campaign_defaults(&r.c);
+	r.c.states = 2;
+	r.c.control_states = 0;
+	crash_repro_command(&r, 1, line, sizeof(line));
+	CU_CHECK(strcmp(line, "dutlab crash --seed 1 --states 2 --controls 0 --set 'fsync=off' "
+			      "--set 'shared_buffers=64MB' --identify '/r/id.json' --state 1") == 0, "got %s", line);
+}
+
 static const struct cu_test tests[] = {
+	{ "reproduce_keeps_settings_and_identify", test_reproduce_keeps_settings_and_identify },
 	{ "crash_step_keys_and_argv", test_crash_step_keys_and_argv },
 	{ "other_steps_exit_1_is_a_failure", test_other_steps_exit_1_is_a_failure },
 	{ "result_document_reads_back_as_crash", test_result_document_reads_back_as_crash },
