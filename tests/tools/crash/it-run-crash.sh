@@ -52,6 +52,7 @@ if [ "$pass" = FAIL ]; then
 	it_step crash | grep -q "first failing state" && fail "a first failing state without a damaged state"
 fi
 it_leftovers "$RUN" || fail "the run left things behind"
+echo "verdict $pass: $(c '.extra.verdict.why')"
 first_took=$TOOK
 [ -n "${IT_REUSE:-}" ] && { echo "PASS (reused run)"; exit 0; }
 
