@@ -67,7 +67,10 @@ struct crash_opts {
 	unsigned nsets;
 	char *owned[MAX_SETS];        /* set values read from the file */
 	struct crash_atomic atomic;   /* identify */
+	char *identify;               /* its file (the command that re-runs a state) */
 	bool sector_given;
+	int argc;                     /* the command line, for the result document */
+	char **argv;
 };
 
 static int read_identify(struct crash_opts *o, const char *path)
@@ -132,8 +135,12 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		o->sector_given = true;
 		return 0;
 	}
-	if (!strcmp(key, "identify"))
+	if (!strcmp(key, "identify")) {
+		free(o->identify);
+		if (!(o->identify = strdup(val)))
+			return -ENOMEM;
 		return read_identify(o, val);
+	}
 	if (!strcmp(key, "duration")) {
 		errno = 0;
 		d = strtod(val, &end);
@@ -317,25 +324,30 @@ static int find_tools(struct crash_ctx *x)
 	return 0;
 }
 
-static int write_json(const char *path, struct json_object *j)
+/* The result document (dutlab-result, docs/result-schema.md "dutlab crash"). */
+static int write_result(const struct crash_opts *o, const struct crash_report *rep)
 {
-	const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY);
-	int r;
+	struct dut_result *res = NULL;
+	struct dut_host host;
+	int r = crash_report_result(rep, DUT_VERSION, &res);
 
-	if (!strcmp(path, "-")) {
-		puts(text);
-		return 0;
-	}
-	r = dut_write_file_atomic(path, text, strlen(text), 0644);
+	if (r == 0 && o->argv)
+		r = dut_result_set_command(res, o->argc, o->argv);
+	if (r == 0 && dut_host_probe(&host) == 0)
+		r = dut_result_set_host(res, &host);
+	if (r == 0)
+		r = dut_result_write_file(res, o->json);
 	if (r < 0)
-		dut_err("crash: cannot write %s: %s", path, strerror(-r));
+		dut_err("crash: cannot write the result document %s: %s", o->json, strerror(-r));
+	dut_result_free(res);
 	return r;
 }
 
 static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 {
 	struct crash_report rep = { .c = o->c, .experiment = o->experiment, .only_state = o->only_state,
-				    .atomic = o->atomic };
+				    .atomic = o->atomic, .identify = o->identify, .sets = o->sets,
+				    .nsets = o->nsets };
 	unsigned total = crash_campaign_total(&o->c);
 	uint64_t t0 = crash_now_ms();
 	struct crash_verdict v;
@@ -378,15 +390,9 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 	rep.elapsed_ms = crash_now_ms() - t0;
 	if (!quiet)
 		crash_report_print(&rep, stdout);
-	if (o->json) {
-		struct json_object *j = crash_report_json(&rep);
-
-		if (!j || write_json(o->json, j) < 0) {
-			json_object_put(j);
-			free(rep.o);
-			return 3;
-		}
-		json_object_put(j);
+	if (o->json && write_result(o, &rep) < 0) {
+		free(rep.o);
+		return 3;
 	}
 	crash_report_verdict(&rep, &v);
 	rc = stop_requested ? 130 : v.pass ? 0 : 1;
@@ -396,7 +402,7 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 
 int dutlab_cmd_crash(int argc, char **argv)
 {
-	struct crash_opts o = { .only_state = -1 };
+	struct crash_opts o = { .only_state = -1, .argc = argc, .argv = argv };
 	struct crash_ctx x = { .c = &o.c };
 	struct sigaction sa = { .sa_handler = on_signal };
 	bool made_work = false;
@@ -444,5 +450,6 @@ int dutlab_cmd_crash(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < o.nsets; i++)
 		free(o.owned[i]);
+	free(o.identify);
 	return r;
 }

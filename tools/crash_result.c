@@ -125,6 +125,11 @@ void crash_repro_command(const struct crash_report *r, unsigned state, char *buf
 			if (c->losses_mask & (1u << l))
 				ADD("%s%s", k++ ? "," : "", crash_loss_name(l));
 	}
+	/* the same clusters and the same tearing: without them it is another state */
+	for (unsigned i = 0; i < r->nsets; i++)
+		ADD(" --set '%s'", r->sets[i]);
+	if (r->identify)
+		ADD(" --identify '%s'", r->identify);
 	ADD(" --state %u", state);
 #undef ADD
 }

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/result.h"
 #include "tools/crash_atomic.h"
 #include "tools/crash_plan.h"
 
@@ -72,6 +73,9 @@ struct crash_report {
 	uint64_t template_ms;         /* making the template cluster, once */
 	uint64_t elapsed_ms;          /* the whole campaign, template included */
 	struct crash_atomic atomic;   /* --identify; have false: not given */
+	const char *identify;         /* its file, for the command that re-runs a state; NULL */
+	const char *const *sets;      /* --set NAME=VALUE of the campaign's clusters */
+	unsigned nsets;
 };
 
 struct crash_verdict {
@@ -87,6 +91,10 @@ void crash_report_verdict(const struct crash_report *r, struct crash_verdict *re
 void crash_repro_command(const struct crash_report *r, unsigned state, char *buf, size_t len);
 void crash_report_print(const struct crash_report *r, FILE *out);
 struct json_object *crash_report_json(const struct crash_report *r);
+/* The campaign as a dutlab-result document (crash_doc.c; docs/result-schema.md
+ * "dutlab crash"): config (workload "crash"), phases "template" and
+ * "campaign" (metrics: the counts; extra: states, verdict).  0 or -ENOMEM. */
+int crash_report_result(const struct crash_report *r, const char *version, struct dut_result **ret);
 const char *crash_phase_name(enum crash_phase p);
 
 #endif

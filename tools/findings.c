@@ -42,6 +42,7 @@ const char *finding_kind_name(enum finding_kind k)
 		[FIND_NO_FLASH] = "no-flash", [FIND_EMPTY_DRIVE] = "empty-drive",
 		[FIND_CONNECT] = "connect", [FIND_CEILING] = "ceiling",
 		[FIND_DSS_UNSTABLE] = "dss-unstable", [FIND_CONTENDED] = "contended",
+		[FIND_CRASH] = "crash",
 	};
 
 	return (unsigned)k < FIND_KIND_COUNT ? names[k] : "?";
@@ -285,6 +286,58 @@ static const char *steady_note(const struct dut_result *doc, const char *hi, con
 		return "";
 	return "; steady state was not reached at both levels, so these are not yet the drive's "
 	       "sustained figures";
+}
+
+/* A crash campaign's outcome, per repetition's document: damage found, a blind control, or clean and proven. */
+static int crash_findings(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
+{
+	const struct run_config *c = &m->configs[ci];
+	const struct dut_result *docs[16];
+	size_t n = run_config_docs(c, step, docs, 16);
+	int r = 0;
+
+	for (size_t k = 0; k < n && r == 0; k++) {
+		struct dut_result_phase *ph = dut_result_find_phase(docs[k], "campaign");
+		struct finding f = { .kind = FIND_CRASH, .config = ci, .other = ci };
+		static const char *const keys[] = { "regular_damaged", "regular_states", "commits_lost" };
+		static const char *const ctl[] = { "fpw_off_detected", "fpw_off_states", "fsync_off_detected",
+						   "fsync_off_states" };
+		const char *first = NULL;
+		json_object *v;
+		double d;
+
+		if (!ph)
+			continue;
+		for (size_t i = 0; i < 3; i++)
+			if (dut_phase_get_metric(ph, keys[i], &d, NULL) == 0 && d >= 0)
+				f.count[i] = (uint64_t)d;
+		for (size_t i = 0; i < 4; i++)
+			if (dut_phase_get_metric(ph, ctl[i], &d, NULL) == 0)
+				f.value[i] = d;
+		v = run_jget(run_jget(dut_phase_extra(ph), "verdict"), "reproduce");
+		first = v ? json_object_get_string(v) : NULL;
+		if (f.count[0]) {
+			f.exceeds = true;
+			r = add(fs, &f, step, "Step %s, %s, repetition %zu: %" PRIu64 " of %" PRIu64 " crash states with "
+				"fsync honoured were damaged (%" PRIu64 " acknowledged commits lost in all); the first one "
+				"again: %s", step, c->name, k + 1, f.count[0], f.count[1], f.count[2],
+				first ? first : "see the step's section");
+		} else if ((f.value[1] && !f.value[0]) || (f.value[3] && !f.value[2])) {
+			f.exceeds = true;
+			r = add(fs, &f, step, "Step %s, %s, repetition %zu: no damage in %" PRIu64 " crash states, but the "
+				"%s negative control saw no damage either (%.0f of %.0f states): the checks could not "
+				"see, so the clean result proves nothing; run more control states (controls = N)", step,
+				c->name, k + 1, f.count[1], f.value[1] && !f.value[0] ? "full_page_writes=off" : "fsync=off",
+				f.value[1] && !f.value[0] ? f.value[0] : f.value[2],
+				f.value[1] && !f.value[0] ? f.value[1] : f.value[3]);
+		} else {
+			r = add(fs, &f, step, "Step %s, %s, repetition %zu: %" PRIu64 " crash states with fsync honoured, "
+				"none damaged (no acknowledged commit lost, amcheck clean)%s", step, c->name, k + 1,
+				f.count[1], f.value[1] || f.value[3] ? "; the negative controls saw damage, so the "
+				"checks can see it" : "; no negative control ran, so that is not proven able to fail");
+		}
+	}
+	return r;
 }
 
 static int fill_findings(const struct run_model *m, size_t ci, const char *step, struct findings *fs)
@@ -1078,6 +1131,9 @@ int findings_build(const struct run_model *m, struct findings **ret)
 			case DOC_OLTP_INIT:
 			case DOC_PROBE_IDENTIFY:
 			case DOC_RESTORE:
+			case DOC_CRASH:
+				r = crash_findings(m, ci, name, fs);
+				break;
 			case DOC_OTHER:
 				break;
 			}

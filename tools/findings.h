@@ -44,6 +44,7 @@ enum finding_kind {
 	FIND_CEILING,          /* a figure above the interface ceiling (any step kind) */
 	FIND_DSS_UNSTABLE,     /* queries whose plan varied between repetitions of a config */
 	FIND_CONTENDED,        /* other processes (or the hypervisor) took the CPUs during an OLTP step */
+	FIND_CRASH,            /* a crash campaign: damage with fsync honoured, or a control that saw none */
 	FIND_KIND_COUNT
 };
 
@@ -73,6 +74,9 @@ struct finding {
 	 *                 mean connection time ns}, count = {runs}
 	 *   CEILING       value = {B/s measured, link ceiling B/s}; subject = the step
 	 *   DSS_UNSTABLE  count = {queries whose plan varied}; subject = the query list
+	 *   CRASH         count = {damaged states with fsync honoured, such states, commits lost},
+	 *                 value = {full_page_writes=off states that saw damage, run, fsync=off
+	 *                 ones, run}; subject = the step; exceeds = damage or a blind control
 	 */
 	uint64_t count[3];
 	double value[8];

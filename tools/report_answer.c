@@ -262,6 +262,23 @@ static void answer_numbers(struct rdoc *d, const struct run_model *m, const stru
 					}
 				}
 				break;
+			case DOC_CRASH: {
+				/* a damaged state with fsync honoured is the finding; a control that saw
+				 * nothing means the clean figure proves nothing */
+				static const struct { const char *metric, *what; int dec; } rows[] = {
+					{ "regular_damaged", "crash states damaged with fsync honoured", 0 },
+					{ "commits_lost", "acknowledged commits lost after crashes", 0 },
+					{ "fpw_off_detected", "full_page_writes=off control states that saw damage", 0 },
+					{ "fsync_off_detected", "fsync=off control states that saw damage", 0 },
+					{ "states_per_minute", "crash states per minute", 1 },
+				};
+
+				for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+					v = run_metric(c, st, "campaign", rows[k].metric);
+					answer_row(d, c->name, st, rows[k].what, &v, 1, rows[k].dec, NULL);
+				}
+				break;
+			}
 			case DOC_PROBE_IDENTIFY:
 			case DOC_OTHER:
 				break;

@@ -427,6 +427,9 @@ static void step_section(struct rdoc *d, const struct run_model *m, const struct
 	case DOC_RESTORE:
 		report_restore_table(d, m, s->name);
 		break;
+	case DOC_CRASH:
+		report_crash_table(d, m, s->name);
+		break;
 	case DOC_OTHER:
 		rdoc_para(d, "No table for this step: its documents are of a kind the report does not "
 			  "summarise (or none could be read); `dutlab compare` puts any result documents "

@@ -11,6 +11,8 @@ void report_bench_table(struct rdoc *d, const struct run_model *m, const char *s
 void report_slc_table(struct rdoc *d, const struct run_model *m, const char *step);
 void report_fill_table(struct rdoc *d, const struct run_model *m, const char *step);
 void report_restore_table(struct rdoc *d, const struct run_model *m, const char *step);
+/* dutlab crash (report_run_crash.c): states, verdict, controls, damage found, per configuration. */
+void report_crash_table(struct rdoc *d, const struct run_model *m, const char *step);
 /* Only for configurations with a replica; nothing when there is none. */
 void report_replica_lag_table(struct rdoc *d, const struct run_model *m, const char *step);
 /* The median of an slc pass's per-window throughput (B/s; 0 without windows). */

@@ -30,6 +30,7 @@ enum run_doc_kind run_doc_kind_of(const struct dut_result *r)
 		{ "dutprobe", "test", "fill", DOC_PROBE_FILL },
 		{ "dutprobe", "test", "bench", DOC_PROBE_BENCH },
 		{ "pgload", "workload", "restore", DOC_RESTORE },
+		{ "dutlab", "workload", "crash", DOC_CRASH },
 	};
 	const char *tool = dut_result_tool_name(r);
 	json_object *v, *t;
@@ -57,6 +58,7 @@ const char *run_doc_kind_name(enum run_doc_kind k)
 		[DOC_DSS] = "pgload dss", [DOC_PROBE_SLC] = "dutprobe slc",
 		[DOC_PROBE_FILL] = "dutprobe fill", [DOC_PROBE_BENCH] = "dutprobe bench",
 		[DOC_PROBE_IDENTIFY] = "dutprobe identify", [DOC_RESTORE] = "pgload restore",
+		[DOC_CRASH] = "dutlab crash",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";

@@ -26,6 +26,7 @@ enum run_doc_kind {
 	DOC_PROBE_BENCH,   /* "bench" */
 	DOC_PROBE_IDENTIFY, /* dutprobe identify: target.link is an object */
 	DOC_RESTORE,       /* pgload restore: config.workload "restore" */
+	DOC_CRASH,         /* dutlab crash: config.workload "crash" */
 };
 
 enum run_doc_kind run_doc_kind_of(const struct dut_result *r);

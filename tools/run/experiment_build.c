@@ -486,7 +486,7 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 	if ((kv = get(s, "target")) || (kv = get(s, "raw"))) {
 		if (!type->probe) {
 			exp_error(c, kv->line, s, "%s: a %s step runs on the cluster; only probe steps "
-				  "(identify, bench, slc, fill) name a target", kv->key, type->name);
+				  "(identify, bench, slc, fill, crash) name a target", kv->key, type->name);
 			return false;
 		}
 	}
@@ -522,7 +522,7 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 		if (!exp_dup_to(c, &v->text, text))
 			return false;
 	}
-	if (type->probe && type->nparams) {
+	if (type->probe && dut_step_param(st, "file")) {
 		const struct dut_param_value *size = dut_step_param(st, "size"), *file = dut_step_param(st, "file");
 
 		if (st->raw && (size->set || file->set)) {

@@ -53,6 +53,9 @@ static const char *const protocols[] = { "simple", "extended", "prepared", NULL 
 static const char *const dss_phases[] = { "load", "keys", "analyze", "queries", "rf", "all", NULL };
 static const char *const dss_params[] = { "default", "random", NULL };
 static const char *const dump_formats[] = { "custom", "directory", "plain", NULL };
+static const char *const crash_points[] = { "wal-write", "wal-fsync", "heap-write", "index-write", "pg_control",
+					    "slru-write", "checkpoint", "time", NULL };
+static const char *const crash_losses[] = { "lose-all", "lose-none", "subset", "torn", "fsync-eio", NULL };
 
 #define PROBE_FILE_PARAMS                                                                        \
 	{ .key = "file", .kind = DUT_P_STRING, .def = "dutprobe.dat",                                \
@@ -174,6 +177,28 @@ static const struct dut_param_spec restore_params[] = {
 	  .help = "parallel restore jobs (custom and directory formats)" },
 	{ .key = "database", .kind = DUT_P_STRING, .def = "restored",
 	  .help = "database restored into (created empty first)" },
+};
+
+/* dutlab crash (docs/crash.md): the keys of its [crash] section */
+static const struct dut_param_spec crash_params[] = {
+	{ .key = "states", .kind = DUT_P_UINT, .flag = "--states", .def = "40", .min = 0, .max = 100000,
+	  .help = "states with fsync honoured; each must come through undamaged" },
+	{ .key = "controls", .kind = DUT_P_UINT, .flag = "--controls", .def = "2", .min = 0, .max = 1000,
+	  .help = "states per negative control (full_page_writes=off, fsync=off); each control must see damage" },
+	{ .key = "seed", .kind = DUT_P_UINT, .flag = "--seed", .def = "1", .min = 0, .max = 4294967295.0,
+	  .help = "the campaign's seed: state I is the same plan for the same seed" },
+	{ .key = "points", .kind = DUT_P_LIST, .item_kind = DUT_ITEM_CHOICE, .flag = "--points",
+	  .choices = crash_points, .help = "crash points (default: all eight)" },
+	{ .key = "losses", .kind = DUT_P_LIST, .item_kind = DUT_ITEM_CHOICE, .flag = "--losses",
+	  .choices = crash_losses, .help = "what a crash loses (default: all five)" },
+	{ .key = "sector", .kind = DUT_P_SIZE, .flag = "--sector", .min = 512, .max = 64 * KiB,
+	  .help = "atomic write unit torn writes tear at (default 512, or the identify step's)" },
+	{ .key = "identify", .kind = DUT_P_STRING,
+	  .help = "an identify step before this one: tear at the device's power-fail atomic unit" },
+	{ .key = "duration", .kind = DUT_P_DURATION, .flag = "--duration", .def = "4s", .min = 1, .max = 600,
+	  .help = "the ledger workload's length before the latest crash (whole seconds)" },
+	{ .key = "clients", .kind = DUT_P_UINT, .flag = "--clients", .def = "4", .min = 1, .max = 64,
+	  .help = "ledger clients" },
 };
 
 const struct dut_param_value *dut_step_param(const struct dut_step *s, const char *key)
@@ -320,6 +345,18 @@ static uint64_t restore_estimate(const struct dut_step *s, uint64_t target_bytes
 	return secs((self ? 1.5 : 1.0) * bytes / EXP_RESTORE_BPS) + 2 * NS_PER_S;
 }
 
+/* A crash state (docs/crash.md): copy, two starts, the workload, checks; the
+ * template once.  Measured 3 to 12 s per state beside the workload on 2 cores. */
+#define EXP_CRASH_STATE_NS (10 * NS_PER_S)
+#define EXP_CRASH_TEMPLATE_NS (40 * NS_PER_S)
+
+static uint64_t crash_estimate(const struct dut_step *s, uint64_t target_bytes, uint64_t db_bytes)
+{
+	uint64_t states = pu(s, "states") + 2 * pu(s, "controls");
+
+	return EXP_CRASH_TEMPLATE_NS + states * (EXP_CRASH_STATE_NS + pu(s, "duration"));
+}
+
 /* ---- space ---- */
 
 static uint64_t no_space(const struct dut_step *s, uint64_t db_bytes)
@@ -352,6 +389,12 @@ static uint64_t restore_space(const struct dut_step *s, uint64_t db_bytes)
 	if (strcmp(dut_step_param(s, "dump")->text, "self") == 0)
 		return db_bytes + db_bytes / EXP_DUMP_FRACTION;
 	return 1ull << 30;
+}
+
+/* The template cluster (scale 1, ~70 MiB), one state's copy, a damaged state's logs. */
+static uint64_t crash_space(const struct dut_step *s, uint64_t db_bytes)
+{
+	return 3 * DUT_PG_CLUSTER_BYTES + 2 * (DUT_PGBENCH_TABLE_BYTES_PER_SCALE + DUT_PGBENCH_INDEX_BYTES_PER_SCALE);
 }
 
 /* ---- checks ---- */
@@ -389,6 +432,30 @@ static int restore_check(const struct dut_step *s, char *msg, size_t len, unsign
 		snprintf(msg, len, "jobs: a plain dump restores with psql, one job; expected jobs = 1 "
 			 "or format = custom/directory, found jobs = %llu", (unsigned long long)j->u);
 		*ret_line = j->line;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int crash_check(const struct dut_step *s, char *msg, size_t len, unsigned *ret_line)
+{
+	const struct dut_param_value *d = dut_step_param(s, "duration");
+	const struct dut_param_value *st = dut_step_param(s, "states"), *c = dut_step_param(s, "controls");
+
+	if (s->raw) {
+		snprintf(msg, len, "raw: a crash campaign needs a filesystem on its target for its clusters; "
+			 "expected raw = no");
+		*ret_line = s->line;
+		return -EINVAL;
+	}
+	if (d->u % NS_PER_S) {
+		snprintf(msg, len, "duration: expected whole seconds, found \"%s\"", d->text);
+		*ret_line = d->line;
+		return -EINVAL;
+	}
+	if (st->u == 0 && c->u == 0) {
+		snprintf(msg, len, "expected at least one state: states and controls are both 0");
+		*ret_line = st->set ? st->line : c->set ? c->line : s->line;
 		return -EINVAL;
 	}
 	return 0;
@@ -438,11 +505,17 @@ static const struct dut_step_type step_restore = {
 	.check = restore_check, .estimate_ns = restore_estimate, .space_bytes = restore_space,
 };
 
+static const struct dut_step_type step_crash = {
+	.name = "crash", .tool = "dutlab", .command = "crash", .probe = true, PARAMS(crash_params),
+	.summary = "crash-consistency campaign: PostgreSQL crashed on dutfs, recovered and checked",
+	.check = crash_check, .estimate_ns = crash_estimate, .space_bytes = crash_space,
+};
+
 const struct dut_step_type *const dut_step_types[] = {
 	&step_identify, &step_bench, &step_slc, &step_fill,
-	&step_oltp_init, &step_oltp_run, &step_dss, &step_restore, NULL,
+	&step_oltp_init, &step_oltp_run, &step_dss, &step_restore, &step_crash, NULL,
 };
-const size_t dut_step_ntypes = 8;
+const size_t dut_step_ntypes = 9;
 
 const struct dut_step_type *dut_step_type_find(const char *name)
 {

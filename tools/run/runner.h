@@ -194,6 +194,8 @@ struct run_step_ctx {
 	const char *dump_path;          /* restore: the dump file */
 	const char *pg_bindir;          /* restore: the configuration's PostgreSQL (--bindir), or NULL */
 	bool dump_is_self;              /* restore: make it first (pgload restore dump) */
+	const char *dutlab;             /* crash: this program (dutlab crash) */
+	const char *identify_json;      /* crash: the identify step's document (--identify), or NULL */
 };
 
 /* The commands of one iteration of a step: 1, or 2 for a restore of
@@ -205,6 +207,9 @@ int run_step_argv(const struct dut_step *s, const struct run_step_ctx *ctx, char
 /* Whether this dutlab can run the step at all: 0 or -ENOTSUP with err
  * (checked for every step before a run starts). */
 int run_step_supported(const struct dut_step *s, struct dut_error *err);
+/* Whether a step's exit status is a result rather than a failure: dutlab
+ * crash exits 1 when it found damage or a blind control (its document says which). */
+bool run_step_exit_is_result(const struct dut_step *s, int status);
 /* Whether a step's tool writes relation maps (pgload init and run). */
 bool run_step_writes_relmap(const struct dut_step *s);
 /* Format a duration parameter for a tool's lib/units parser: "30" (whole

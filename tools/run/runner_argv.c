@@ -222,6 +222,7 @@ struct step_builder {
 	/* NULL: every setting can run */
 	int (*supported)(const struct dut_step *s, struct dut_error *err);
 	bool relmap;            /* the command takes --relmap */
+	int result_exit;        /* a non-zero exit status that is a result (a finding), not a failure */
 };
 
 static int pgload_tail(struct run_argv *a, const struct run_step_ctx *c, bool marks_off)
@@ -343,6 +344,28 @@ static int build_probe(const struct dut_step *s, const struct run_step_ctx *c, s
 	return run_argv_add(cmd, c->probe_target);
 }
 
+/* dutlab crash --workdir DIR: the campaign makes its own clusters and dutfs
+ * mounts there; the configuration's [postgres] settings become --set. */
+static int build_crash(const struct dut_step *s, const struct run_step_ctx *c, struct run_argv *cmd,
+		       struct run_argv *pre, struct dut_error *err)
+{
+	int r;
+
+	if ((r = run_argv_add(cmd, c->dutlab)) < 0 || (r = run_argv_add(cmd, "crash")) < 0 ||
+	    (r = add_params(cmd, s, NULL)) < 0)
+		return r;
+	for (size_t i = 0; i < c->cfg->nsettings && r == 0; i++)
+		if ((r = run_argv_add(cmd, "--set")) == 0)
+			r = run_argv_addf(cmd, "%s=%s", c->cfg->settings[i].name, c->cfg->settings[i].value);
+	if (r == 0 && c->identify_json && (r = run_argv_add(cmd, "--identify")) == 0)
+		r = run_argv_add(cmd, c->identify_json);
+	if (r == 0 && c->json_path && (r = run_argv_add(cmd, "--json")) == 0)
+		r = run_argv_add(cmd, c->json_path);
+	if (r == 0 && (r = run_argv_add(cmd, "--workdir")) == 0)
+		r = run_argv_add(cmd, c->probe_target);
+	return r;
+}
+
 static const struct step_builder builders[] = {
 	{ .type = "oltp-init", .build = build_oltp_init, .relmap = true },
 	{ .type = "oltp-run", .build = build_oltp_run, .relmap = true },
@@ -352,6 +375,7 @@ static const struct step_builder builders[] = {
 	{ .type = "bench", .build = build_probe },
 	{ .type = "slc", .build = build_probe },
 	{ .type = "fill", .build = build_probe },
+	{ .type = "crash", .build = build_crash, .result_exit = 1 },
 };
 
 static const struct step_builder *builder_of(const struct dut_step *s)
@@ -371,6 +395,13 @@ int run_step_supported(const struct dut_step *s, struct dut_error *err)
 		return -ENOTSUP;
 	}
 	return b->supported ? b->supported(s, err) : 0;
+}
+
+bool run_step_exit_is_result(const struct dut_step *s, int status)
+{
+	const struct step_builder *b = builder_of(s);
+
+	return b && b->result_exit && status == b->result_exit;
 }
 
 bool run_step_writes_relmap(const struct dut_step *s)

@@ -158,7 +158,7 @@ static unsigned check_var_dirs(struct runner *R, bool quiet)
 }
 
 struct needs {
-	bool cluster, dutfs, probe, restore, device;
+	bool cluster, dutfs, probe, restore, device, crash;
 };
 
 static bool has_restore(const struct dut_experiment *e)
@@ -289,7 +289,11 @@ static struct needs what_runs(const struct runner *R)
 	for (size_t i = 0; i < R->e->nsteps; i++) {
 		n.probe |= R->e->steps[i].type->probe;
 		n.restore |= strcmp(R->e->steps[i].type->name, "restore") == 0;
+		n.crash |= strcmp(R->e->steps[i].type->name, "crash") == 0;
 	}
+	/* a crash campaign mounts dutfs and runs pgload itself */
+	n.dutfs |= n.crash;
+	n.cluster |= n.crash;
 	return n;
 }
 

@@ -43,6 +43,69 @@ static int undo_probe_file(void *arg, struct dut_error *err)
 	return 0;
 }
 
+static int undo_crash_workdir(void *arg, struct dut_error *err)
+{
+	struct probe_file_arg *a = arg;
+	int r = run_rm_rf(a->path);
+
+	if (r < 0 && r != -ENOENT) {
+		dut_error_set(err, "cannot remove %s: %s", a->path, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/* A crash step's work directory on the target's filesystem (its clusters and
+ * dutfs mounts), removed at teardown when the step made it. */
+static int crash_workdir(struct runner *R, const struct dut_step *s, const char *dir, char *buf, size_t len,
+			 struct dut_error *err)
+{
+	struct probe_file_arg *a;
+
+	if (!dir[0]) {
+		dut_error_set(err, "step %s: the crash campaign needs a filesystem on its target for its clusters",
+			      s->name);
+		return -EINVAL;
+	}
+	run_pathf(buf, len, "%s/dutlab-crash-%s", dir, s->name);
+	if (access(buf, F_OK) == 0)
+		return 0;
+	if (!(a = calloc(1, sizeof(*a))))
+		return -ENOMEM;
+	run_pathf(a->path, sizeof(a->path), "%s", buf);
+	if (run_cleanup_push(&R->rep->cleanup, "remove the crash campaign's directory", undo_crash_workdir, a,
+			     free) < 0) {
+		free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The document of identify step `name`, run before step `s` in this repetition. */
+static int crash_identify(struct runner *R, const struct dut_step *s, char *buf, size_t len, struct dut_error *err)
+{
+	const char *name = dut_step_param(s, "identify")->text;
+	char base[128];
+
+	for (size_t i = 0; i < R->e->nsteps && &R->e->steps[i] != s; i++) {
+		const struct dut_step *id = &R->e->steps[i];
+
+		if (strcmp(id->name, name) != 0)
+			continue;
+		if (strcmp(id->type->name, "identify") != 0)
+			break;
+		run_step_basename(id, 0, base, sizeof(base));
+		run_pathf(buf, len, "%s/%s.json", R->rep->dir, base);
+		if (access(buf, R_OK) < 0) {
+			dut_error_set(err, "step %s: identify = %s: that step wrote no %s", s->name, name, buf);
+			return -ENOENT;
+		}
+		return 0;
+	}
+	dut_error_set(err, "step %s: identify = %s: expected the name of an identify step before it", s->name, name);
+	return -EINVAL;
+}
+
 /* Where a probe step probes: the raw device, or a file on the target's
  * filesystem (removed at teardown when the step created it). */
 static int probe_target(struct runner *R, const struct dut_step *s, char *buf, size_t len,
@@ -67,6 +130,8 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 		run_pathf(buf, len, "%s", rep_stage_device(t->stage));
 		return 0;
 	}
+	if (strcmp(s->type->name, "crash") == 0)
+		return crash_workdir(R, s, t->dir, buf, len, err);
 	if (strcmp(s->type->name, "identify") == 0) {
 		/* identify only reads: the target's directory names its filesystem and device;
 		 * without a filesystem, the image's loop device or the device itself */
@@ -183,7 +248,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	struct run_step_state *ss = &rs->steps[it->step];
 	char base[128], json[PATH_MAX + 160], log[PATH_MAX + 160], relmap[PATH_MAX + 32];
 	char target[PATH_MAX + 64], dump[PATH_MAX + 160], dump_ext[PATH_MAX];
-	char **cmds[2] = { NULL, NULL }, name[192];
+	char **cmds[2] = { NULL, NULL }, name[192], self[PATH_MAX], idjson[PATH_MAX + 160];
 	struct run_step_ctx c = {
 		.pgload = R->pgload, .dutprobe = R->dutprobe, .cfg = &R->plan->configs[x->cfg],
 		.pgdata = x->pgdata, .conninfo = x->conninfo, .json_path = json,
@@ -227,6 +292,22 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 			c.dump_path = dump_ext;
 		}
 	}
+	if (strcmp(s->type->name, "crash") == 0) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n < 0) {
+			dut_error_set(err, "step %s: cannot find this program (/proc/self/exe): %s", s->name,
+				      strerror(errno));
+			return -errno;
+		}
+		self[n] = '\0';
+		c.dutlab = self;
+		if (dut_step_param(s, "identify")->text) {
+			if ((r = crash_identify(R, s, idjson, sizeof(idjson), err)) < 0)
+				return r;
+			c.identify_json = idjson;
+		}
+	}
 	r = run_step_argv(s, &c, cmds, &ncmds, err);
 	if (r < 0)
 		return r;
@@ -251,6 +332,9 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		ss->dutfs_cpu_known = false;
 	}
 	ss->exit_code = status;
+	/* dutlab crash's exit 1 is its finding (damage, a blind control): the document says it */
+	if (r == 0 && status != 0 && run_step_exit_is_result(s, status) && access(json, F_OK) == 0)
+		status = 0;
 	ss->runs_done++;
 	for (size_t i = 0; i < ncmds; i++)
 		run_strv_free(cmds[i]);

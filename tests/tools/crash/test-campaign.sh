@@ -62,8 +62,13 @@ run() { # dutlab crash options...: the document in $T/r.json, the output in $T/o
 	RC=$?
 	DL=""
 	[ -s "$T/r.json" ] || { cat "$T/out"; die "dutlab crash $* wrote no result document (exit $RC)"; }
+	# a dutlab-result document: the states and the verdict are in the campaign phase's extra
+	[ "$(jq -r '.schema + " " + .tool.name + " " + .config.workload' "$T/r.json")" = "dutlab-result dutlab crash" ] \
+		|| die "not a dutlab-result document of dutlab crash: $(head -c 300 "$T/r.json")"
+	jq '. as $d | ($d.phases[] | select(.name == "campaign") | .extra) + {config: $d.config}' \
+		"$T/r.json" >"$T/flat.json" || die "no campaign phase in the result document"
 }
-j() { jq -r "$1" "$T/r.json"; }
+j() { jq -r "$1" "$T/flat.json"; }
 
 case $MODE in
 campaign)

@@ -433,7 +433,7 @@ static const struct bad_row {
 	{ "unknown_step_key", TGT "[step r]\ntype = oltp-run\nduraton = 10s\n",
 	  "t.ini:6: [step r]: unknown key \"duraton\" (did you mean \"duration\"?)" },
 	{ "unknown_step_type", TGT "[step r]\ntype = oltp-runn\n",
-	  "t.ini:5: [step r]: type: expected identify, bench, slc, fill, oltp-init, oltp-run, dss or restore, found \"oltp-runn\" (did you mean \"oltp-run\"?)" },
+	  "t.ini:5: [step r]: type: expected identify, bench, slc, fill, oltp-init, oltp-run, dss, restore or crash, found \"oltp-runn\" (did you mean \"oltp-run\"?)" },
 	{ "key_before_section", "name = x\n" TGT RUN, "t.ini:1: expected a section header" },
 	{ "no_equals", TGT "path\n" RUN, "t.ini:4: expected \"key = value\"" },
 	{ "indented_line", TGT "  more\n" RUN, "t.ini:4: expected a key, a [section] or a comment" },
