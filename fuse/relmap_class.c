@@ -6,25 +6,14 @@
 #include "lib/relmap.h"
 
 static int relkind(void *ctx, uint32_t tablespace_oid, uint32_t db_oid, uint32_t relfilenode,
-		   enum shape_class *ret)
+		   enum relmap_kind *ret)
 {
 	const struct relmap_rel *r = relmap_lookup(ctx, tablespace_oid, db_oid, relfilenode,
 						   dutfs_now_ns());
 
 	if (!r)
 		return -ENOENT;
-	switch (r->kind) {
-	case RELMAP_INDEX:
-		*ret = SHAPE_CLASS_INDEX;
-		break;
-	case RELMAP_TOAST:
-	case RELMAP_TOAST_INDEX:
-		*ret = SHAPE_CLASS_TOAST;
-		break;
-	default:
-		*ret = SHAPE_CLASS_HEAP;
-		break;
-	}
+	*ret = r->kind;
 	return 0;
 }
 

@@ -8,12 +8,6 @@
 #include "tools/report.h"
 #include "tools/report_priv.h"
 
-static const char *const class_names[RC_COUNT] = {
-	[RC_HEAP] = "heap", [RC_INDEX] = "index", [RC_TOAST] = "toast", [RC_FSM] = "fsm",
-	[RC_VM] = "vm", [RC_WAL] = "wal", [RC_SLRU] = "slru", [RC_TEMP] = "temp",
-	[RC_OTHER] = "other",
-};
-
 static const char *const by_names[] = {
 	[REP_BY_CLASS] = "class", [REP_BY_FILE] = "file", [REP_BY_RELATION] = "relation",
 	[REP_BY_PHASE] = "phase", [REP_BY_PROCESS] = "process",
@@ -21,7 +15,7 @@ static const char *const by_names[] = {
 
 const char *rep_class_name(enum rep_class c)
 {
-	return (unsigned)c < RC_COUNT ? class_names[c] : "other";
+	return (unsigned)c < RC_COUNT ? dut_io_class_name((enum dut_io_class)c) : "other";
 }
 
 const char *rep_by_name(enum rep_by by)
@@ -68,41 +62,10 @@ enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m
 	const struct relmap_rel *rel = NULL;
 	enum rep_class c;
 
-	switch (pg->cls) {
-	case DUT_PG_REL:
+	if (pg->cls == DUT_PG_REL)
 		rel = relmap_lookup(m, pg->tablespace_oid, pg->db_oid, pg->relfilenode, ts_ns);
-		if (pg->fork == DUT_PG_FORK_FSM)
-			c = RC_FSM;
-		else if (pg->fork == DUT_PG_FORK_VM)
-			c = RC_VM;
-		else if (!rel)
-			c = RC_HEAP; /* no relmap, or a relation it does not name */
-		else if (rel->kind == RELMAP_INDEX)
-			c = RC_INDEX;
-		else if (rel->kind == RELMAP_TOAST || rel->kind == RELMAP_TOAST_INDEX)
-			c = RC_TOAST;
-		else if (rel->kind == RELMAP_OTHER)
-			c = RC_OTHER;
-		else
-			c = RC_HEAP;
-		break;
-	case DUT_PG_TEMP_REL:
-	case DUT_PG_TEMP_FILE:
-		c = RC_TEMP;
-		break;
-	case DUT_PG_WAL:
-	case DUT_PG_WAL_OTHER:
-		c = RC_WAL;
-		break;
-	case DUT_PG_XACT:
-	case DUT_PG_MULTIXACT:
-	case DUT_PG_SLRU:
-		c = RC_SLRU;
-		break;
-	default:
-		c = RC_OTHER;
-		break;
-	}
+	/* no relmap, or a relation it does not name: heap (lib/io_class.h) */
+	c = (enum rep_class)dut_io_class_of_file(pg, rel != NULL, rel ? rel->kind : RELMAP_TABLE);
 	if (ret_rel)
 		*ret_rel = rel;
 	return c;

@@ -29,13 +29,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/io_class.h"
 #include "lib/hist.h"
 #include "lib/trace.h"
 #include "lib/relmap.h"
 
+/* The classes of lib/io_class.h, under the report's names. */
 enum rep_class {
-	RC_HEAP = 0, RC_INDEX, RC_TOAST, RC_FSM, RC_VM, RC_WAL, RC_SLRU, RC_TEMP, RC_OTHER,
-	RC_COUNT
+	RC_HEAP = DUT_IO_HEAP, RC_INDEX = DUT_IO_INDEX, RC_TOAST = DUT_IO_TOAST, RC_FSM = DUT_IO_FSM,
+	RC_VM = DUT_IO_VM, RC_WAL = DUT_IO_WAL, RC_SLRU = DUT_IO_SLRU, RC_TEMP = DUT_IO_TEMP,
+	RC_OTHER = DUT_IO_OTHER, RC_COUNT = DUT_IO_CLASS_COUNT
 };
 
 enum rep_by { REP_BY_CLASS = 0, REP_BY_FILE, REP_BY_RELATION, REP_BY_PHASE, REP_BY_PROCESS };

@@ -62,26 +62,19 @@ int shape_op_from_trace(unsigned trace_op, enum shape_op *ret)
 	return -EINVAL;
 }
 
-static const char *const class_names[SHAPE_CLASS_COUNT] = {
-	[SHAPE_CLASS_HEAP] = "heap", [SHAPE_CLASS_INDEX] = "index", [SHAPE_CLASS_TOAST] = "toast",
-	[SHAPE_CLASS_FSM] = "fsm",   [SHAPE_CLASS_VM] = "vm",       [SHAPE_CLASS_WAL] = "wal",
-	[SHAPE_CLASS_SLRU] = "slru", [SHAPE_CLASS_TEMP] = "temp",   [SHAPE_CLASS_OTHER] = "other",
-};
-
 const char *shape_class_name(enum shape_class cls)
 {
-	return (unsigned)cls < SHAPE_CLASS_COUNT ? class_names[cls] : NULL;
+	return dut_io_class_name((enum dut_io_class)cls);
 }
 
 int shape_class_from_name(const char *name, enum shape_class *ret)
 {
-	for (unsigned i = 0; i < SHAPE_CLASS_COUNT; i++) {
-		if (strcmp(name, class_names[i]) == 0) {
-			*ret = (enum shape_class)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	enum dut_io_class c;
+	int r = dut_io_class_from_name(name, &c);
+
+	if (r == 0)
+		*ret = (enum shape_class)c;
+	return r;
 }
 
 /* ---- registry ---- */

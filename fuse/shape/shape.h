@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/io_class.h"
 #include "lib/error.h"
 
 struct json_object;
@@ -52,17 +53,18 @@ int shape_op_from_name(const char *name, enum shape_op *ret);
 int shape_op_from_trace(unsigned trace_op, enum shape_op *ret);
 
 /* The report classes (docs/relmap-format.md, "Report classes"). */
+/* The classes of lib/io_class.h, under shaping's names. */
 enum shape_class {
-	SHAPE_CLASS_HEAP = 0,
-	SHAPE_CLASS_INDEX,
-	SHAPE_CLASS_TOAST,
-	SHAPE_CLASS_FSM,
-	SHAPE_CLASS_VM,
-	SHAPE_CLASS_WAL,
-	SHAPE_CLASS_SLRU,
-	SHAPE_CLASS_TEMP,
-	SHAPE_CLASS_OTHER,
-	SHAPE_CLASS_COUNT
+	SHAPE_CLASS_HEAP = DUT_IO_HEAP,
+	SHAPE_CLASS_INDEX = DUT_IO_INDEX,
+	SHAPE_CLASS_TOAST = DUT_IO_TOAST,
+	SHAPE_CLASS_FSM = DUT_IO_FSM,
+	SHAPE_CLASS_VM = DUT_IO_VM,
+	SHAPE_CLASS_WAL = DUT_IO_WAL,
+	SHAPE_CLASS_SLRU = DUT_IO_SLRU,
+	SHAPE_CLASS_TEMP = DUT_IO_TEMP,
+	SHAPE_CLASS_OTHER = DUT_IO_OTHER,
+	SHAPE_CLASS_COUNT = DUT_IO_CLASS_COUNT
 };
 
 const char *shape_class_name(enum shape_class cls);

@@ -112,10 +112,13 @@ static void test_first_matching_rule_wins(void)
 	shape_rules_free(rs);
 }
 
-static int relkind_index(void *ctx, uint32_t ts, uint32_t db, uint32_t rfn, enum shape_class *ret)
+/* 16400 an index, 16401 a kind the map calls other, 16402 a toast index, 16403 a sequence */
+static int relkind_index(void *ctx, uint32_t ts, uint32_t db, uint32_t rfn, enum relmap_kind *ret)
 {
-	if (ts == 1663 && db == 5 && rfn == 16400) {
-		*ret = SHAPE_CLASS_INDEX;
+	static const enum relmap_kind kinds[] = { RELMAP_INDEX, RELMAP_OTHER, RELMAP_TOAST_INDEX, RELMAP_SEQUENCE };
+
+	if (ts == 1663 && db == 5 && rfn >= 16400 && rfn < 16400 + DUT_ARRAY_SIZE(kinds)) {
+		*ret = kinds[rfn - 16400];
 		return 0;
 	}
 	return -ENOENT;
@@ -136,6 +139,9 @@ static void test_classifier_uses_relation_map(void)
 		{ "pg_multixact/offsets/0000", SHAPE_CLASS_SLRU },
 		{ "postgresql.conf", SHAPE_CLASS_OTHER },
 		{ "pgdata/base/5/16400", SHAPE_CLASS_INDEX },
+		{ "base/5/16401", SHAPE_CLASS_OTHER },     /* as the report classes it (lib/io_class.h) */
+		{ "base/5/16402", SHAPE_CLASS_TOAST },
+		{ "base/5/16403", SHAPE_CLASS_HEAP },
 	};
 	const struct shape_classifier c = { relkind_index, NULL };
 
