@@ -134,6 +134,13 @@ struct dutfs {
 	_Atomic bool splice_on;
 	_Atomic uint64_t splice_until_ns;
 	_Atomic uint64_t splice_reqs;  /* requests received since the last large write */
+	/*
+	 * The largest WRITE the kernel may send (INIT's max_write): 1020 KiB
+	 * in the device view, 1 MiB in the syscall view; 8 MiB - 4 KiB where
+	 * main.c could raise the kernel's page limit (dutfs_big_requests).
+	 * The session loop's receive buffers and pipes hold one such request.
+	 */
+	uint32_t max_write;
 };
 
 static inline struct dutfs *dutfs_of(fuse_req_t req)
@@ -225,6 +232,11 @@ int dutfs_kill_privs(struct dutfs *fs, struct dutfs_inode *in, fuse_ino_t ino, i
 #define DUTFS_SPLICE_HOLD_NS 1000000000ull
 #define DUTFS_SPLICE_OFF_AFTER 256u
 int dutfs_session_loop(struct dutfs *fs, unsigned nthreads);
+/* The largest request (header page and fs->max_write data) a worker receives. */
+static inline size_t dutfs_recv_size(const struct dutfs *fs)
+{
+	return (size_t)fs->max_write + 4096;
+}
 /* A WRITE of size bytes arrived: a large one keeps splice read on for a while. */
 void dutfs_splice_note_write(struct dutfs *fs, size_t size);
 

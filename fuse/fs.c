@@ -76,16 +76,11 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 	 */
 	conn->want &= ~(unsigned)FUSE_CAP_HANDLE_KILLPRIV;
 	/*
-	 * 1 MiB requests; libfuse 3.14 derives max_pages from max_write.  In
-	 * the device view one page less: a spliced request is a header page
-	 * plus its data pages in one pipe, and a pipe holds at most
-	 * pipe-max-size (1 MiB by default; more needs CAP_SYS_RESOURCE, which
-	 * we may not have).  With 1 MiB of data libfuse cannot grow its pipes
-	 * and silently copies instead.  So the device view's largest write
-	 * request (writeback, or a 1 MiB O_DIRECT write: 1020 + 4 KiB) is
-	 * 1020 KiB.
+	 * fs->max_write (dutfs_init_fs, main.c); libfuse 3.14 derives max_pages
+	 * from it.  It caps it at 1 MiB before this call, not after: dutfs
+	 * receives requests itself (loop.c), into buffers of that size.
 	 */
-	conn->max_write = fs->view == DUTFS_VIEW_DEVICE ? DUTFS_BUF_MAX - 4096 : DUTFS_BUF_MAX;
+	conn->max_write = fs->max_write;
 	/*
 	 * Syscall view: no readahead window (the bdi's ra_pages becomes 0), so
 	 * a fault on a private mapping reads only its page.  It does not stop
@@ -301,6 +296,14 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	fs->root.fd = -1;
 	fs->cli = cli;
 	fs->view = cli->view;
+	/*
+	 * 1 MiB requests.  In the device view one page less: a spliced request
+	 * is a header page plus its data pages in one pipe, and a pipe holds
+	 * at most pipe-max-size (1 MiB by default; more needs CAP_SYS_RESOURCE).
+	 * So the device view's largest write request (writeback, or a 1 MiB
+	 * O_DIRECT write: 1020 + 4 KiB) is 1020 KiB, unless main.c raises it.
+	 */
+	fs->max_write = fs->view == DUTFS_VIEW_DEVICE ? DUTFS_BUF_MAX - 4096 : DUTFS_BUF_MAX;
 	fs->owner_uid = getuid();
 	fs->owner_gid = getgid();
 	fs->backing = strdup(backing);

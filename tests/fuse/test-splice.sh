@@ -23,7 +23,10 @@ dut_need_prog jq jq
 
 dut_tmpdir
 head -c $((64 << 20)) /dev/urandom >"$T/src" || die "cannot make test data"
-dut_mount "$T/backing" "$T/mnt" --trace "$T/t.dtr"
+# Two workers: a burst must have more WRITEs than there are workers waiting
+# in a read() receive, and as root a 32 MiB burst is only 4-5 WRITEs of up
+# to 8 MiB (fuse/main.c big_requests).
+dut_mount "$T/backing" "$T/mnt" --trace "$T/t.dtr" --threads 2
 
 req() { jq -r ".requests.$1 // 0" "$T/mnt/.dutfs/stats.json" || die "cannot read stats.json"; }
 
