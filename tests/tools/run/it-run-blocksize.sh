@@ -173,9 +173,8 @@ for c in 0 1; do
 	bindir=$(jq -r ".configs[$c].postgres.bindir" "$m")
 	if [ "$c" = 1 ]; then want_bin=$CACHE/15-bs16k/bin; else want_bin=$PGBIN; fi
 	[ "$bindir" = "$want_bin" ] || fail "$name: bindir $bindir, expected $want_bin"
-	# what the server said (SHOW block_size), in the pgbench result documents (pgload
-	# dss's have no target.block_size)
-	for s in load rw; do
+	# what the server said (SHOW block_size), in the pgbench and the DSS result documents
+	for s in load rw dss; do
 		[ "$(jq -r .target.block_size "$dir/$s.json")" = "$bs" ] ||
 			fail "$name: $s.json says block_size $(jq -r .target.block_size "$dir/$s.json"), expected $bs"
 	done
