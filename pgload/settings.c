@@ -26,6 +26,10 @@ const char *const pgl_setting_names[] = {
 	"max_connections",
 	"autovacuum",
 	"huge_pages",
+	/* PostgreSQL 18's asynchronous I/O (17: io_combine_limit); null before */
+	"io_method",
+	"io_workers",
+	"io_combine_limit",
 };
 const size_t pgl_setting_count = sizeof(pgl_setting_names) / sizeof(pgl_setting_names[0]);
 

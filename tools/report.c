@@ -34,14 +34,16 @@ int rep_by_parse(const char *s, enum rep_by *ret)
 	return -EINVAL;
 }
 
-enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset)
+enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset, uint32_t page_bytes)
 {
+	if (!page_bytes)
+		page_bytes = REP_TAIL_PAGE_BYTES;
 	if (!has_prev)
 		return REP_ACCESS_RANDOM;
 	if (offset == prev_end)
 		return REP_ACCESS_SEQUENTIAL;
 	/* starts inside the last page the previous request reached: the tail again */
-	if (offset < prev_end && prev_end - offset <= REP_TAIL_PAGE_BYTES)
+	if (offset < prev_end && prev_end - offset <= page_bytes)
 		return REP_ACCESS_TAIL_REWRITE;
 	return REP_ACCESS_RANDOM;
 }

@@ -8,10 +8,13 @@
  *     and fdatasync.  Bytes are bytes done (result > 0).
  *   - a read or write is sequential when it starts where the previous read
  *     or write on the same file ended (offset == previous offset + len, in
- *     timestamp order, any direction), or at most one page (8 KiB,
- *     REP_TAIL_PAGE_BYTES) before that end: a tail rewrite (PostgreSQL
- *     rewrites the current, partly filled WAL page at every commit; a
- *     re-read of the last page read is the same for reads).  Tail rewrites
+ *     timestamp order, any direction), or at most one page before that
+ *     end: a tail rewrite (PostgreSQL rewrites the current, partly filled
+ *     WAL page at every commit; a re-read of the last page read is the
+ *     same for reads).  The page is the run's: XLOG_BLCKSZ for WAL files,
+ *     BLCKSZ for the others (struct rep_pages: a run's manifest records
+ *     both, a relation map the block size); REP_TAIL_PAGE_BYTES (8 KiB,
+ *     Debian's build) where nothing says.  Tail rewrites
  *     are counted in seq_ops and, besides, in rewrite_ops.  Everything else
  *     is random: a jump forward or more than a page back; the first request
  *     on a file is random.
@@ -47,14 +50,23 @@ enum rep_dir { REP_READ = 0, REP_WRITE = 1 };
 
 #define REP_SIZE_BINS 33
 
-/* PostgreSQL's page (BLCKSZ and XLOG_BLCKSZ as built by Debian): how far back a tail rewrite starts. */
+/* PostgreSQL's page (BLCKSZ and XLOG_BLCKSZ as built by Debian): how far back a tail rewrite
+ * starts when the trace's own page sizes are not known. */
 #define REP_TAIL_PAGE_BYTES 8192u
+
+/* The page sizes of the server that made a trace, in bytes; 0: not known (REP_TAIL_PAGE_BYTES,
+ * or for block_bytes the relation map's block_size).  Tail rewrites of WAL files are measured
+ * in wal_block_bytes (XLOG_BLCKSZ), of every other file in block_bytes (BLCKSZ). */
+struct rep_pages {
+	uint32_t block_bytes, wal_block_bytes;
+};
 
 /* How a read or write continues the stream of its file (the rule above). */
 enum rep_access { REP_ACCESS_RANDOM = 0, REP_ACCESS_SEQUENTIAL, REP_ACCESS_TAIL_REWRITE };
 
-/* The access of a request at offset after one that ended at prev_end (has_prev: there was one). */
-enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset);
+/* The access of a request at offset after one that ended at prev_end (has_prev: there was one),
+ * in a file of page_bytes pages (0: REP_TAIL_PAGE_BYTES). */
+enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset, uint32_t page_bytes);
 
 struct rep_dirstats {
 	uint64_t ops, bytes, seq_ops, errors;
@@ -131,6 +143,7 @@ struct report {
 	uint64_t unmapped_rel_recs;    /* relation-file records the relmap did not name */
 	uint64_t unknown_file_recs;    /* records whose file id has no FILE entry */
 	uint16_t trace_version_minor;
+	struct rep_pages pages;        /* the page sizes the tail rewrites were measured in (never 0) */
 	bool dutfs_recorded;           /* some record has dutfs_ns (a 1.1 trace from a dutfs that measures it) */
 	struct rep_dutfs_finding dutfs_findings[RC_COUNT]; /* largest share first */
 	size_t ndutfs_findings;
@@ -160,6 +173,11 @@ enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m
  */
 int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret);
 int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret);
+/* The same with the server's page sizes (pages NULL or its fields 0: not known). */
+int report_build_pages(const struct dut_trace *t, const struct relmap *m, const struct rep_pages *pages,
+		       struct report **ret);
+int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
+			      const struct rep_pages *pages, struct report **ret);
 void report_free(struct report *rep);
 
 /*
@@ -172,6 +190,8 @@ struct report_builder;
 int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t last_ns,
 		       const struct relmap *m, struct report_builder **ret);
 int report_builder_add(struct report_builder *b, const struct dut_trace_rec *recs, size_t n);
+/* The server's page sizes (see struct rep_pages), before the first _add; fields 0 keep the default. */
+void report_builder_set_pages(struct report_builder *b, const struct rep_pages *pages);
 int report_builder_finish(struct report_builder *b, struct report **ret);
 void report_builder_free(struct report_builder *b);
 

@@ -59,6 +59,7 @@ struct report_builder {
 	uint64_t nrecs;                /* records added */
 	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
 	struct dut_hist *dutfs_lat[RC_COUNT];
+	bool added;                    /* a record came: the page sizes are fixed */
 };
 
 static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
@@ -271,7 +272,10 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	pg = fs->f ? &fs->f->pg : &no_pg;
 	c = rep_classify(pg, b->m, r->ts_ns, &rel);
 	if (k == REP_RK_READ || k == REP_RK_WRITE) {
-		seq = rep_access_of(fs->has_last, fs->last_end, r->offset);
+		bool wal = pg->cls == DUT_PG_WAL || pg->cls == DUT_PG_WAL_OTHER;
+
+		seq = rep_access_of(fs->has_last, fs->last_end, r->offset,
+				    wal ? b->rep->pages.wal_block_bytes : b->rep->pages.block_bytes);
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
 	}
@@ -339,6 +343,9 @@ int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t
 	rep->valid_bytes = meta->valid_bytes;
 	rep->have_relmap = m != NULL;
 	rep->trace_version_minor = meta->hdr.version_minor;
+	/* the relation map says the server's block size; the WAL page only the run's manifest does */
+	rep->pages.block_bytes = m && m->block_size ? m->block_size : REP_TAIL_PAGE_BYTES;
+	rep->pages.wal_block_bytes = REP_TAIL_PAGE_BYTES;
 	r = rep_phases_init(rep, meta, first_ns, last_ns);
 	if (r < 0)
 		return r;
@@ -405,6 +412,7 @@ int report_builder_add(struct report_builder *b, const struct dut_trace_rec *rec
 {
 	const struct rep_phase *ph = b->rep->phases;
 
+	b->added |= n > 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct dut_trace_rec *rec = &recs[i];
 		int r;
@@ -465,7 +473,23 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 	return 0;
 }
 
+void report_builder_set_pages(struct report_builder *b, const struct rep_pages *pages)
+{
+	if (!pages || b->added)
+		return;
+	if (pages->block_bytes)
+		b->rep->pages.block_bytes = pages->block_bytes;
+	if (pages->wal_block_bytes)
+		b->rep->pages.wal_block_bytes = pages->wal_block_bytes;
+}
+
 int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret)
+{
+	return report_build_pages(t, m, NULL, ret);
+}
+
+int report_build_pages(const struct dut_trace *t, const struct relmap *m, const struct rep_pages *pages,
+		       struct report **ret)
 {
 	struct report_builder *b;
 	uint64_t first = t->nrecs ? t->recs[0].ts_ns : 0;
@@ -474,6 +498,7 @@ int report_build(const struct dut_trace *t, const struct relmap *m, struct repor
 
 	if (r < 0)
 		return r;
+	report_builder_set_pages(b, pages);
 	r = report_builder_add(b, t->recs, t->nrecs);
 	if (r < 0) {
 		report_builder_free(b);
@@ -484,6 +509,12 @@ int report_build(const struct dut_trace *t, const struct relmap *m, struct repor
 
 int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret)
 {
+	return report_build_stream_pages(s, m, NULL, ret);
+}
+
+int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
+			      const struct rep_pages *pages, struct report **ret)
+{
 	struct report_builder *b;
 	uint64_t first, last;
 	int r;
@@ -492,6 +523,7 @@ int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, stru
 	r = report_builder_new(dut_trace_stream_meta(s), first, last, m, &b);
 	if (r < 0)
 		return r;
+	report_builder_set_pages(b, pages);
 	for (;;) {
 		const struct dut_trace_rec *v;
 		size_t n;

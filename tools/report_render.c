@@ -10,10 +10,11 @@
 #include "tools/report.h"
 #include "tools/report_out.h"
 
+/* %s: the page, "8 KiB" (PostgreSQL's default; the text of reports before #26) or the sizes */
 #define SEQ_DEFINITION \
 	"a read or write is sequential when it starts at the byte where the previous read " \
 	"or write on the same file ended (offset + length, in timestamp order), or at most " \
-	"one 8 KiB page before it (a tail rewrite or re-read: PostgreSQL rewrites the current " \
+	"one %s page before it (a tail rewrite or re-read: PostgreSQL rewrites the current " \
 	"WAL page at each commit); anything else, and the first request on a file, counts " \
 	"as random"
 #define VIEW_DEVICE \
@@ -42,6 +43,30 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t n)
 		i++;
 	}
 	snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+	return buf;
+}
+
+/* "8 KiB", or bytes when not whole KiB (a relation map may say anything). */
+static void page_size(uint32_t bytes, char *buf, size_t n)
+{
+	if (bytes % 1024)
+		snprintf(buf, n, "%u-byte", bytes);
+	else
+		snprintf(buf, n, "%u KiB", bytes / 1024);
+}
+
+/* SEQ_DEFINITION with the page sizes the tail rewrites were measured in. */
+static const char *seq_definition(const struct report *rep, char *buf, size_t n)
+{
+	char pages[96], w[24], d[24];
+
+	page_size(rep->pages.wal_block_bytes, w, sizeof(w));
+	page_size(rep->pages.block_bytes, d, sizeof(d));
+	if (rep->pages.block_bytes == rep->pages.wal_block_bytes)
+		snprintf(pages, sizeof(pages), "%s", d);
+	else
+		snprintf(pages, sizeof(pages), "%s (WAL files; other files %s)", w, d);
+	snprintf(buf, n, SEQ_DEFINITION, pages);
 	return buf;
 }
 
@@ -216,6 +241,7 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 			const char *dest)
 {
 	const struct rep_phase *all = &rep->phases[0];
+	char seq[640];
 
 	fprintf(out, "dutlab report: %s\n", o->trace_path);
 	fprintf(out, "  view:       %s\n", rep->syscall_view ? VIEW_SYSCALL : VIEW_DEVICE);
@@ -241,7 +267,7 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 			rep->unknown_file_recs);
 	fprintf(out, "  duration:   %.3f s (first to last record)\n",
 		(double)(all->end_ns - all->start_ns) / 1e9);
-	fprintf(out, "  sequential: %s\n", SEQ_DEFINITION);
+	fprintf(out, "  sequential: %s\n", seq_definition(rep, seq, sizeof(seq)));
 	fprintf(out, "  latency:    per request, time in the backing file system, plus the model delay on a --shape mount (p50/p99 within 0.8 %%)\n");
 	fprintf(out, "  dutfs time: %s\n", rep->dutfs_recorded ? DUTFS_DEFINITION : dutfs_not_recorded(rep));
 	findings(out, rep);
@@ -447,6 +473,7 @@ static int render_json(const struct report *rep, const struct report_opts *o, FI
 	struct dut_result *res = dut_result_new("dutlab", DUT_VERSION);
 	struct dut_host host;
 	json_object *tg, *cfg;
+	char seq[640];
 	int r = -ENOMEM;
 
 	if (!res)
@@ -480,7 +507,8 @@ static int render_json(const struct report *rep, const struct report_opts *o, FI
 		rep->dutfs_recorded ? DUTFS_DEFINITION : dutfs_not_recorded(rep)));
 	json_object_object_add(cfg, "by", json_object_new_string(rep_by_name(o->by)));
 	add_u64(cfg, "top", o->top);
-	json_object_object_add(cfg, "sequential_definition", json_object_new_string(SEQ_DEFINITION));
+	json_object_object_add(cfg, "sequential_definition",
+			       json_object_new_string(seq_definition(rep, seq, sizeof(seq))));
 	json_object_object_add(cfg, "size_bins", json_object_new_string(
 		"bin k counts requests of [2^k, 2^(k+1)) bytes; bin 0 also counts 0"));
 	for (size_t i = 0; i < rep->nphases; i++) {

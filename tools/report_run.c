@@ -476,10 +476,13 @@ static bool iomix_table(struct rdoc *d, const struct run_config *c, const char *
 	if (!mix.ntraced || !(mix.total.ops[0] + mix.total.ops[1]))
 		return false;
 	snprintf(cap, sizeof(cap), "%s%s%s: requests and bytes of %u trace%s summed%s; sequential = "
-		 "starts where the previous request on the file ended, or at most one 8 KiB page "
-		 "before (a tail rewrite: PostgreSQL rewrites the current WAL page at each commit); "
-		 "random = the rest%s", c->name, step ? ", step " : "", step ? step : "", mix.ntraced,
-		 mix.ntraced == 1 ? "" : "s", step ? " (the trace between the step's markers)" : "",
+		 "starts where the previous request on the file ended, or at most one page (%u KiB "
+		 "in WAL, %u KiB in other files) before (a tail rewrite: PostgreSQL rewrites the current "
+		 "WAL page at each commit); random = the rest%s", c->name, step ? ", step " : "",
+		 step ? step : "", mix.ntraced, mix.ntraced == 1 ? "" : "s",
+		 step ? " (the trace between the step's markers)" : "",
+		 c->pg_wal_block_kb ? c->pg_wal_block_kb : REP_TAIL_PAGE_BYTES / 1024,
+		 c->pg_block_kb ? c->pg_block_kb : REP_TAIL_PAGE_BYTES / 1024,
 		 mix.nrelmap < mix.ntraced ? "; unknown relation kind: no relmap, so relation "
 		 "files count as heap" : "");
 	rdoc_table(d, cap, "class|>reads|>% random|>read (MiB)|>writes|>% random|>written (MiB)");

@@ -44,7 +44,7 @@ static void load_docs(struct run_model *m, const struct run_rep *rp)
 
 /* One trace file of a rep, summarised into *ret (NULL when it cannot be read). */
 static void load_one_trace(struct run_model *m, const struct run_rep *rp, const char *name,
-			   const struct relmap *rm, struct report **ret)
+			   const struct relmap *rm, const struct rep_pages *pages, struct report **ret)
 {
 	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *ts = NULL;
 	struct dut_error err = { { 0 } };
@@ -59,15 +59,17 @@ static void load_one_trace(struct run_model *m, const struct run_rep *rp, const 
 	}
 	if (dut_trace_stream_meta(ts)->truncated)
 		run_model_note(m, "%s: %s (the report uses what was written)", p, err.msg);
-	r = report_build_stream(ts, rm, ret);
+	r = report_build_stream_pages(ts, rm, pages, ret);
 	if (r < 0)
 		run_model_note(m, "%s not used: %s", p, strerror(-r));
 }
 
 /* The traces of one rep (the data directory's mount and the others),
  * summarised with the rep's relation map when it has one. */
-static void load_trace(struct run_model *m, struct run_rep *rp)
+static void load_trace(struct run_model *m, const struct run_config *c, struct run_rep *rp)
 {
+	/* the configuration's block sizes (manifest; 0 before #26): tail rewrites in its pages */
+	const struct rep_pages pages = { c->pg_block_kb * 1024u, c->pg_wal_block_kb * 1024u };
 	_cleanup_(relmap_freep) struct relmap *rm = NULL;
 	struct dut_error err = { { 0 } };
 	char p[4096];
@@ -80,9 +82,9 @@ static void load_trace(struct run_model *m, struct run_rep *rp)
 			run_model_note(m, "%s not used (relation kinds unknown): %s", p, err.msg);
 	}
 	if (rp->trace)
-		load_one_trace(m, rp, rp->trace, rm, &rp->io);
+		load_one_trace(m, rp, rp->trace, rm, &pages, &rp->io);
 	for (size_t i = 0; i < rp->nmore; i++)
-		load_one_trace(m, rp, rp->more_traces[i], rm, &rp->more_io[i]);
+		load_one_trace(m, rp, rp->more_traces[i], rm, &pages, &rp->more_io[i]);
 	rp->io_has_relmap = rm != NULL;
 }
 
@@ -116,7 +118,7 @@ int run_model_load(const char *rundir, unsigned flags, struct run_model **ret,
 			if (flags & RUN_LOAD_DOCS)
 				load_docs(m, &m->configs[i].reps[k]);
 			if (flags & RUN_LOAD_TRACES)
-				load_trace(m, &m->configs[i].reps[k]);
+				load_trace(m, &m->configs[i], &m->configs[i].reps[k]);
 		}
 	*ret = m;
 	return 0;

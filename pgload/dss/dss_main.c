@@ -332,6 +332,26 @@ static void conninfo_of(PGconn *c, char *buf, size_t len)
 	conninfo_add(buf, len, at, "dbname", PQdb(c));
 }
 
+/* The server's block sizes (SHOW): 0 when it does not say (the result then has none). */
+static void server_block_sizes(PGconn *c, struct dss_report *r)
+{
+	static const char *const sql[] = { "SHOW block_size", "SHOW wal_block_size" };
+	uint32_t *dst[] = { &r->block_size, &r->wal_block_size };
+
+	for (int i = 0; i < 2; i++) {
+		char *v = NULL, *end;
+		unsigned long n;
+
+		if (dss_pg_value(c, sql[i], &v, NULL) < 0)
+			continue;
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (!errno && end != v && !*end && n && n <= (1ul << 20))
+			*dst[i] = (uint32_t)n;
+		free(v);
+	}
+}
+
 static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct dss_report *r,
 		      const struct dss_relmap_ops *rops)
 {
@@ -353,6 +373,7 @@ static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct 
 	}
 	snprintf(r->server_version, sizeof(r->server_version), "%s",
 		 PQparameterStatus(c, "server_version") ? PQparameterStatus(c, "server_version") : "");
+	server_block_sizes(c, r);
 	conninfo_of(c, conninfo, sizeof(conninfo));
 	if (o->relmap_path && !(rm = rops->open())) {
 		pgl_marker_close(&m);

@@ -127,8 +127,14 @@ void dss_report_human(const struct dss_report *r, FILE *out)
 {
 	fprintf(out, "TPC-H-derived decision-support workload (not a TPC-H result):"
 		" scale factor %g, data seed %" PRIu64 "\n", r->sf, r->data_seed);
-	if (r->server_version[0])
-		fprintf(out, "server: PostgreSQL %s\n", r->server_version);
+	if (r->server_version[0]) {
+		fprintf(out, "server: PostgreSQL %s", r->server_version);
+		if (r->block_size)
+			fprintf(out, ", block size %" PRIu32 " bytes", r->block_size);
+		if (r->wal_block_size)
+			fprintf(out, ", WAL block size %" PRIu32 " bytes", r->wal_block_size);
+		fprintf(out, "\n");
+	}
 	for (unsigned p = 0; p < DSS_NPHASES; p++) {
 		if (!r->ran[p])
 			continue;

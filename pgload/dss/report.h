@@ -55,6 +55,8 @@ struct dss_report {
 	uint64_t timeout_ns;
 	const char *sink;          /* "copy", "files", "null" */
 	char server_version[64];
+	/* SHOW block_size and wal_block_size of the server (bytes); 0: not known */
+	uint32_t block_size, wal_block_size;
 
 	bool ran[DSS_NPHASES];
 	enum dss_status phase_status[DSS_NPHASES];

@@ -32,6 +32,11 @@ static int fill_config(const struct dss_report *r, struct dut_result *res)
 		"TPC-H-derived decision support (not comparable to TPC-H results)"));
 	if (r->server_version[0])
 		ret |= add(t, "server_version", json_object_new_string(r->server_version));
+	/* as pgbench results have it: a build of another block size is told apart (#26) */
+	if (r->block_size)
+		ret |= add(t, "block_size", json_object_new_int64(r->block_size));
+	if (r->wal_block_size)
+		ret |= add(t, "wal_block_size", json_object_new_int64(r->wal_block_size));
 	ret |= add(c, "scale_factor", json_object_new_double(r->sf));
 	ret |= add(c, "data_seed", json_object_new_uint64(r->data_seed));
 	ret |= add(c, "threads", json_object_new_int((int)r->threads));

@@ -38,7 +38,7 @@ static void test_access_rule_table(void)
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(cases); i++) {
-		enum rep_access a = rep_access_of(cases[i].has_prev, cases[i].prev_end, cases[i].offset);
+		enum rep_access a = rep_access_of(cases[i].has_prev, cases[i].prev_end, cases[i].offset, 0);
 
 		CU_CHECK(a == cases[i].want, "%s: prev_end %llu offset %llu: got %d, want %d", cases[i].what,
 			 (unsigned long long)cases[i].prev_end, (unsigned long long)cases[i].offset, a,
@@ -69,7 +69,7 @@ static struct dut_trace_rec rec(uint64_t ts, uint8_t op, uint32_t id, uint64_t o
  * unless the commit filled it exactly.  Interleaved with it, random 8 KiB
  * reads and writes of a 1 GiB heap file (xorshift, fixed seed).
  */
-static size_t build(struct dut_trace_rec *v, uint64_t *ret_rewrites)
+static size_t build_pages(struct dut_trace_rec *v, uint32_t wal_page, uint32_t heap_page, uint64_t *ret_rewrites)
 {
 	uint64_t ts = 1000, page = 0, x = 88172645463325252ull, rewrites = 0;
 	bool prev_filled = false;
@@ -79,7 +79,7 @@ static size_t build(struct dut_trace_rec *v, uint64_t *ret_rewrites)
 		unsigned pages = 1 + i % 3;
 		bool filled = i % 7 == 0;
 
-		v[n++] = rec(ts++, DUT_OP_WRITE, 1, page * PAGE, pages * PAGE);
+		v[n++] = rec(ts++, DUT_OP_WRITE, 1, page * wal_page, pages * wal_page);
 		v[n++] = rec(ts++, DUT_OP_FDATASYNC, 1, 0, 0);
 		rewrites += i > 0 && !prev_filled;
 		page += filled ? pages : pages - 1;
@@ -88,11 +88,16 @@ static size_t build(struct dut_trace_rec *v, uint64_t *ret_rewrites)
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			v[n++] = rec(ts++, k ? DUT_OP_READ : DUT_OP_WRITE, 2, (x % 131072) * PAGE, PAGE);
+			v[n++] = rec(ts++, k ? DUT_OP_READ : DUT_OP_WRITE, 2, (x % 131072) * heap_page, heap_page);
 		}
 	}
 	*ret_rewrites = rewrites;
 	return n;
+}
+
+static size_t build(struct dut_trace_rec *v, uint64_t *ret_rewrites)
+{
+	return build_pages(v, PAGE, PAGE, ret_rewrites);
 }
 
 static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
@@ -149,6 +154,107 @@ static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
 	CU_CHECK(strncmp(p, "random (", 8) == 0, "heap writes: %s", p);
 }
 
+/* The rule at other page sizes: one page back is the page given, not 8 KiB. */
+static void test_access_rule_page_sizes(void)
+{
+	static const struct {
+		uint32_t page;
+		uint64_t prev_end, offset;
+		enum rep_access want;
+	} cases[] = {
+		{ 16384, 32768, 16384, REP_ACCESS_TAIL_REWRITE },  /* one 16 KiB page back */
+		{ 16384, 32768, 16383, REP_ACCESS_RANDOM },
+		{ 32768, 65536, 32768, REP_ACCESS_TAIL_REWRITE },
+		{ 32768, 65536, 40960, REP_ACCESS_TAIL_REWRITE },
+		{ 4096, 16384, 8192, REP_ACCESS_RANDOM },          /* two 4 KiB pages back */
+		{ 4096, 16384, 12288, REP_ACCESS_TAIL_REWRITE },
+		{ 0, 16384, 8192, REP_ACCESS_TAIL_REWRITE },       /* 0: REP_TAIL_PAGE_BYTES */
+		{ 0, 32768, 16384, REP_ACCESS_RANDOM },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(cases); i++) {
+		enum rep_access a = rep_access_of(true, cases[i].prev_end, cases[i].offset, cases[i].page);
+
+		CU_CHECK(a == cases[i].want, "page %u: prev_end %llu offset %llu: got %d, want %d", cases[i].page,
+			 (unsigned long long)cases[i].prev_end, (unsigned long long)cases[i].offset, a,
+			 cases[i].want);
+	}
+}
+
+/*
+ * A server built with 16 kB WAL pages and 32 kB blocks (dutlab pg build
+ * --wal-block-size 16kB --block-size 32kB): its commits rewrite a 16 KiB
+ * tail page.  With the run's page sizes every WAL write but the first
+ * continues the stream; measured in 8 KiB pages (before #26) the rewrites
+ * read as random.  The heap stays random either way.
+ */
+static void test_wal_tail_rewrites_in_the_runs_page_size(void)
+{
+	_cleanup_free_ struct dut_trace_rec *v = calloc(2 * NCOMMITS + NRANDOM, sizeof(*v));
+	struct dut_trace t = { .files = files, .nfiles = DUT_ARRAY_SIZE(files), .has_footer = true };
+	const struct rep_pages pages = { .block_bytes = 32768, .wal_block_bytes = 16384 };
+	uint64_t rewrites;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	t.recs = v;
+	t.nrecs = build_pages(v, 16384, 32768, &rewrites);
+	t.footer.records_written = t.nrecs;
+	for (int with = 0; with < 2; with++) {
+		_cleanup_(report_freep) struct report *rep = NULL;
+		const struct rep_dirstats *wal, *heap_r, *heap_w;
+
+		CU_ASSERT_EQUAL_FATAL(report_build_pages(&t, NULL, with ? &pages : NULL, &rep), 0);
+		wal = &rep->phases[0].cls[RC_WAL].dir[REP_WRITE];
+		heap_r = &rep->phases[0].cls[RC_HEAP].dir[REP_READ];
+		heap_w = &rep->phases[0].cls[RC_HEAP].dir[REP_WRITE];
+		CU_ASSERT_EQUAL(wal->ops, NCOMMITS);
+		CU_CHECK(heap_r->seq_ops + heap_w->seq_ops <= 2, "heap sequential %llu",
+			 (unsigned long long)(heap_r->seq_ops + heap_w->seq_ops));
+		if (with) {
+			CU_CHECK(rep->pages.block_bytes == 32768 && rep->pages.wal_block_bytes == 16384,
+				 "pages %u/%u", rep->pages.block_bytes, rep->pages.wal_block_bytes);
+			CU_CHECK(wal->seq_ops == NCOMMITS - 1 && wal->rewrite_ops == rewrites,
+				 "16 KiB WAL pages: sequential %llu, tail rewrites %llu (built %llu) of %llu",
+				 (unsigned long long)wal->seq_ops, (unsigned long long)wal->rewrite_ops,
+				 (unsigned long long)rewrites, (unsigned long long)wal->ops);
+		} else {
+			/* what the old fixed 8 KiB rule saw: every rewrite of a 16 KiB page random */
+			CU_CHECK(rep->pages.wal_block_bytes == REP_TAIL_PAGE_BYTES, "default WAL page %u",
+				 rep->pages.wal_block_bytes);
+			CU_CHECK(wal->rewrite_ops == 0 && wal->ops - wal->seq_ops == rewrites + 1,
+				 "8 KiB rule: random %llu, expected %llu", (unsigned long long)(wal->ops - wal->seq_ops),
+				 (unsigned long long)(rewrites + 1));
+		}
+	}
+}
+
+/* The relation map's block_size is the data files' page when the run says nothing. */
+static void test_relmap_block_size_is_the_data_page(void)
+{
+	static const char relmap[] =
+		"{\"schema\": \"dutlab-relmap\", \"schema_version\": 1, \"block_size\": 16384, \"relations\": []}";
+	_cleanup_(report_freep) struct report *rep = NULL;
+	struct dut_trace t = { .files = files, .nfiles = DUT_ARRAY_SIZE(files), .has_footer = true };
+	struct dut_trace_rec v[3] = {
+		rec(1, DUT_OP_READ, 2, 0, 32768),
+		rec(2, DUT_OP_READ, 2, 16384, 16384),      /* the last 16 KiB page again */
+		rec(3, DUT_OP_READ, 2, 0, 16384),          /* two pages back */
+	};
+	struct relmap *m = NULL;
+	struct dut_error err = { "" };
+
+	CU_ASSERT_EQUAL_FATAL(relmap_parse(relmap, sizeof(relmap) - 1, &m, &err), 0);
+	t.recs = v;
+	t.nrecs = t.footer.records_written = 3;
+	CU_ASSERT_EQUAL_FATAL(report_build(&t, m, &rep), 0);
+	CU_CHECK(rep->pages.block_bytes == 16384 && rep->pages.wal_block_bytes == 8192, "pages %u/%u",
+		 rep->pages.block_bytes, rep->pages.wal_block_bytes);
+	CU_CHECK(rep->phases[0].cls[RC_HEAP].dir[REP_READ].rewrite_ops == 1 &&
+		 rep->phases[0].cls[RC_HEAP].dir[REP_READ].seq_ops == 1, "re-reads %llu",
+		 (unsigned long long)rep->phases[0].cls[RC_HEAP].dir[REP_READ].rewrite_ops);
+	relmap_free(m);
+}
+
 /* Pure appends stay "sequential"; half and half is "mixed". */
 static void test_pattern_words(void)
 {
@@ -167,6 +273,9 @@ static const struct cu_test tests[] = {
 	{ "access_rule_table", test_access_rule_table },
 	{ "wal_tail_rewrites_are_sequential_heap_stays_random", test_wal_tail_rewrites_are_sequential_heap_stays_random },
 	{ "pattern_words", test_pattern_words },
+	{ "access_rule_page_sizes", test_access_rule_page_sizes },
+	{ "wal_tail_rewrites_in_the_runs_page_size", test_wal_tail_rewrites_in_the_runs_page_size },
+	{ "relmap_block_size_is_the_data_page", test_relmap_block_size_is_the_data_page },
 	{ NULL, NULL },
 };
 const struct cu_suite cu_suite = { .name = "report_access", .tests = tests };

@@ -19,6 +19,8 @@ static void fill(struct dss_report *r)
 	*r = (struct dss_report){ .sf = 0.01, .data_seed = 2, .param_seed = 7, .threads = 2,
 				  .reps = 1, .stats_target = 1000, .sink = "copy" };
 	snprintf(r->server_version, sizeof(r->server_version), "15.20");
+	r->block_size = 16384;
+	r->wal_block_size = 8192;
 	r->ran[DSS_PH_LOAD] = r->ran[DSS_PH_KEYS] = r->ran[DSS_PH_QUERIES] = true;
 	r->phase_ns[DSS_PH_LOAD] = 2000000000;
 	r->phase_ns[DSS_PH_KEYS] = 500000000;
@@ -108,6 +110,11 @@ static void test_json_document_round_trip(void)
 	json_object *target = json_object_object_get(dut_result_json(back), "target");
 	const char *w = json_object_get_string(json_object_object_get(target, "workload"));
 	CU_CHECK(w && strstr(w, "TPC-H-derived") && strstr(w, "not comparable"), "workload \"%s\"", w);
+	/* the server's block sizes, as in pgbench results (#26) */
+	CU_CHECK(json_object_get_int64(json_object_object_get(target, "block_size")) == 16384,
+		 "target.block_size %s", json_object_get_string(json_object_object_get(target, "block_size")));
+	CU_CHECK(json_object_get_int64(json_object_object_get(target, "wal_block_size")) == 8192,
+		 "target.wal_block_size %s", json_object_get_string(json_object_object_get(target, "wal_block_size")));
 out:
 	dut_result_free(back);
 	dut_result_free(res);
@@ -131,6 +138,7 @@ static void test_human_table(void)
 	static const char *const want[] = {
 		"TPC-H-derived", "not a TPC-H result", "lineitem", "orders_custkey_idx",
 		"0123456789abcdef", "pricing summary report", "timeout",
+		"server: PostgreSQL 15.20, block size 16384 bytes, WAL block size 8192 bytes",
 	};
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(want); i++)
 		CU_CHECK(strstr(buf, want[i]), "human output lacks \"%s\":\n%s", want[i], buf);
@@ -140,9 +148,27 @@ static void test_human_table(void)
 	dss_report_free(&r);
 }
 
+/* A server that did not say its block sizes: no target.block_size, nothing made up. */
+static void test_json_without_block_size(void)
+{
+	struct dss_report r;
+	struct dut_result *res = dut_result_new("pgload", "0.1.0");
+	json_object *target;
+
+	fill(&r);
+	r.block_size = r.wal_block_size = 0;
+	CU_CHECK(res && dss_report_to_result(&r, res) == 0, "dss_report_to_result failed");
+	target = res ? json_object_object_get(dut_result_json(res), "target") : NULL;
+	CU_CHECK(target && !json_object_object_get_ex(target, "block_size", NULL) &&
+		 !json_object_object_get_ex(target, "wal_block_size", NULL), "a block size without one known");
+	dut_result_free(res);
+	dss_report_free(&r);
+}
+
 static const struct cu_test tests[] = {
 	{ "json_document_round_trip", test_json_document_round_trip },
 	{ "human_table", test_human_table },
+	{ "json_without_block_size", test_json_without_block_size },
 	{ NULL, NULL },
 };
 

@@ -45,6 +45,18 @@ want differs 4 "the cached build $WORK/cache/15-bs16k was configured with" \
 grep -qF -- "--prefix=$WORK/cache/15-bs16k --with-blocksize=16 --with-wal-blocksize=8" "$WORK/differs.out" ||
 	fail "differs: the options asked for are not shown"
 [ "$(cat "$WORK/cache/15-bs16k/dutlab-build.conf" | grep -c elsewhere)" -eq 1 ] || fail "differs: the cached build was touched"
+# a cached build whose server looks for its modules (plpgsql, dict_snowball) outside it
+# (Debian's patches point pkglibdir at /usr/lib/postgresql/<major>/lib; builds from before
+# the fix installed none): refused, not reused
+k18=$WORK/cache/18-bs8k
+mkdir -p "$k18/bin"
+printf '#!/bin/sh\necho "postgres (PostgreSQL) 18.0 (stub)"\n' >"$k18/bin/postgres"
+printf '#!/bin/sh\n[ "$1" = --pkglibdir ] && echo /nonexistent/18/lib\n' >"$k18/bin/pg_config"
+chmod 755 "$k18/bin/postgres" "$k18/bin/pg_config"
+printf 'major=18\nversion=18.0\nsuite=forky\nblock_size_kb=8\nwal_block_size_kb=8\nconfigure=--prefix=%s --with-blocksize=8 --with-wal-blocksize=8 --without-icu --with-lz4 --with-zstd --with-readline --with-zlib --disable-nls --with-liburing\nbuild_seconds=1\n' \
+	"$k18" >"$k18/dutlab-build.conf"
+want nomodules 4 "looks for its modules in /nonexistent/18/lib, which has none" \
+	env DUT_PG_CACHE="$WORK/cache" "$DUTLAB" pg build --major 18
 # a major no suite has: the private deb-src list is asked (the network); 16 is in none of
 # bookworm, trixie, forky, sid
 "$DUTLAB" pg build --major 16 >"$WORK/major16.out" 2>&1
@@ -173,9 +185,8 @@ for c in 0 1; do
 	bindir=$(jq -r ".configs[$c].postgres.bindir" "$m")
 	if [ "$c" = 1 ]; then want_bin=$CACHE/15-bs16k/bin; else want_bin=$PGBIN; fi
 	[ "$bindir" = "$want_bin" ] || fail "$name: bindir $bindir, expected $want_bin"
-	# what the server said (SHOW block_size), in the pgbench result documents (pgload
-	# dss's have no target.block_size)
-	for s in load rw; do
+	# what the server said (SHOW block_size), in the pgbench and the DSS result documents
+	for s in load rw dss; do
 		[ "$(jq -r .target.block_size "$dir/$s.json")" = "$bs" ] ||
 			fail "$name: $s.json says block_size $(jq -r .target.block_size "$dir/$s.json"), expected $bs"
 	done

@@ -774,6 +774,7 @@ static void test_shipped_estimates_within_2x_of_measured(void)
 		{ "placement.ini", 386, 393 },
 		{ "fs-oltp.ini", 559, 696 },
 		{ "fill-iops.ini", 234, 249 },
+		{ "fs-oltp-blocksize.ini", 654, 654 },
 	};
 
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
