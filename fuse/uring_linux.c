@@ -297,18 +297,7 @@ static int rt_setup(struct dutfs_transport *t, struct ring_thread *rt, uint16_t 
 		if (r < 0)
 			return r;
 	}
-	/*
-	 * COOP_TASKRUN: a request for an entry of a thread that is busy in user
-	 * space (serving another entry) does not interrupt it with an IPI; the
-	 * kernel hands it over at the thread's next syscall.  A sleeping thread
-	 * is woken as before.  Older kernels refuse the flag: retry without.
-	 */
-	p.flags |= IORING_SETUP_COOP_TASKRUN;
 	r = io_uring_queue_init_params(2 * rt->nents + 4, &rt->ring, &p);
-	if (r == -EINVAL) {
-		p = (struct io_uring_params){ .flags = IORING_SETUP_SQE128 };
-		r = io_uring_queue_init_params(2 * rt->nents + 4, &rt->ring, &p);
-	}
 	if (r < 0) {
 		dutfs_transport_fall_back(t, "io_uring_setup(SQE128): %s", strerror(-r));
 		return r;
