@@ -30,6 +30,7 @@
 
 #include "fuse/dutfs.h"
 #include "fuse/reply_raw.h"
+#include "fuse/uring.h"
 #include "lib/trace.h"
 
 struct dutfs_fh {
@@ -412,7 +413,10 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	fh = fh_of(fi);
-	buf = dutfs_thread_buf(fs, size);
+	/* on the ring, straight into the entry's reply buffer: no copy at the reply */
+	buf = dutfs_transport_reply_buf(size);
+	if (!buf)
+		buf = dutfs_thread_buf(fs, size);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;

@@ -58,6 +58,13 @@ int dutfs_transport_run(struct dutfs_transport *t, sem_t *finish);
 /* Wake and join the ring threads; the rings stay open for late replies. 0 or the first error. */
 int dutfs_transport_stop(struct dutfs_transport *t);
 void dutfs_transport_free(struct dutfs_transport *t);
+/*
+ * Where a READ reply's data can be read (by pread) so that the reply needs
+ * no copy: the payload buffer of the ring entry the calling thread is
+ * serving (page aligned), or NULL (not a ring thread, or size larger than
+ * the payload).  Valid until the thread's op returns.
+ */
+void *dutfs_transport_reply_buf(size_t size);
 /* stats.json "transport" */
 struct json_object *dutfs_transport_stats_json(const struct dutfs_transport *t);
 

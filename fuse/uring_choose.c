@@ -137,6 +137,22 @@ void dutfs_transport_get_info(const struct dutfs_transport *t, struct dutfs_tran
 	};
 }
 
+/* Requests served per queue (qid = CPU): where the kernel put them. */
+static struct json_object *queue_requests_json(const struct dutfs_transport *t)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned q = 0; a && q < t->queues; q++) {
+		uint64_t n = 0;
+
+		for (unsigned k = 0; k < t->nrts; k++)
+			if (t->rts[k].qid == q)
+				n += atomic_load_explicit(&t->rts[k].nreq, memory_order_relaxed);
+		json_object_array_add(a, json_object_new_uint64(n));
+	}
+	return a;
+}
+
 struct json_object *dutfs_transport_stats_json(const struct dutfs_transport *t)
 {
 	struct dutfs_transport_info i;
@@ -162,6 +178,7 @@ struct json_object *dutfs_transport_stats_json(const struct dutfs_transport *t)
 		json_object_object_add(o, "entries_per_thread", json_object_new_int((int)i.entries_per_thread));
 		json_object_object_add(o, "ring_requests", json_object_new_uint64(nreq));
 		json_object_object_add(o, "ring_errors", json_object_new_uint64(nerr));
+		json_object_object_add(o, "queue_requests", queue_requests_json(t));
 	}
 	return o;
 }

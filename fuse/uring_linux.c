@@ -249,6 +249,16 @@ static const struct fuse_custom_io tp_io = {
 	.splice_send = tp_splice_send,
 };
 
+void *dutfs_transport_reply_buf(size_t size)
+{
+	struct ring_ent *e = tls_ent;
+
+	/* a READ's payload is empty: the whole buffer is free for its reply */
+	if (!e || size > e->iov[1].iov_len)
+		return NULL;
+	return e->iov[1].iov_base;
+}
+
 /* ---- ring set-up ---- */
 
 static int ent_alloc(struct dutfs_transport *t, struct ring_ent *e)
@@ -426,7 +436,11 @@ static void *rt_main(void *arg)
 {
 	struct ring_thread *rt = arg;
 	struct dutfs_transport *t = rt->tp;
+	char name[16];
 
+	/* so that perf and /proc/PID/task tell the queues apart */
+	snprintf(name, sizeof(name), "dutfs-q%u-%u", rt->qid, (unsigned)(rt - t->rts) / t->queues);
+	pthread_setname_np(pthread_self(), name);
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		struct ring_ent *e;

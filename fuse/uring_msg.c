@@ -75,7 +75,9 @@ long dutfs_uring_reply_pack(const struct iovec *iov, int count,
 		}
 		if (n > payload_cap - pay)
 			return -EMSGSIZE;
-		memcpy(payload + pay, p, n);
+		/* data read straight into the entry (dutfs_transport_reply_buf) is in place already */
+		if (p != payload + pay)
+			memcpy(payload + pay, p, n);
 		pay += n;
 	}
 	if (hdr_left)

@@ -56,7 +56,9 @@ uint64_t dutfs_uring_reply_unique(const struct iovec *iov, int count);
 /*
  * Copy a reply (fuse_out_header, then the output arguments) into an entry:
  * the header into hdr->in_out, the rest into payload with
- * ring_ent_in_out.payload_sz.  Returns the reply's length, or -EMSGSIZE
+ * ring_ent_in_out.payload_sz.  An argument that already sits where it
+ * belongs in payload (a READ's data read into the entry) is not copied.
+ * Returns the reply's length, or -EMSGSIZE
  * when it does not fit the payload, -EPROTO when it has no header.
  */
 long dutfs_uring_reply_pack(const struct iovec *iov, int count,

@@ -93,6 +93,11 @@ ring-used)
 	say "ring_requests $n, reads $reads, queues $(stats .transport.queues)"
 	[ "$n" -gt 100 ] || die "only $n requests came over the ring"
 	[ "$(stats .transport.ring_errors)" = 0 ] || die "ring errors: $(stats .transport.ring_errors)"
+	# per queue (CPU): one count per queue, adding up to ring_requests
+	[ "$(stats '.transport.queue_requests | length')" = "$(stats .transport.queues)" ] ||
+		die "stats.json queue_requests $(stats '.transport.queue_requests | tostring') for $(stats .transport.queues) queues"
+	[ "$(stats '.transport.queue_requests | add')" -ge "$n" ] ||
+		die "queue_requests $(stats '.transport.queue_requests | tostring') do not add up to ring_requests $n"
 	dut_umount "$M" || die "unmount had to be forced"
 	cmp "$T/w" "$B/d/w2" || die "the backing file differs from what was written"
 	grep -aq "transport" "$T/t.dtr" && grep -aq "uring" "$T/t.dtr" || die "the trace header does not name the transport"

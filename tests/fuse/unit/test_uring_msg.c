@@ -112,6 +112,29 @@ static void test_reply_pack(void)
 		 h.ring_ent_in_out.payload_sz == 0, "short of a header");
 }
 
+/* A READ's data read into the entry's payload (dutfs_transport_reply_buf) stays where it is. */
+static void test_reply_pack_in_place(void)
+{
+	struct dutfs_fuse_uring_req_header h;
+	char payload[64];
+	struct fuse_out_header oh = { .len = 16 + 11, .error = 0, .unique = 42 };
+	char a[] = "hello ";
+	struct iovec iov[3] = { { &oh, sizeof(oh) }, { a, 6 }, { payload + 6, 5 } };
+	struct iovec whole[2] = { { &oh, sizeof(oh) }, { payload, 11 } };
+
+	memset(&h, 0, sizeof(h));
+	memcpy(payload, "......world", 11);
+	CU_CHECK(dutfs_uring_reply_pack(iov, 3, &h, payload, sizeof(payload)) == 27 &&
+		 h.ring_ent_in_out.payload_sz == 11 && !memcmp(payload, "hello world", 11),
+		 "an argument in place after a copied one");
+	memcpy(payload, "in the entry", 11);
+	CU_CHECK(dutfs_uring_reply_pack(whole, 2, &h, payload, sizeof(payload)) == 27 &&
+		 h.ring_ent_in_out.payload_sz == 11 && !memcmp(payload, "in the entr", 11),
+		 "the whole reply in place");
+	CU_CHECK(dutfs_uring_reply_pack(whole, 2, &h, payload, 10) == -EMSGSIZE,
+		 "in place but larger than the payload");
+}
+
 static void test_init(void)
 {
 	struct {
@@ -170,6 +193,7 @@ static const struct cu_test tests[] = {
 	{ "req_build", test_req_build },
 	{ "req_build_refuses", test_req_build_refuses },
 	{ "reply_pack", test_reply_pack },
+	{ "reply_pack_in_place", test_reply_pack_in_place },
 	{ "init", test_init },
 	{ "cpu_count", test_cpu_count },
 	{ NULL, NULL },
