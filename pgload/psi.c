@@ -281,6 +281,8 @@ enum pgl_bound pgl_bound_classify(const struct pgl_bound_in *in, char *reason, s
 	blk = pgl_pressure_blocked_mean(pr);
 	if (in->cores_busy >= PGL_BOUND_CPU_SHARE * in->usable_cpus)
 		b = PGL_BOUND_CPU;
+	else if (cpu >= PGL_BOUND_SATURATED && io >= PGL_BOUND_SATURATED)
+		b = PGL_BOUND_WAITING;     /* PSI is machine-wide: other work holds both */
 	else if (cpu >= PGL_BOUND_PRESSURE && cpu >= io)
 		b = PGL_BOUND_CPU_STARVED;
 	else if (cpu < 0 && io < 0 && runq_excess(pr) >= PGL_BOUND_RUNQ_EXCESS &&
@@ -294,7 +296,10 @@ enum pgl_bound pgl_bound_classify(const struct pgl_bound_in *in, char *reason, s
 		b = PGL_BOUND_WAITING;
 	add(&r, "cores busy %.2f of %u", in->cores_busy, in->usable_cpus);
 	add_evidence(&r, pr);
-	if (b == PGL_BOUND_WAITING)
+	if (b == PGL_BOUND_WAITING && cpu >= 0)
+		add(&r, ": CPU and I/O pressure both at least %.0f%% across the machine (other work), "
+			"cannot tell which one the restore waited for", PGL_BOUND_SATURATED * 100);
+	else if (b == PGL_BOUND_WAITING)
 		add(&r, ": neither PSI nor the run queue known, cannot tell CPU from I/O wait");
 	return b;
 }

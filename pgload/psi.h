@@ -124,6 +124,7 @@ enum pgl_bound {
 
 #define PGL_BOUND_CPU_SHARE 0.8      /* of the usable CPUs */
 #define PGL_BOUND_PRESSURE 0.2       /* of the wall time */
+#define PGL_BOUND_SATURATED 0.8      /* both CPU and I/O pressure this high: cannot tell */
 #define PGL_BOUND_BLOCKED 0.5        /* tasks, without PSI */
 #define PGL_BOUND_RUNQ_EXCESS 0.5    /* runnable tasks beyond the CPUs, without PSI */
 

@@ -130,6 +130,8 @@ static void test_bound_classify(void)
 		{ "waiting on the disk", 10000, true, 0.3, 0.02, 0.7, 1.0, PGL_BOUND_IO, "io pressure 70%" },
 		{ "both, I/O more", 10000, true, 0.3, 0.3, 0.5, 0, PGL_BOUND_IO, "io pressure 50%" },
 		{ "both, CPU more", 10000, true, 0.3, 0.5, 0.3, 0, PGL_BOUND_CPU_STARVED, "io pressure 30%" },
+		/* a loaded machine (seen: cpu 94%, io 100%, 17 runnable on 2 CPUs): PSI cannot tell */
+		{ "both saturated", 10000, true, 0.2, 0.94, 1.0, 15, PGL_BOUND_WAITING, "cannot tell which" },
 		{ "neither: a lock", 10000, true, 0.1, 0.01, 0.01, 0, PGL_BOUND_OTHER, "cpu pressure 1%" },
 		{ "no PSI, blocked tasks", 10000, true, 0.3, -1, -1, 1.2, PGL_BOUND_IO, "io pressure unknown" },
 		{ "no PSI, nothing blocked", 10000, true, 0.3, -1, -1, 0.1, PGL_BOUND_OTHER, "0.1 blocked" },
