@@ -143,6 +143,8 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 	if (o->trace_path) {
 		struct dut_trace_writer_opts wo = {
 			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
+			.max_bytes = o->trace_max_bytes,
+			.max_segments = o->trace_segments,
 		};
 
 		r = dut_trace_writer_open(o->trace_path, &wo, &t->w);
