@@ -10,7 +10,8 @@
 #    and its per-class totals equal dutfs's live statistics (stats.json),
 #    plus the records dutfs dropped;
 #  - `dutlab report` over the segments says what was removed, its record
-#    counts add up to the footer's, and its series covers the whole run.
+#    counts add up to the footer's, and its series covers the whole run;
+#    `dutlab export` gives every kept record.
 . "$(dirname "$0")/lib.sh"
 DUT_TEST_NAME=trace-max
 SECS=${DUT_SOAK_SECONDS:-120}
@@ -36,17 +37,19 @@ trace_bytes() { # sum of the segment files (not the side file)
 	echo "$sum $n"
 }
 
-dd if=/dev/urandom of="$T/mnt/data" bs=1M count=4 status=none conv=fsync \
+# PostgreSQL-named files, so the records have classes (rel, wal) the side file must keep
+D="$T/mnt/base/5/16384" W="$T/mnt/pg_wal/000000010000000000000001"
+mkdir -p "$T/mnt/base/5" "$T/mnt/pg_wal" || die "cannot make directories on the mount"
+dd if=/dev/urandom of="$D" bs=1M count=4 status=none conv=fsync \
 	|| die "cannot write the data file on the mount"
 # about 4,000 records a second (4 KiB reads of 512 bytes each, a write and an fsync):
 # 120 s give about 480k records, 23 MB of trace into 4 MiB
 max_seen=0 max_files=0 start=$SECONDS
 for ((s = 0; s < SECS; s++)); do
 	tick=$((start + s + 1))
-	dd if="$T/mnt/data" of=/dev/null bs=512 count=4000 skip=$(( (s * 4000) % 8192 )) \
-		status=none 2>/dev/null || dd if="$T/mnt/data" of=/dev/null bs=512 count=4000 status=none \
+	dd if="$D" of=/dev/null bs=512 count=4000 skip=$(( (s * 4000) % 4192 )) status=none \
 		|| die "reads on the mount failed at second $s"
-	dd if=/dev/zero of="$T/mnt/log" bs=4k count=4 seek=$((s % 64)) conv=notrunc,fsync status=none \
+	dd if=/dev/zero of="$W" bs=4k count=4 seek=$((s % 64)) conv=notrunc,fsync status=none \
 		|| die "writes on the mount failed at second $s"
 	read -r b n < <(trace_bytes)
 	[ "$b" -gt "$max_seen" ] && max_seen=$b
@@ -81,6 +84,8 @@ jq -r '.classes | to_entries[] | .key as $c | .value | to_entries[] |
 side_ops=$(awk '{ s += $2 } END { print s + 0 }' "$T/side.txt")
 stat_ops=$(awk '{ s += $2 } END { print s + 0 }' "$T/stats.txt")
 say "side file: $side_ops read/write/sync records; stats.json: $stat_ops; dropped: $dropped"
+grep -q '^rel\.read ' "$T/stats.txt" && grep -q '^wal\.write ' "$T/stats.txt" \
+	|| die "stats.json has no rel reads or wal writes: $(cat "$T/stats.txt")"
 [ "$((side_ops + dropped))" -eq "$stat_ops" ] \
 	|| die "side file $side_ops + dropped $dropped != stats.json $stat_ops"
 if [ "$dropped" -eq 0 ]; then
@@ -101,6 +106,10 @@ jq -e --argjson secs "$SECS" '.target as $t | $t.rotation.records_removed > 0
 	|| die "the report's counts do not add up: $(jq -c '.target | del(.rotation.series)' "$T/report.json")"
 series_ops=$(jq '[.target.rotation.series[] | .read.ops + .write.ops + .sync.ops] | add' "$T/report.json")
 [ "$series_ops" -eq "$side_ops" ] || die "the report's series has $series_ops records, the side file $side_ops"
+# dutlab export streams the segments as one trace
+kept=$(jq '.target.records' "$T/report.json")
+lines=$("$DUTLAB" export --format csv "$T/trace.dtr" | wc -l) || die "dutlab export failed on the rotated trace"
+[ "$lines" -eq "$((kept + 1))" ] || die "dutlab export gave $lines lines for $kept kept records (+ a header)"
 # each kept segment alone is a whole trace
 for f in "$T"/trace.dtr.[0-9]*; do
 	"$DUTLAB" report "$f" >/dev/null || die "segment $f alone is not a readable trace"
