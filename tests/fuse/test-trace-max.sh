@@ -58,6 +58,8 @@ for ((s = 0; s < SECS; s++)); do
 done
 sleep 0.2 # stats.json is a snapshot of at most 50 ms
 cp "$T/mnt/.dutfs/stats.json" "$T/stats.json" || die "cannot read stats.json"
+jq -e '.trace.max_bytes == 4194304 and .trace.rotations >= 2' "$T/stats.json" >/dev/null \
+	|| die "stats.json does not show the bound and the rotations: $(jq -c .trace "$T/stats.json")"
 dut_umount "$T/mnt" || die "dutfs needed a forced unmount or SIGKILL to stop"
 read -r b n < <(trace_bytes)
 [ "$b" -gt "$max_seen" ] && max_seen=$b
