@@ -36,7 +36,8 @@
  * and starts PATH again with a SEGMENT frame and the INFO, FILE (the last
  * per id) and MARKER frames written so far, which it keeps for that (their
  * memory is the file table, not the records).  Every record it drains also
- * goes into the per-second side file PATH.seconds (trace_seconds.c).
+ * goes into the per-second side file PATH.seconds (trace_seconds.c).  The
+ * rotation and the side file are in trace_writer_rotate.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -55,10 +56,7 @@
 
 #include "lib/trace.h"
 #include "lib/trace_format.h"
-#include "lib/pgpath.h"
-#include "lib/cleanup.h"
-#include <inttypes.h>
-#include <stdio.h>
+#include "lib/trace_writer_priv.h"
 
 #define DEFAULT_THREAD_BUF_RECS 16384u
 #define DEFAULT_FLUSH_INTERVAL_NS (50ull * 1000 * 1000)
@@ -66,76 +64,6 @@
 /* Records per RECORDS frame: one frame fills at most a batch. */
 #define FRAME_MAX_RECS ((BATCH_BYTES - DUT_TRACE_FRAME_HDR_SIZE) / DUT_TRACE_REC_SIZE)
 #define TLS_SLOTS 4
-
-struct ring {
-	/* producer side */
-	alignas(64) _Atomic uint64_t head;
-	uint64_t cached_tail;
-	_Atomic uint64_t dropped;        /* written by the producer only */
-	/* consumer side */
-	alignas(64) _Atomic uint64_t tail;
-	/* shared, rarely written */
-	alignas(64) _Atomic int refs;
-	_Atomic bool orphaned;           /* its thread exited (or evicted it) */
-	struct ring *next;               /* protected by w->bufs_lock */
-	uint64_t cap, mask;              /* cap is a power of two */
-	struct dut_trace_rec slots[];
-};
-
-struct meta {
-	struct meta *next;
-	size_t len;
-	uint8_t frame[];
-};
-
-struct dut_trace_writer {
-	uint64_t id;                     /* unique per process, for the TLS cache */
-	int fd;
-	int efd;                         /* eventfd: wake the writer thread */
-	bool regular;                    /* a regular file: truncate at close */
-	uint64_t cap;
-	uint64_t flush_interval_ns;
-	struct dut_trace_header hdr;
-
-	pthread_mutex_t bufs_lock;
-	struct ring *bufs;               /* protected by bufs_lock */
-	_Atomic uint64_t dropped_gone;   /* full-ring drops of freed rings */
-
-	pthread_mutex_t meta_lock;
-	struct meta *meta_head, **meta_tailp; /* protected by meta_lock */
-
-	pthread_t thread;
-	_Atomic bool stop;
-
-	/* owned by the writer thread (and by close after the join) */
-	uint8_t *batch;
-	size_t batch_len;
-	uint64_t batch_recs;
-	struct meta *pending;            /* meta frames not yet written, in order */
-	bool hdr_written;
-	uint64_t off;                    /* end of the last whole frame on disk */
-	int first_err;
-	size_t batch_cap;                /* <= BATCH_BYTES: a batch fits a segment */
-
-	/* rotation (seg_max 0: off), owned by the writer thread */
-	char *path;
-	uint64_t max_bytes, seg_max;
-	unsigned keep;
-	struct dut_trace_segment seg;    /* the current segment's SEGMENT frame */
-	uint64_t seg_written0, seg_dropped0; /* run totals when it started */
-	bool seg_has_data;               /* something besides its opening frames */
-	bool replaying;                  /* writing a segment's opening frames */
-	struct meta *kept_info, **kept_info_tail;
-	struct meta *kept_markers, **kept_markers_tail;
-	struct meta **kept_files;        /* by id */
-	size_t nkept_files;
-	struct dut_trace_seconds *sec;
-	int sec_fd;
-	_Atomic uint64_t rotations;
-
-	_Atomic uint64_t written;
-	_Atomic uint64_t dropped_io;     /* records of batches that failed to write */
-};
 
 /* ---- rings and the thread-local cache ---- */
 
@@ -258,7 +186,7 @@ void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
 
 /* ---- writer thread: batching and I/O ---- */
 
-static uint64_t now_ns(clockid_t clk)
+uint64_t dut_tw_now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -285,29 +213,27 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
 	return 0;
 }
 
-static void note_error(struct dut_trace_writer *w, int err)
+void dut_tw_note_error(struct dut_trace_writer *w, int err)
 {
 	if (!w->first_err)
 		w->first_err = err;
 }
 
-static void rotate(struct dut_trace_writer *w);
-
 /* Write n bytes at the end of the trace; only whole writes advance it. */
-static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
+int dut_tw_append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
 {
 	int r;
 
 	if (w->seg_max && !w->replaying && w->seg_has_data &&
 	    w->off + n + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE > w->seg_max)
-		rotate(w);
+		dut_tw_rotate(w);
 	if (!w->hdr_written) {
 		uint8_t hdr[DUT_TRACE_HEADER_SIZE];
 
 		dut_trace_header_encode(&w->hdr, hdr);
 		r = pwrite_all(w->fd, hdr, sizeof(hdr), 0);
 		if (r < 0) {
-			note_error(w, r);
+			dut_tw_note_error(w, r);
 			return r;
 		}
 		w->hdr_written = true;
@@ -315,7 +241,7 @@ static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
 	}
 	r = pwrite_all(w->fd, p, n, w->off);
 	if (r < 0) {
-		note_error(w, r);
+		dut_tw_note_error(w, r);
 		return r;
 	}
 	w->off += n;
@@ -328,7 +254,7 @@ static void batch_flush(struct dut_trace_writer *w)
 {
 	if (w->batch_len == 0)
 		return;
-	if (append(w, w->batch, w->batch_len) == 0)
+	if (dut_tw_append(w, w->batch, w->batch_len) == 0)
 		atomic_fetch_add_explicit(&w->written, w->batch_recs, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&w->dropped_io, w->batch_recs, memory_order_relaxed);
@@ -382,159 +308,11 @@ static void ring_unlink(struct dut_trace_writer *w, struct ring *b)
 	pthread_mutex_unlock(&w->bufs_lock);
 }
 
-/* A meta frame written: keep it for the next segments' opening (or free it). */
-static void meta_keep(struct dut_trace_writer *w, struct meta *m)
-{
-	uint32_t type = dut_le32_get(m->frame);
-
-	m->next = NULL;
-	if (type == DUT_TRACE_FRAME_FILE && m->len >= DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FILE_FIXED) {
-		uint32_t id = dut_le32_get(m->frame + DUT_TRACE_FRAME_HDR_SIZE);
-
-		if (w->sec)
-			(void)dut_trace_seconds_file_class(w->sec, id, (enum dut_pg_class)dut_le32_get(
-				m->frame + DUT_TRACE_FRAME_HDR_SIZE + 8));
-		if (w->seg_max && id < (1u << 24)) {
-			if (id >= w->nkept_files) {
-				size_t n = w->nkept_files ? w->nkept_files * 2 : 1024;
-				struct meta **p;
-
-				while (n <= id)
-					n *= 2;
-				p = realloc(w->kept_files, n * sizeof(*p));
-				if (p) {
-					memset(p + w->nkept_files, 0, (n - w->nkept_files) * sizeof(*p));
-					w->kept_files = p;
-					w->nkept_files = n;
-				}
-			}
-			if (id < w->nkept_files) {
-				free(w->kept_files[id]); /* the last entry per id wins */
-				w->kept_files[id] = m;
-				return;
-			}
-		}
-	} else if (w->seg_max && type == DUT_TRACE_FRAME_INFO) {
-		*w->kept_info_tail = m;
-		w->kept_info_tail = &m->next;
-		return;
-	} else if (w->seg_max && type == DUT_TRACE_FRAME_MARKER) {
-		*w->kept_markers_tail = m;
-		w->kept_markers_tail = &m->next;
-		return;
-	}
-	free(m);
-}
-
-static void meta_list_free(struct meta *m)
-{
-	while (m) {
-		struct meta *next = m->next;
-
-		free(m);
-		m = next;
-	}
-}
-
 static uint64_t ring_drops(struct dut_trace_writer *w);
 
-static uint64_t drops_now(struct dut_trace_writer *w)
+uint64_t dut_tw_drops_now(struct dut_trace_writer *w)
 {
 	return ring_drops(w) + atomic_load_explicit(&w->dropped_io, memory_order_relaxed);
-}
-
-/* A segment's opening: header, SEGMENT frame, then the meta frames kept so far. */
-static void segment_open_frames(struct dut_trace_writer *w)
-{
-	uint8_t sf[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_SEGMENT_SIZE];
-
-	w->replaying = true;
-	dut_trace_frame_segment(&w->seg, sf);
-	(void)append(w, sf, sizeof(sf));
-	for (struct meta *m = w->kept_info; m; m = m->next)
-		(void)append(w, m->frame, m->len);
-	for (size_t i = 0; i < w->nkept_files; i++)
-		if (w->kept_files[i])
-			(void)append(w, w->kept_files[i]->frame, w->kept_files[i]->len);
-	for (struct meta *m = w->kept_markers; m; m = m->next)
-		(void)append(w, m->frame, m->len);
-	w->replaying = false;
-	w->seg_has_data = false;
-}
-
-static char *seg_path(const char *path, uint64_t seq)
-{
-	size_t n = strlen(path) + 24;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s.%" PRIu64, path, seq);
-	return p;
-}
-
-/* Footer on the current segment, rename it PATH.<seq>, drop the oldest, start PATH anew. */
-static void segment_finish(struct dut_trace_writer *w, bool last);
-
-static void rotate(struct dut_trace_writer *w)
-{
-	char *old = seg_path(w->path, w->seg.seq);
-	int fd;
-
-	if (!old || rename(w->path, old) < 0) {
-		/* cannot rotate: keep writing this file, unbounded, and say so at close */
-		note_error(w, old ? -errno : -ENOMEM);
-		free(old);
-		w->seg_max = 0;
-		return;
-	}
-	free(old);
-	segment_finish(w, false);
-	if (w->seg.seq + 1 > w->keep) {
-		char *gone = seg_path(w->path, w->seg.seq + 1 - w->keep);
-
-		if (!gone || (unlink(gone) < 0 && errno != ENOENT))
-			note_error(w, gone ? -errno : -ENOMEM);
-		free(gone);
-	}
-	fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		note_error(w, -errno); /* later writes fail and count their records as dropped */
-	w->fd = fd;
-	w->seg_written0 = atomic_load_explicit(&w->written, memory_order_relaxed);
-	w->seg_dropped0 = drops_now(w);
-	w->seg.seq++;
-	w->seg.records_before = w->seg_written0;
-	w->seg.dropped_before = w->seg_dropped0;
-	w->hdr_written = false;
-	w->off = 0;
-	w->regular = true;
-	atomic_fetch_add_explicit(&w->rotations, 1, memory_order_relaxed);
-	segment_open_frames(w);
-}
-
-static void segment_finish(struct dut_trace_writer *w, bool last)
-{
-	uint8_t footer[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE];
-	struct dut_trace_footer ft = {
-		.records_written = atomic_load_explicit(&w->written, memory_order_relaxed) - w->seg_written0,
-		.records_dropped = drops_now(w) - w->seg_dropped0,
-		.end_monotonic_ns = now_ns(CLOCK_MONOTONIC),
-	};
-
-	if (w->fd < 0)
-		return;
-	dut_trace_frame_footer(&ft, footer);
-	w->replaying = true;
-	(void)append(w, footer, sizeof(footer));
-	w->replaying = false;
-	/* Cut off whatever a failed partial write left behind the last whole frame. */
-	if (w->regular && ftruncate(w->fd, (off_t)w->off) < 0)
-		note_error(w, -errno);
-	if (last && fsync(w->fd) < 0 && w->regular)
-		note_error(w, -errno);
-	if (close(w->fd) < 0)
-		note_error(w, -errno);
-	w->fd = -1;
 }
 
 /* Write queued FILE/MARKER/INFO frames, in the order they were queued. */
@@ -556,38 +334,11 @@ static void meta_write(struct dut_trace_writer *w)
 	while (w->pending) {
 		struct meta *m = w->pending;
 
-		if (append(w, m->frame, m->len) < 0)
+		if (dut_tw_append(w, m->frame, m->len) < 0)
 			return; /* keep it (and the rest) for the next round */
 		w->pending = m->next;
-		meta_keep(w, m);
+		dut_tw_meta_keep(w, m);
 	}
-}
-
-/* Finished seconds to the side file (all of them, and its end line, when final). */
-static void seconds_write(struct dut_trace_writer *w, bool final)
-{
-	char *text;
-	int r;
-
-	if (!w->sec || w->sec_fd < 0)
-		return;
-	r = dut_trace_seconds_take(w->sec, final, &text);
-	if (r < 0) {
-		note_error(w, r);
-		return;
-	}
-	for (size_t off = 0, n = strlen(text); off < n;) {
-		ssize_t k = write(w->sec_fd, text + off, n - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			note_error(w, k < 0 ? -errno : -EIO);
-			break;
-		}
-		off += (size_t)k;
-	}
-	free(text);
 }
 
 static void writer_round(struct dut_trace_writer *w)
@@ -614,7 +365,7 @@ static void writer_round(struct dut_trace_writer *w)
 		}
 	}
 	batch_flush(w);
-	seconds_write(w, false);
+	dut_tw_seconds_write(w, false);
 }
 
 static void *writer_main(void *arg)
@@ -638,48 +389,6 @@ static void *writer_main(void *arg)
 }
 
 /* ---- public API ---- */
-
-static void writer_rotation_free(struct dut_trace_writer *w)
-{
-	meta_list_free(w->kept_info);
-	meta_list_free(w->kept_markers);
-	for (size_t i = 0; i < w->nkept_files; i++)
-		free(w->kept_files[i]);
-	free(w->kept_files);
-	dut_trace_seconds_free(w->sec);
-	if (w->sec_fd >= 0)
-		close(w->sec_fd);
-	free(w->path);
-}
-
-/* --trace-max: segment size, the side file (PATH.seconds). */
-static int writer_rotation_init(struct dut_trace_writer *w, const char *path,
-				const struct dut_trace_writer_opts *o)
-{
-	unsigned keep = o->max_segments ? o->max_segments : DUT_TRACE_SEGMENTS_DEFAULT;
-	size_t n = strlen(path) + sizeof(DUT_TRACE_SECONDS_SUFFIX);
-	_cleanup_free_ char *sp = malloc(n);
-	int r;
-
-	if (keep < 2 || keep > DUT_TRACE_SEGMENTS_MAX || o->max_bytes / keep < DUT_TRACE_SEGMENT_MIN_BYTES)
-		return -EINVAL;
-	w->max_bytes = o->max_bytes;
-	w->keep = keep;
-	w->seg_max = o->max_bytes / keep;
-	/* a segment holds at least 8 batches: the bound is kept within a batch */
-	if (w->batch_cap > w->seg_max / 8)
-		w->batch_cap = (size_t)(w->seg_max / 8) & ~(size_t)7;
-	w->seg = (struct dut_trace_segment){ .seq = 1, .keep = keep, .max_bytes = o->max_bytes };
-	w->path = strdup(path);
-	if (!w->path || !sp)
-		return -ENOMEM;
-	snprintf(sp, n, "%s%s", path, DUT_TRACE_SECONDS_SUFFIX);
-	r = dut_trace_seconds_new(w->hdr.start_realtime_ns, w->hdr.start_monotonic_ns, &w->sec);
-	if (r < 0)
-		return r;
-	w->sec_fd = open(sp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	return w->sec_fd < 0 ? -errno : 0;
-}
 
 int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *opts,
 			  struct dut_trace_writer **ret)
@@ -709,8 +418,8 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 	w->hdr.version_major = DUT_TRACE_VERSION_MAJOR;
 	w->hdr.version_minor = DUT_TRACE_VERSION_MINOR;
 	w->hdr.flags = opts ? opts->flags : 0;
-	w->hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
-	w->hdr.start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	w->hdr.start_realtime_ns = dut_tw_now_ns(CLOCK_REALTIME);
+	w->hdr.start_monotonic_ns = dut_tw_now_ns(CLOCK_MONOTONIC);
 	pthread_mutex_init(&w->bufs_lock, NULL);
 	pthread_mutex_init(&w->meta_lock, NULL);
 	w->meta_tailp = &w->meta_head;
@@ -720,7 +429,7 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 	w->sec_fd = -1;
 	w->batch_cap = BATCH_BYTES;
 	if (opts && opts->max_bytes) {
-		r = writer_rotation_init(w, path, opts);
+		r = dut_tw_rotation_init(w, path, opts);
 		if (r < 0)
 			goto out_free;
 	}
@@ -746,9 +455,9 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 		goto out_close_efd;
 	}
 	/* Write the header now so that a trace file is valid from the start. */
-	(void)append(w, NULL, 0);
+	(void)dut_tw_append(w, NULL, 0);
 	if (w->seg_max)
-		segment_open_frames(w);
+		dut_tw_segment_open_frames(w);
 
 	/* Signals belong to the program's threads, not to the writer. */
 	sigfillset(&all);
@@ -767,7 +476,7 @@ out_close_efd:
 out_close_fd:
 	close(w->fd);
 out_free:
-	writer_rotation_free(w);
+	dut_tw_rotation_free(w);
 	pthread_mutex_destroy(&w->bufs_lock);
 	pthread_mutex_destroy(&w->meta_lock);
 	free(w);
@@ -882,12 +591,12 @@ int dut_trace_writer_close_counts(struct dut_trace_writer *w, uint64_t *ret_writ
 		*ret_written = written;
 	if (ret_dropped)
 		*ret_dropped = dropped;
-	segment_finish(w, true);
-	seconds_write(w, true);
+	dut_tw_segment_finish(w, true);
+	dut_tw_seconds_write(w, true);
 	if (w->sec_fd >= 0 && fsync(w->sec_fd) < 0)
-		note_error(w, -errno);
+		dut_tw_note_error(w, -errno);
 	r = w->first_err;
-	writer_rotation_free(w);
+	dut_tw_rotation_free(w);
 
 	while (w->bufs) {
 		struct ring *b = w->bufs;

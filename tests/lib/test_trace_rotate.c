@@ -145,7 +145,8 @@ static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
 	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(path, &s, &err), 0);
 	m = dut_trace_stream_meta(s);
 	CU_ASSERT_FATAL(m->segmented);
-	CU_ASSERT_EQUAL(m->seg.seq, res.rotations + 1);
+	/* the writer may still rotate while close drains the rings: rotations is a lower bound */
+	CU_ASSERT(m->seg.seq >= res.rotations + 1);
 	CU_ASSERT_EQUAL(m->first_seq + nfiles - 1, m->seg.seq);
 	CU_ASSERT(m->records_gone > 0);
 	CU_ASSERT_EQUAL(m->records_gone + m->nrecs, res.written);
@@ -188,19 +189,21 @@ static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
 /* A PATH.<n> of an earlier run is not read as one of this run's segments. */
 static void test_reader_ignores_other_runs_segments(void)
 {
-	char path[300], old[320];
+	char path[300];
 	struct run_result a, b;
+	unsigned files_a, files_b;
 	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
 	struct dut_error err = { { 0 } };
 	const struct dut_trace *m;
 
 	snprintf(path, sizeof(path), "%s/runs.dtr", tmpdir);
 	write_run(path, 4u << 20, 4, 250000, &a);   /* leaves runs.dtr.N */
-	CU_ASSERT(a.rotations >= 2);
+	(void)segment_bytes("runs.dtr", &files_a);
+	CU_ASSERT(files_a >= 2);
 	write_run(path, 4u << 20, 4, 1000, &b);     /* a short run: runs.dtr only */
 	CU_ASSERT_EQUAL(b.rotations, 0);
-	snprintf(old, sizeof(old), "%s.%llu", path, (unsigned long long)a.rotations);
-	CU_ASSERT(access(old, F_OK) == 0);
+	(void)segment_bytes("runs.dtr", &files_b);
+	CU_ASSERT_EQUAL(files_b, files_a);          /* the old run's segments are still there */
 	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(path, &s, &err), 0);
 	m = dut_trace_stream_meta(s);
 	CU_ASSERT(m->segmented);
