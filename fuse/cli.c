@@ -4,16 +4,22 @@
 #include <string.h>
 
 #include "fuse/cli.h"
+#include "lib/trace.h"
 #include "lib/units.h"
 
 const char dutfs_cli_usage[] =
 	"usage: dutfs BACKING_DIR MOUNTPOINT [--trace FILE] [--view device|syscall] [-f]\n"
+	"             [--trace-max SIZE [--trace-segments N]]\n"
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
 	"             [--backing-cache drop|keep] [--stats-mode MODE]\n"
 	"             [--shape RULES.ini [--relmap FILE]] [--transport dev|uring|auto]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
+	"  --trace-max SIZE keep the trace within SIZE (e.g. 2G): when the newest of its\n"
+	"                   segments is full it becomes FILE.N and the oldest is removed;\n"
+	"                   FILE.seconds keeps every second's counts and latencies\n"
+	"  --trace-segments N  segments of --trace-max (default 4, 2 to 64)\n"
 	"  --view device    page cache and writeback cache on (default): the trace shows\n"
 	"                   what would reach the device\n"
 	"  --view syscall   direct_io: the trace shows every read and write issued\n"
@@ -105,7 +111,8 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 
 /* Options that take a value, long and short forms. */
 enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
-	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE, OPT_TRANSPORT, OPT_URING_ENTRIES };
+	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE, OPT_TRANSPORT, OPT_URING_ENTRIES,
+	      OPT_TRACE_MAX, OPT_TRACE_SEGMENTS };
 static const struct {
 	const char *name;
 	enum opt_id id;
@@ -115,6 +122,7 @@ static const struct {
 	{ "--relmap", OPT_RELMAP }, { "--preimage-max", OPT_PREIMAGE_MAX },
 	{ "--backing-cache", OPT_BACKING_CACHE }, { "--stats-mode", OPT_STATS_MODE },
 	{ "--transport", OPT_TRANSPORT }, { "--uring-entries", OPT_URING_ENTRIES },
+	{ "--trace-max", OPT_TRACE_MAX }, { "--trace-segments", OPT_TRACE_SEGMENTS },
 };
 
 /* An octal mode that reads only and lets the owner read: 0400, 0440, 0444, 0404. */
@@ -184,6 +192,26 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		return 0;
 	case OPT_O:
 		return append_opts(c, v, err);
+	case OPT_TRACE_MAX:
+		if (dut_parse_size(v, &c->trace_max_bytes, err) < 0 || c->trace_max_bytes == 0) {
+			dut_error_set(err, "--trace-max: \"%s\" is not a size such as 512M or 2G", v);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_TRACE_SEGMENTS: {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (errno || end == v || *end || v[0] == '-' || n < 2 || n > DUT_TRACE_SEGMENTS_MAX) {
+			dut_error_set(err, "--trace-segments: \"%s\" is not a number from 2 to %u", v,
+				      DUT_TRACE_SEGMENTS_MAX);
+			return -EINVAL;
+		}
+		c->trace_segments = (unsigned)n;
+		return 0;
+	}
 	case OPT_TRANSPORT:
 		c->transport_given = true;
 		return dutfs_transport_mode_parse(name, v, &c->transport, err);
@@ -261,6 +289,29 @@ static int parse_one(struct dutfs_cli *c, int argc, char *const argv[], int *i,
 	return 0;
 }
 
+/* --trace-max needs --trace, and room for its segments. */
+static int check_trace_max(const struct dutfs_cli *c, struct dut_error *err)
+{
+	unsigned nseg = c->trace_segments ? c->trace_segments : DUT_TRACE_SEGMENTS_DEFAULT;
+
+	if ((c->trace_max_bytes || c->trace_segments) && !c->trace_path) {
+		dut_error_set(err, "%s bounds the trace file: give --trace FILE too",
+			      c->trace_max_bytes ? "--trace-max" : "--trace-segments");
+		return -EINVAL;
+	}
+	if (c->trace_segments && !c->trace_max_bytes) {
+		dut_error_set(err, "--trace-segments only serves --trace-max (give --trace-max SIZE too)");
+		return -EINVAL;
+	}
+	if (c->trace_max_bytes && c->trace_max_bytes / nseg < DUT_TRACE_SEGMENT_MIN_BYTES) {
+		dut_error_set(err, "--trace-max: %llu bytes is too small for %u segments of at least "
+			      "1 MiB (give at least %uM, or fewer --trace-segments)",
+			      (unsigned long long)c->trace_max_bytes, nseg, nseg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err)
 {
 	struct dutfs_cli c = { .view = DUTFS_VIEW_DEVICE, .threads = DUTFS_THREADS_DEFAULT,
@@ -278,6 +329,10 @@ int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct 
 	if (!c.help && !c.version && (c.relmap_path || c.preimage_max_bytes) && !c.shape_path) {
 		dut_error_set(err, "%s only serves --shape rules (give --shape RULES.ini too)",
 			      c.relmap_path ? "--relmap" : "--preimage-max");
+		dutfs_cli_free(&c);
+		return -EINVAL;
+	}
+	if (!c.help && !c.version && check_trace_max(&c, err) < 0) {
 		dutfs_cli_free(&c);
 		return -EINVAL;
 	}

@@ -46,6 +46,8 @@ struct dutfs_cli {
 	const char *shape_path;  /* NULL: no shaping */
 	const char *relmap_path; /* NULL: no relation map (only with shape_path) */
 	uint64_t preimage_max_bytes; /* 0: the default (only with shape_path) */
+	uint64_t trace_max_bytes; /* --trace-max: 0 = one unbounded trace file */
+	unsigned trace_segments;  /* --trace-segments: 0 = the default */
 	enum dutfs_view view;
 	bool backing_cache_given; /* --backing-cache drop|keep: obsolete, warned about and ignored */
 	bool foreground;

@@ -274,6 +274,8 @@ void dutfs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse
 struct dutfs_tracer_opts {
 	const char *trace_path;    /* NULL: no trace file */
 	enum dutfs_view view;
+	uint64_t trace_max_bytes;  /* --trace-max (0: unbounded), --trace-segments */
+	unsigned trace_segments;
 };
 int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **ret);
 /* Close the trace (footer); returns the writer's first error.  Counts for the exit message. */

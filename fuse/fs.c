@@ -288,7 +288,9 @@ static bool backing_takes_direct(const struct dutfs *fs)
 int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *backing,
 		  const char *mountpoint)
 {
-	struct dutfs_tracer_opts to = { .trace_path = cli->trace_path, .view = cli->view };
+	struct dutfs_tracer_opts to = { .trace_path = cli->trace_path, .view = cli->view,
+					.trace_max_bytes = cli->trace_max_bytes,
+					.trace_segments = cli->trace_segments };
 	struct stat st;
 	int r;
 

@@ -416,6 +416,10 @@ int dutfs_stats_render(struct dutfs_stats *st, const struct dutfs_stats_info *in
 		r |= add(tr, "enabled", json_object_new_boolean(info->tracing));
 		r |= add(tr, "records_written", json_object_new_uint64(info->trace_written));
 		r |= add(tr, "records_dropped", json_object_new_uint64(info->trace_dropped));
+		if (info->trace_max_bytes) {
+			r |= add(tr, "max_bytes", json_object_new_uint64(info->trace_max_bytes));
+			r |= add(tr, "rotations", json_object_new_uint64(info->trace_rotations));
+		}
 	}
 	if (info->last_mark)
 		r |= add(root, "last_mark", json_object_new_string(info->last_mark));

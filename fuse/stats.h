@@ -63,6 +63,8 @@ struct dutfs_stats_info {
 	int trace_file;           /* mounted with --trace */
 	int tracing;              /* trace on (not paused) */
 	uint64_t trace_written, trace_dropped;
+	uint64_t trace_max_bytes;  /* --trace-max (0: unbounded) */
+	uint64_t trace_rotations;  /* segments started after the first */
 	const char *last_mark;    /* NULL if none */
 	/* FUSE requests served, by kind: "requests": { names[i]: counts[i] } (nreq 0: omitted) */
 	const char *const *req_names;

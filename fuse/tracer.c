@@ -29,6 +29,7 @@ struct dutfs_tracer {
 	struct dut_trace_writer *w;    /* NULL without --trace */
 	atomic_bool enabled;
 	enum dutfs_view view;
+	uint64_t trace_max_bytes;      /* --trace-max, for stats.json */
 	struct dutfs_stats *stats;
 	pthread_mutex_t id_lock;       /* serialises id assignment */
 	uint32_t next_id;              /* protected by id_lock */
@@ -135,6 +136,7 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 	if (!t)
 		return -ENOMEM;
 	t->view = o->view;
+	t->trace_max_bytes = o->trace_path ? o->trace_max_bytes : 0;
 	r = dutfs_stats_new(dutfs_now_ns(), &t->stats);
 	if (r < 0) {
 		free(t);
@@ -143,6 +145,8 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 	if (o->trace_path) {
 		struct dut_trace_writer_opts wo = {
 			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
+			.max_bytes = o->trace_max_bytes,
+			.max_segments = o->trace_segments,
 		};
 
 		r = dut_trace_writer_open(o->trace_path, &wo, &t->w);
@@ -304,8 +308,11 @@ int dutfs_tracer_render_stats(struct dutfs *fs, char **ret_json, size_t *ret_len
 	info.req_names = dutfs_req_names;
 	info.req_counts = nreq;
 	info.nreq = DUTFS_REQ_KINDS;
-	if (t->w)
+	if (t->w) {
 		dut_trace_writer_counts(t->w, &info.trace_written, &info.trace_dropped);
+		info.trace_max_bytes = t->trace_max_bytes;
+		info.trace_rotations = dut_trace_writer_rotations(t->w);
+	}
 	pthread_mutex_lock(&t->mark_lock);
 	memcpy(mark, t->last_mark, sizeof(mark));
 	pthread_mutex_unlock(&t->mark_lock);

@@ -39,6 +39,7 @@ enum dut_trace_frame_type {
 	DUT_TRACE_FRAME_MARKER = 3,
 	DUT_TRACE_FRAME_INFO = 4,
 	DUT_TRACE_FRAME_FOOTER = 5,
+	DUT_TRACE_FRAME_SEGMENT = 6,   /* 1.1, --trace-max: which segment of a rotated trace this is */
 };
 
 enum dut_trace_op {
@@ -120,6 +121,20 @@ struct dut_trace_footer {
 	uint64_t end_monotonic_ns;
 };
 
+/*
+ * A rotated trace (--trace-max, docs/soak.md): the file PATH is the newest
+ * segment, PATH.<seq> the older ones still kept.  Every segment starts with
+ * a SEGMENT frame, then the INFO, FILE and MARKER frames known so far, so
+ * each segment is a whole trace and the newest has the whole meta trace.
+ */
+struct dut_trace_segment {
+	uint32_t seq;               /* 1, 2, ...: this segment's number */
+	uint32_t keep;              /* segments the writer keeps (PATH and keep - 1 older) */
+	uint64_t records_before;    /* records written into earlier segments */
+	uint64_t dropped_before;    /* records dropped before this segment started */
+	uint64_t max_bytes;         /* --trace-max: all kept segments together */
+};
+
 /* Pure encoding helpers (trace_format.c), used by writer, reader and tests. */
 void dut_trace_rec_encode(const struct dut_trace_rec *r, uint8_t out[DUT_TRACE_REC_SIZE]);
 void dut_trace_rec_decode(const uint8_t in[DUT_TRACE_REC_SIZE], struct dut_trace_rec *ret);
@@ -138,7 +153,21 @@ struct dut_trace_writer_opts {
 	uint32_t flags;           /* DUT_TRACE_HDR_* */
 	size_t thread_buf_recs;   /* per-thread buffer, records (0 = default 16384) */
 	uint64_t flush_interval_ns; /* writer wake-up (0 = default 50 ms) */
+	/*
+	 * Rotation (0 = one file, no bound): the segments together stay within
+	 * max_bytes; PATH is the newest, PATH.<seq> the older ones, at most
+	 * max_segments files (0 = default 4).  Also writes PATH.seconds, the
+	 * per-second side file of the whole run (trace_seconds.c).
+	 */
+	uint64_t max_bytes;
+	unsigned max_segments;
 };
+
+#define DUT_TRACE_SEGMENTS_DEFAULT 4u
+#define DUT_TRACE_SEGMENTS_MAX 64u
+/* Smallest segment (max_bytes / segments): a batch of records and the meta frames must fit. */
+#define DUT_TRACE_SEGMENT_MIN_BYTES (1ull << 20)
+#define DUT_TRACE_SECONDS_SUFFIX ".seconds"
 
 int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *opts,
 			  struct dut_trace_writer **ret);
@@ -151,6 +180,8 @@ void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 			     uint64_t *ret_dropped);
 /* Flush everything, write the footer, close.  Returns the first write error seen. */
 int dut_trace_writer_close(struct dut_trace_writer *w);
+/* Rotations done so far (segments started after the first). */
+uint64_t dut_trace_writer_rotations(struct dut_trace_writer *w);
 /*
  * The same, also giving the final totals (the ones in the footer, which
  * include the last flush that dut_trace_writer_counts cannot see).  Either
@@ -173,6 +204,17 @@ struct dut_trace {
 	struct dut_trace_footer footer;
 	bool truncated;                 /* stopped at a partial frame */
 	uint64_t valid_bytes;           /* bytes of whole frames read */
+	/*
+	 * A rotated trace: seg is this file's SEGMENT frame.  From the
+	 * streaming reader over a segment set (dut_trace_stream_open of PATH):
+	 * seg is the newest's, first_seq the oldest segment read, nrecs the
+	 * records of all of them, and records_gone those of the segments
+	 * rotated away (in none of the files).
+	 */
+	bool segmented;
+	struct dut_trace_segment seg;
+	uint32_t first_seq;
+	uint64_t records_gone;
 };
 
 /*
@@ -216,5 +258,64 @@ void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first
 int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
 			  size_t *ret_n);
 void dut_trace_stream_close(struct dut_trace_stream *s);
+
+/*
+ * ---- per-second side file (trace_seconds.c) ----
+ * Written beside a rotated trace (PATH.seconds): per second of the run, per
+ * file class and kind (read, write, sync; class "all" sums the classes),
+ * ops, bytes, errors and latency percentiles of every record the writer
+ * got, so the run's time series survives the rotation.  Text, one row per
+ * line, tab-separated (docs/trace-format.md "Side file").
+ */
+enum dut_trace_sec_kind { DUT_SEC_READ, DUT_SEC_WRITE, DUT_SEC_SYNC, DUT_SEC_KINDS };
+
+struct dut_trace_sec_cell {
+	uint64_t ops, bytes, errors;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+};
+
+/* One second of the whole run (class "all"), as the reader keeps it. */
+struct dut_trace_sec_row {
+	uint64_t sec;               /* seconds since the trace's start_monotonic_ns */
+	struct dut_trace_sec_cell k[DUT_SEC_KINDS];
+};
+
+struct dut_trace_seconds_file {
+	uint64_t start_realtime_ns, start_monotonic_ns;
+	struct dut_trace_sec_row *rows; /* by sec, only seconds with a row */
+	size_t nrows;
+	bool complete;                  /* has its end line (the writer closed) */
+	uint64_t end_sec;               /* from the end line, else the last row's */
+	uint64_t late;                  /* records added to a later second than theirs */
+	uint64_t records;               /* read/write/sync records in it */
+};
+
+const char *dut_trace_sec_kind_name(enum dut_trace_sec_kind k);
+/* The kind of an op; DUT_SEC_KINDS for ops the side file does not count. */
+enum dut_trace_sec_kind dut_trace_sec_kind_of(uint16_t op);
+
+/* Writer side (pure): aggregate records, give back finished seconds as text. */
+struct dut_trace_seconds;
+int dut_trace_seconds_new(uint64_t start_realtime_ns, uint64_t start_monotonic_ns,
+			  struct dut_trace_seconds **ret);
+/* The class of a file id (FILE entries); unknown ids count as other. */
+int dut_trace_seconds_file_class(struct dut_trace_seconds *s, uint32_t id, enum dut_pg_class cls);
+int dut_trace_seconds_add(struct dut_trace_seconds *s, const struct dut_trace_rec *r);
+/*
+ * Text of the seconds that can no longer get records (all of them, and the
+ * end line, when final): *ret_text (malloc'ed, NUL-terminated, "" when
+ * nothing is finished).  The first call also gives the header lines.
+ */
+int dut_trace_seconds_take(struct dut_trace_seconds *s, bool final, char **ret_text);
+void dut_trace_seconds_free(struct dut_trace_seconds *s);
+
+/* Reader side: parse a side file's text (pure), load one (-ENOENT when absent). */
+int dut_trace_seconds_parse(const char *text, size_t len, struct dut_trace_seconds_file **ret,
+			    struct dut_error *err);
+int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret,
+			   struct dut_error *err);
+void dut_trace_seconds_file_free(struct dut_trace_seconds_file *f);
+/* The side file of the trace a stream reads (PATH.seconds), or NULL. */
+const struct dut_trace_seconds_file *dut_trace_stream_seconds(const struct dut_trace_stream *s);
 
 #endif

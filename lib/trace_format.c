@@ -239,3 +239,14 @@ void dut_trace_frame_footer(const struct dut_trace_footer *ft,
 	dut_le64_put(out + 16, ft->records_dropped);
 	dut_le64_put(out + 24, ft->end_monotonic_ns);
 }
+
+void dut_trace_frame_segment(const struct dut_trace_segment *sg,
+			     uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_SEGMENT_SIZE])
+{
+	dut_trace_frame_hdr(out, DUT_TRACE_FRAME_SEGMENT, DUT_TRACE_SEGMENT_SIZE);
+	dut_le32_put(out + 8, sg->seq);
+	dut_le32_put(out + 12, sg->keep);
+	dut_le64_put(out + 16, sg->records_before);
+	dut_le64_put(out + 24, sg->dropped_before);
+	dut_le64_put(out + 32, sg->max_bytes);
+}

@@ -20,6 +20,8 @@
 #define DUT_TRACE_MARKER_FIXED 16u
 /* FOOTER payload: u64 written, u64 dropped, u64 end_monotonic_ns */
 #define DUT_TRACE_FOOTER_SIZE 24u
+/* SEGMENT payload: u32 seq, u32 keep, u64 records_before, u64 dropped_before, u64 max_bytes */
+#define DUT_TRACE_SEGMENT_SIZE 32u
 /* No valid frame is larger; a bigger length field means corruption. */
 #define DUT_TRACE_MAX_PAYLOAD (64u << 20)
 #define DUT_TRACE_MAX_PATH 4096u
@@ -101,6 +103,9 @@ int dut_trace_frame_info(const char *key, const char *value, uint8_t **ret, size
 /* Footer frame: always 8 + 24 bytes. */
 void dut_trace_frame_footer(const struct dut_trace_footer *f,
 			    uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE]);
+/* Segment frame of a rotated trace: always 8 + 32 bytes. */
+void dut_trace_frame_segment(const struct dut_trace_segment *sg,
+			     uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_SEGMENT_SIZE]);
 void dut_trace_frame_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE], uint32_t type, uint32_t payload_len);
 
 /* Decode a FILE payload; path is returned malloc'ed.  -EBADMSG when malformed. */
@@ -148,6 +153,14 @@ struct dut_trace_stream_hooks {
 	void (*unmap)(void *ctx);        /* at close, and when opening fails */
 	void *ctx;
 };
+
+/*
+ * A stream over the segments of a rotated trace (parts oldest first, all
+ * segmented), and its side file (NULL: none).  Takes all of them, also
+ * when it fails.
+ */
+int dut_trace_stream_set(struct dut_trace_stream **parts, size_t nparts,
+			 struct dut_trace_seconds_file *seconds, struct dut_trace_stream **ret);
 
 int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_stream_hooks *hooks,
 			 struct dut_trace_stream **ret, struct dut_error *err);

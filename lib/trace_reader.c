@@ -299,6 +299,7 @@ static const char *frame_name(uint32_t type)
 	case DUT_TRACE_FRAME_MARKER: return "MARKER";
 	case DUT_TRACE_FRAME_INFO: return "INFO";
 	case DUT_TRACE_FRAME_FOOTER: return "FOOTER";
+	case DUT_TRACE_FRAME_SEGMENT: return "SEGMENT";
 	default: return "unknown";
 	}
 }
@@ -327,6 +328,18 @@ static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32
 		t->footer.records_written = dut_le64_get(p);
 		t->footer.records_dropped = dut_le64_get(p + 8);
 		t->footer.end_monotonic_ns = dut_le64_get(p + 16);
+		return 0;
+	case DUT_TRACE_FRAME_SEGMENT:
+		if (plen < DUT_TRACE_SEGMENT_SIZE || t->segmented)
+			return -EBADMSG; /* one per file, right after the header */
+		t->segmented = true;
+		t->seg.seq = dut_le32_get(p);
+		t->seg.keep = dut_le32_get(p + 4);
+		t->seg.records_before = dut_le64_get(p + 8);
+		t->seg.dropped_before = dut_le64_get(p + 16);
+		t->seg.max_bytes = dut_le64_get(p + 24);
+		t->first_seq = t->seg.seq;
+		t->records_gone = t->seg.records_before; /* read alone: the earlier ones are not here */
 		return 0;
 	default:
 		return 0; /* a newer writer's frame: skip it */

@@ -65,7 +65,19 @@ struct dut_trace_stream {
 	struct run *free_runs;       /* chained through ->head */
 	void (*unmap)(void *ctx);    /* at close: the mapping's owner */
 	void *unmap_ctx;
+	/* a segment set (nparts > 0): this stream merges its parts, oldest first */
+	struct dut_trace_stream **parts;
+	size_t nparts;
+	struct part_cur *cur;
+	struct dut_trace meta_set;   /* the newest part's meta (not owned), with the set's totals */
+	struct dut_trace_seconds_file *seconds;
 	struct dut_trace_rec out[OUT_RECS];
+};
+
+struct part_cur {
+	const struct dut_trace_rec *p;
+	size_t n;
+	bool done;
 };
 
 static bool key_lt(uint64_t ts1, uint64_t off1, uint64_t ts2, uint64_t off2)
@@ -246,11 +258,51 @@ static void top_advance(struct dut_trace_stream *s)
 		sift_down(s, 0);
 }
 
+/*
+ * The parts of a set are merged by time, ties to the older segment: a
+ * segment's records were all drained before the next one's, so this is
+ * the order one file of them all would give, but for a record whose time
+ * equals one in an older segment (the single file would order them by
+ * offset, which is the same: older segment first).
+ */
+static int set_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret, size_t *ret_n)
+{
+	size_t n = 0;
+
+	while (n < OUT_RECS) {
+		size_t best = SIZE_MAX;
+
+		for (size_t i = 0; i < s->nparts; i++) {
+			struct part_cur *c = &s->cur[i];
+
+			if (!c->n && !c->done) {
+				int r = dut_trace_stream_next(s->parts[i], &c->p, &c->n);
+
+				if (r < 0)
+					return r;
+				c->done = c->n == 0;
+			}
+			if (c->n && (best == SIZE_MAX || c->p->ts_ns < s->cur[best].p->ts_ns))
+				best = i;
+		}
+		if (best == SIZE_MAX)
+			break;
+		s->out[n++] = *s->cur[best].p++;
+		s->cur[best].n--;
+	}
+	*ret = s->out;
+	*ret_n = n;
+	return 0;
+}
+
 int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
 			  size_t *ret_n)
 {
 	size_t n = 0;
 	int r;
+
+	if (s->nparts)
+		return set_next(s, ret, ret_n);
 
 	while (n < OUT_RECS) {
 		const struct hent *top = s->nheap ? &s->heap[0] : NULL;
@@ -290,6 +342,11 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->nparts; i++)
+		dut_trace_stream_close(s->parts[i]);
+	free(s->parts);
+	free(s->cur);
+	dut_trace_seconds_file_free(s->seconds);
 	for (size_t i = 0; i < s->nheap; i++) {
 		seg_list_free(s->heap[i].run->head);
 		free(s->heap[i].run);
@@ -373,7 +430,55 @@ int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stre
 
 const struct dut_trace *dut_trace_stream_meta(const struct dut_trace_stream *s)
 {
-	return s->sc.meta;
+	return s->nparts ? &s->meta_set : s->sc.meta;
+}
+
+const struct dut_trace_seconds_file *dut_trace_stream_seconds(const struct dut_trace_stream *s)
+{
+	return s->seconds;
+}
+
+int dut_trace_stream_set(struct dut_trace_stream **parts, size_t nparts,
+			 struct dut_trace_seconds_file *seconds, struct dut_trace_stream **ret)
+{
+	struct dut_trace_stream *s = calloc(1, sizeof(*s));
+	const struct dut_trace *newest, *oldest;
+	bool any = false;
+
+	if (!s || !(s->cur = calloc(nparts, sizeof(*s->cur)))) {
+		free(s);
+		for (size_t i = 0; i < nparts; i++)
+			dut_trace_stream_close(parts[i]);
+		free(parts);
+		dut_trace_seconds_file_free(seconds);
+		return -ENOMEM;
+	}
+	s->parts = parts;
+	s->nparts = nparts;
+	s->seconds = seconds;
+	newest = parts[nparts - 1]->sc.meta;
+	oldest = parts[0]->sc.meta;
+	s->meta_set = *newest;
+	s->meta_set.nrecs = 0;
+	for (size_t i = 0; i < nparts; i++) {
+		const struct dut_trace_scan *sc = &parts[i]->sc;
+
+		s->meta_set.nrecs += sc->meta->nrecs;
+		if (!sc->meta->nrecs)
+			continue;
+		if (!any || sc->first_ts < s->sc.first_ts)
+			s->sc.first_ts = sc->first_ts;
+		if (!any || sc->last_ts > s->sc.last_ts)
+			s->sc.last_ts = sc->last_ts;
+		any = true;
+	}
+	s->meta_set.first_seq = oldest->seg.seq;
+	s->meta_set.records_gone = oldest->seg.records_before;
+	/* the footer of a set: the run's totals (each segment's counts its own) */
+	s->meta_set.footer.records_written += newest->seg.records_before;
+	s->meta_set.footer.records_dropped += newest->seg.dropped_before;
+	*ret = s;
+	return 0;
 }
 
 void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first_ns,

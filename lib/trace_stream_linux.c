@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,7 +46,7 @@ static void map_unmap(void *ctx)
 	free(m);
 }
 
-int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struct dut_error *err)
+static int stream_open_one(const char *path, struct dut_trace_stream **ret, struct dut_error *err)
 {
 	struct dut_trace_stream_hooks hooks = { .release = map_release, .unmap = map_unmap };
 	_cleanup_close_ int fd = -1;
@@ -86,4 +88,140 @@ int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struc
 			       .page = (size_t)sysconf(_SC_PAGESIZE) };
 	hooks.ctx = m;
 	return dut_trace_stream_new(base, (size_t)st.st_size, &hooks, ret, err);
+}
+
+int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret,
+			   struct dut_error *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r;
+
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			dut_error_set(err, "cannot open the side file %s: %s", path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (cap - len < 65536) {
+			char *p = realloc(buf, cap + (cap < 65536 ? 65536 : cap));
+
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+			cap += cap < 65536 ? 65536 : cap;
+		}
+		k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			dut_error_set(err, "cannot read the side file %s: %s", path, strerror(-r));
+			return r;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	r = dut_trace_seconds_parse(buf, len, ret, err);
+	if (r == -EBADMSG) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		dut_error_set(err, "%s: %s", path, msg);
+	}
+	return r;
+}
+
+static void parts_close(struct dut_trace_stream **parts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dut_trace_stream_close(parts[i]);
+	free(parts);
+}
+
+/* Is older (read from PATH.<seq>) the segment seq of the same run as newest? */
+static bool same_run(const struct dut_trace *older, const struct dut_trace *newest, uint32_t seq)
+{
+	return older->segmented && older->seg.seq == seq &&
+	       older->hdr.start_monotonic_ns == newest->hdr.start_monotonic_ns &&
+	       older->hdr.start_realtime_ns == newest->hdr.start_realtime_ns;
+}
+
+/*
+ * PATH, and when it is the newest segment of a rotated trace, the older
+ * segments still there (PATH.<seq-1>, PATH.<seq-2>, ... down to the first
+ * that is missing or of another run) and the side file PATH.seconds.
+ */
+int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struct dut_error *err)
+{
+	struct dut_trace_stream *newest, **parts;
+	struct dut_trace_seconds_file *sec = NULL;
+	const struct dut_trace *nm;
+	size_t n = 1, plen = strlen(path) + 32;
+	_cleanup_free_ char *p = malloc(plen);
+	struct dut_error warn = { 0 };
+	uint32_t keep;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	r = stream_open_one(path, &newest, err);
+	if (r < 0)
+		return r;
+	nm = dut_trace_stream_meta(newest);
+	if (!nm->segmented) {
+		*ret = newest;
+		return 0;
+	}
+	if (nm->truncated)
+		warn = *err; /* the newest segment's truncation warning */
+	keep = nm->seg.keep < DUT_TRACE_SEGMENTS_MAX ? nm->seg.keep : DUT_TRACE_SEGMENTS_MAX;
+	parts = calloc(keep ? keep : 1, sizeof(*parts));
+	if (!parts) {
+		dut_trace_stream_close(newest);
+		return -ENOMEM;
+	}
+	parts[0] = newest; /* newest first here; reversed below */
+	for (uint32_t seq = nm->seg.seq; seq > 1 && n < keep; n++) {
+		struct dut_trace_stream *old;
+		struct dut_error e2 = { 0 };
+
+		snprintf(p, plen, "%s.%" PRIu32, path, --seq);
+		if (access(p, F_OK) < 0)
+			break;
+		r = stream_open_one(p, &old, &e2);
+		if (r < 0) {
+			*err = e2;
+			parts_close(parts, n);
+			return r;
+		}
+		if (!same_run(dut_trace_stream_meta(old), nm, seq)) {
+			dut_trace_stream_close(old);
+			break;
+		}
+		parts[n] = old;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		struct dut_trace_stream *t = parts[i];
+
+		parts[i] = parts[n - 1 - i];
+		parts[n - 1 - i] = t;
+	}
+	snprintf(p, plen, "%s%s", path, DUT_TRACE_SECONDS_SUFFIX);
+	r = dut_trace_seconds_load(p, &sec, err);
+	if (r < 0 && r != -ENOENT) {
+		parts_close(parts, n);
+		return r;
+	}
+	if (sec && sec->start_monotonic_ns != nm->hdr.start_monotonic_ns) {
+		dut_trace_seconds_file_free(sec); /* another run's */
+		sec = NULL;
+	}
+	*err = warn;
+	return dut_trace_stream_set(parts, n, sec, ret);
 }

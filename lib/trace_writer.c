@@ -29,6 +29,15 @@
  * stays at the end of the last whole batch (the next pwrite overwrites any
  * partial write), and close() truncates the file there, so the trace on disk
  * is always a sequence of whole frames.
+ *
+ * Rotation (max_bytes, docs/soak.md): before a write would take the file
+ * (the newest segment) past max_bytes / segments, the writer thread closes
+ * it with its footer, renames it PATH.<seq>, removes PATH.<seq - keep + 1>
+ * and starts PATH again with a SEGMENT frame and the INFO, FILE (the last
+ * per id) and MARKER frames written so far, which it keeps for that (their
+ * memory is the file table, not the records).  Every record it drains also
+ * goes into the per-second side file PATH.seconds (trace_seconds.c).  The
+ * rotation and the side file are in trace_writer_rotate.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -47,6 +56,7 @@
 
 #include "lib/trace.h"
 #include "lib/trace_format.h"
+#include "lib/trace_writer_priv.h"
 
 #define DEFAULT_THREAD_BUF_RECS 16384u
 #define DEFAULT_FLUSH_INTERVAL_NS (50ull * 1000 * 1000)
@@ -54,59 +64,6 @@
 /* Records per RECORDS frame: one frame fills at most a batch. */
 #define FRAME_MAX_RECS ((BATCH_BYTES - DUT_TRACE_FRAME_HDR_SIZE) / DUT_TRACE_REC_SIZE)
 #define TLS_SLOTS 4
-
-struct ring {
-	/* producer side */
-	alignas(64) _Atomic uint64_t head;
-	uint64_t cached_tail;
-	_Atomic uint64_t dropped;        /* written by the producer only */
-	/* consumer side */
-	alignas(64) _Atomic uint64_t tail;
-	/* shared, rarely written */
-	alignas(64) _Atomic int refs;
-	_Atomic bool orphaned;           /* its thread exited (or evicted it) */
-	struct ring *next;               /* protected by w->bufs_lock */
-	uint64_t cap, mask;              /* cap is a power of two */
-	struct dut_trace_rec slots[];
-};
-
-struct meta {
-	struct meta *next;
-	size_t len;
-	uint8_t frame[];
-};
-
-struct dut_trace_writer {
-	uint64_t id;                     /* unique per process, for the TLS cache */
-	int fd;
-	int efd;                         /* eventfd: wake the writer thread */
-	bool regular;                    /* a regular file: truncate at close */
-	uint64_t cap;
-	uint64_t flush_interval_ns;
-	struct dut_trace_header hdr;
-
-	pthread_mutex_t bufs_lock;
-	struct ring *bufs;               /* protected by bufs_lock */
-	_Atomic uint64_t dropped_gone;   /* full-ring drops of freed rings */
-
-	pthread_mutex_t meta_lock;
-	struct meta *meta_head, **meta_tailp; /* protected by meta_lock */
-
-	pthread_t thread;
-	_Atomic bool stop;
-
-	/* owned by the writer thread (and by close after the join) */
-	uint8_t *batch;
-	size_t batch_len;
-	uint64_t batch_recs;
-	struct meta *pending;            /* meta frames not yet written, in order */
-	bool hdr_written;
-	uint64_t off;                    /* end of the last whole frame on disk */
-	int first_err;
-
-	_Atomic uint64_t written;
-	_Atomic uint64_t dropped_io;     /* records of batches that failed to write */
-};
 
 /* ---- rings and the thread-local cache ---- */
 
@@ -229,7 +186,7 @@ void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
 
 /* ---- writer thread: batching and I/O ---- */
 
-static uint64_t now_ns(clockid_t clk)
+uint64_t dut_tw_now_ns(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -256,24 +213,27 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
 	return 0;
 }
 
-static void note_error(struct dut_trace_writer *w, int err)
+void dut_tw_note_error(struct dut_trace_writer *w, int err)
 {
 	if (!w->first_err)
 		w->first_err = err;
 }
 
 /* Write n bytes at the end of the trace; only whole writes advance it. */
-static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
+int dut_tw_append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
 {
 	int r;
 
+	if (w->seg_max && !w->replaying && w->seg_has_data &&
+	    w->off + n + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE > w->seg_max)
+		dut_tw_rotate(w);
 	if (!w->hdr_written) {
 		uint8_t hdr[DUT_TRACE_HEADER_SIZE];
 
 		dut_trace_header_encode(&w->hdr, hdr);
 		r = pwrite_all(w->fd, hdr, sizeof(hdr), 0);
 		if (r < 0) {
-			note_error(w, r);
+			dut_tw_note_error(w, r);
 			return r;
 		}
 		w->hdr_written = true;
@@ -281,10 +241,12 @@ static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
 	}
 	r = pwrite_all(w->fd, p, n, w->off);
 	if (r < 0) {
-		note_error(w, r);
+		dut_tw_note_error(w, r);
 		return r;
 	}
 	w->off += n;
+	if (!w->replaying && n)
+		w->seg_has_data = true;
 	return 0;
 }
 
@@ -292,7 +254,7 @@ static void batch_flush(struct dut_trace_writer *w)
 {
 	if (w->batch_len == 0)
 		return;
-	if (append(w, w->batch, w->batch_len) == 0)
+	if (dut_tw_append(w, w->batch, w->batch_len) == 0)
 		atomic_fetch_add_explicit(&w->written, w->batch_recs, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&w->dropped_io, w->batch_recs, memory_order_relaxed);
@@ -307,7 +269,7 @@ static void ring_drain(struct dut_trace_writer *w, struct ring *b)
 	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
 
 	while (tail != head) {
-		size_t room = (BATCH_BYTES - w->batch_len);
+		size_t room = (w->batch_cap - w->batch_len);
 		uint64_t n = head - tail;
 		uint8_t *frame, *p;
 
@@ -323,6 +285,9 @@ static void ring_drain(struct dut_trace_writer *w, struct ring *b)
 		p = frame + DUT_TRACE_FRAME_HDR_SIZE;
 		for (uint64_t i = 0; i < n; i++, p += DUT_TRACE_REC_SIZE)
 			dut_trace_rec_encode(&b->slots[(tail + i) & b->mask], p);
+		if (w->sec)
+			for (uint64_t i = 0; i < n; i++)
+				(void)dut_trace_seconds_add(w->sec, &b->slots[(tail + i) & b->mask]);
 		w->batch_len += DUT_TRACE_FRAME_HDR_SIZE + n * DUT_TRACE_REC_SIZE;
 		w->batch_recs += n;
 		tail += n;
@@ -341,6 +306,13 @@ static void ring_unlink(struct dut_trace_writer *w, struct ring *b)
 		}
 	}
 	pthread_mutex_unlock(&w->bufs_lock);
+}
+
+static uint64_t ring_drops(struct dut_trace_writer *w);
+
+uint64_t dut_tw_drops_now(struct dut_trace_writer *w)
+{
+	return ring_drops(w) + atomic_load_explicit(&w->dropped_io, memory_order_relaxed);
 }
 
 /* Write queued FILE/MARKER/INFO frames, in the order they were queued. */
@@ -362,10 +334,10 @@ static void meta_write(struct dut_trace_writer *w)
 	while (w->pending) {
 		struct meta *m = w->pending;
 
-		if (append(w, m->frame, m->len) < 0)
+		if (dut_tw_append(w, m->frame, m->len) < 0)
 			return; /* keep it (and the rest) for the next round */
 		w->pending = m->next;
-		free(m);
+		dut_tw_meta_keep(w, m);
 	}
 }
 
@@ -393,6 +365,7 @@ static void writer_round(struct dut_trace_writer *w)
 		}
 	}
 	batch_flush(w);
+	dut_tw_seconds_write(w, false);
 }
 
 static void *writer_main(void *arg)
@@ -445,12 +418,21 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 	w->hdr.version_major = DUT_TRACE_VERSION_MAJOR;
 	w->hdr.version_minor = DUT_TRACE_VERSION_MINOR;
 	w->hdr.flags = opts ? opts->flags : 0;
-	w->hdr.start_realtime_ns = now_ns(CLOCK_REALTIME);
-	w->hdr.start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	w->hdr.start_realtime_ns = dut_tw_now_ns(CLOCK_REALTIME);
+	w->hdr.start_monotonic_ns = dut_tw_now_ns(CLOCK_MONOTONIC);
 	pthread_mutex_init(&w->bufs_lock, NULL);
 	pthread_mutex_init(&w->meta_lock, NULL);
 	w->meta_tailp = &w->meta_head;
+	w->kept_info_tail = &w->kept_info;
+	w->kept_markers_tail = &w->kept_markers;
 	w->efd = -1;
+	w->sec_fd = -1;
+	w->batch_cap = BATCH_BYTES;
+	if (opts && opts->max_bytes) {
+		r = dut_tw_rotation_init(w, path, opts);
+		if (r < 0)
+			goto out_free;
+	}
 
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
@@ -458,6 +440,10 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 		goto out_free;
 	}
 	w->regular = fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (w->seg_max && !w->regular) {
+		r = -EINVAL; /* rotation renames the file: only a regular one */
+		goto out_close_fd;
+	}
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->efd < 0) {
 		r = -errno;
@@ -469,7 +455,9 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 		goto out_close_efd;
 	}
 	/* Write the header now so that a trace file is valid from the start. */
-	(void)append(w, NULL, 0);
+	(void)dut_tw_append(w, NULL, 0);
+	if (w->seg_max)
+		dut_tw_segment_open_frames(w);
 
 	/* Signals belong to the program's threads, not to the writer. */
 	sigfillset(&all);
@@ -488,6 +476,7 @@ out_close_efd:
 out_close_fd:
 	close(w->fd);
 out_free:
+	dut_tw_rotation_free(w);
 	pthread_mutex_destroy(&w->bufs_lock);
 	pthread_mutex_destroy(&w->meta_lock);
 	free(w);
@@ -564,6 +553,11 @@ void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 		*ret_dropped = dropped;
 }
 
+uint64_t dut_trace_writer_rotations(struct dut_trace_writer *w)
+{
+	return atomic_load_explicit(&w->rotations, memory_order_relaxed);
+}
+
 int dut_trace_writer_close(struct dut_trace_writer *w)
 {
 	return dut_trace_writer_close_counts(w, NULL, NULL);
@@ -572,8 +566,7 @@ int dut_trace_writer_close(struct dut_trace_writer *w)
 int dut_trace_writer_close_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 				  uint64_t *ret_dropped)
 {
-	uint8_t footer[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE];
-	struct dut_trace_footer ft;
+	uint64_t written, dropped;
 	int r;
 
 	if (ret_written)
@@ -593,22 +586,17 @@ int dut_trace_writer_close_counts(struct dut_trace_writer *w, uint64_t *ret_writ
 		w->pending = m->next;
 		free(m);
 	}
-	dut_trace_writer_counts(w, &ft.records_written, &ft.records_dropped);
-	ft.end_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	dut_trace_writer_counts(w, &written, &dropped);
 	if (ret_written)
-		*ret_written = ft.records_written;
+		*ret_written = written;
 	if (ret_dropped)
-		*ret_dropped = ft.records_dropped;
-	dut_trace_frame_footer(&ft, footer);
-	(void)append(w, footer, sizeof(footer));
-	/* Cut off whatever a failed partial write left behind the last whole frame. */
-	if (w->regular && ftruncate(w->fd, (off_t)w->off) < 0)
-		note_error(w, -errno);
-	if (fsync(w->fd) < 0 && w->regular)
-		note_error(w, -errno);
-	if (close(w->fd) < 0)
-		note_error(w, -errno);
+		*ret_dropped = dropped;
+	dut_tw_segment_finish(w, true);
+	dut_tw_seconds_write(w, true);
+	if (w->sec_fd >= 0 && fsync(w->sec_fd) < 0)
+		dut_tw_note_error(w, -errno);
 	r = w->first_err;
+	dut_tw_rotation_free(w);
 
 	while (w->bufs) {
 		struct ring *b = w->bufs;

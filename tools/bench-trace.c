@@ -89,7 +89,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD]]]]\n");
 		return 2;
 	}
-	r = dut_trace_writer_open(argv[1], &(struct dut_trace_writer_opts){ .thread_buf_recs = buf }, &w);
+	/* DUT_BENCH_TRACE_MAX=BYTES: a rotated trace (--trace-max) with its side file */
+	const char *tmax = getenv("DUT_BENCH_TRACE_MAX");
+
+	r = dut_trace_writer_open(argv[1], &(struct dut_trace_writer_opts){ .thread_buf_recs = buf,
+		.max_bytes = tmax ? strtoull(tmax, NULL, 10) : 0 }, &w);
 	if (r < 0) {
 		fprintf(stderr, "bench-trace: cannot open %s: %s\n", argv[1], strerror(-r));
 		return 1;
@@ -107,7 +111,7 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 		emit_ns += wk[i].emit_ns;
 	}
-	r = dut_trace_writer_close(w);
+	r = dut_trace_writer_close_counts(w, &written, &dropped); /* the run's totals, also when rotated */
 	t1 = now_ns();
 	/* The final counts are in the footer. */
 	r2 = dut_trace_load(argv[1], &t, &err);
@@ -115,8 +119,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-trace: cannot read back %s: %s\n", argv[1], err.msg);
 		return 1;
 	}
-	written = t->footer.records_written;
-	dropped = t->footer.records_dropped;
 	printf("threads %u, records %" PRIu64 ", ring %zu records%s\n", nthreads, per * nthreads,
 	       buf ? buf : (size_t)16384, rate ? ", paced" : "");
 	printf("hot path: %.1f ns per dut_trace_emit\n", (double)emit_ns / (double)(per * nthreads));

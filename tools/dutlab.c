@@ -103,22 +103,6 @@ static void usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'dutlab %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 }
 
-static int load_trace(const char *path, struct dut_trace **ret)
-{
-	struct dut_error err = { { 0 } };
-	struct dut_trace *t = NULL;
-	int r = dut_trace_load(path, &t, &err);
-
-	if (r < 0) {
-		dut_err("%s", err.msg);
-		return r;
-	}
-	if (t->truncated)
-		dut_warn("%s: %s", path, err.msg);
-	*ret = t;
-	return 0;
-}
-
 static int report_rundir(const char *dir)
 {
 	struct report_dir_summary sum;
@@ -239,6 +223,8 @@ static int cmd_report(int argc, char **argv)
 	return 0;
 }
 
+DUT_DEFINE_FREEP(struct export_src *, export_src_close)
+
 static int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -248,7 +234,7 @@ static int cmd_export(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export_opts eo = { .format = EXPORT_CSV };
-	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(export_src_closep) struct export_src *src = NULL;
 	struct dut_error err = { { 0 } };
 	const char *outpath = NULL;
 	bool have_format = false;
@@ -296,10 +282,15 @@ static int cmd_export(int argc, char **argv)
 		usage_error("export", "%s", optind >= argc ? "missing TRACE" : "one TRACE only");
 		return EXIT_USAGE;
 	}
-	if (load_trace(argv[optind], &t) < 0)
+	/* streamed: memory does not grow with the trace; a rotated trace's segments read as one */
+	if (export_src_open(argv[optind], &src, &err) < 0) {
+		dut_err("%s", err.msg);
 		return 1;
+	}
+	if (export_src_meta(src)->truncated)
+		dut_warn("%s: %s", argv[optind], err.msg);
 	/* refuse what can be refused before the output is touched (a FIFO would block in open) */
-	if (export_check(t, &eo, &err) < 0) {
+	if (export_src_check(src, &eo, &err) < 0) {
 		dut_err("%s", err.msg);
 		return 1;
 	}
@@ -308,7 +299,7 @@ static int cmd_export(int argc, char **argv)
 		dut_err("cannot create %s: %s", outpath, strerror(-r));
 		return 1;
 	}
-	if (export_write(t, &eo, out.f, &n, &err) < 0) {
+	if (export_src_write(src, &eo, out.f, &n, &err) < 0) {
 		out_file_abort(&out);
 		dut_err("%s", err.msg);
 		return 1;

@@ -34,4 +34,18 @@ int export_check(const struct dut_trace *t, const struct export_opts *o, struct 
 int export_write(const struct dut_trace *t, const struct export_opts *o, FILE *out,
 		 uint64_t *ret_n, struct dut_error *err);
 
+/*
+ * The same over a trace file read by the streaming reader (one pass per
+ * step, so memory does not grow with the trace; a rotated trace's
+ * segments are read as one, docs/trace-format.md): the same output.
+ * export_src_open's err holds the truncation warning when meta->truncated.
+ */
+struct export_src;
+int export_src_open(const char *path, struct export_src **ret, struct dut_error *err);
+const struct dut_trace *export_src_meta(const struct export_src *s);
+int export_src_check(const struct export_src *s, const struct export_opts *o, struct dut_error *err);
+int export_src_write(const struct export_src *s, const struct export_opts *o, FILE *out,
+		     uint64_t *ret_n, struct dut_error *err);
+void export_src_close(struct export_src *s);
+
 #endif

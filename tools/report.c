@@ -6,6 +6,7 @@
 
 #include "lib/cleanup.h"
 #include "tools/report.h"
+#include "tools/report_seconds.h"
 #include "tools/report_priv.h"
 
 static const char *const by_names[] = {
@@ -308,6 +309,7 @@ void report_free(struct report *rep)
 	rep_rows_free(rep->files, rep->nfiles);
 	rep_rows_free(rep->relations, rep->nrelations);
 	rep_rows_free(rep->processes, rep->nprocesses);
+	rep_rotation_free(rep->rot);
 	free(rep);
 }
 DUT_DEFINE_FREEP(struct report *, report_free)

@@ -154,6 +154,7 @@ struct report {
 	/* whole-trace breakdowns, sorted by bytes (read + write), then name */
 	struct rep_row *files, *relations, *processes;
 	size_t nfiles, nrelations, nprocesses;
+	struct rep_rotation *rot;      /* a rotated trace (--trace-max, report_seconds.h); NULL: not */
 };
 
 const char *rep_class_name(enum rep_class c);

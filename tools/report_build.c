@@ -13,6 +13,7 @@
 #include "lib/cleanup.h"
 #include "tools/report.h"
 #include "tools/report_priv.h"
+#include "tools/report_seconds.h"
 
 /* Per-file state during the walk, with the file's row. */
 struct fstate {
@@ -524,6 +525,14 @@ int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m
 	if (r < 0)
 		return r;
 	report_builder_set_pages(b, pages);
+	if (dut_trace_stream_meta(s)->segmented) {
+		r = rep_rotation_new(dut_trace_stream_meta(s), dut_trace_stream_seconds(s), first, last,
+				     &b->rep->rot);
+		if (r < 0) {
+			report_builder_free(b);
+			return r;
+		}
+	}
 	for (;;) {
 		const struct dut_trace_rec *v;
 		size_t n;

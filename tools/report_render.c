@@ -9,6 +9,7 @@
 #include "lib/result.h"
 #include "tools/report.h"
 #include "tools/report_out.h"
+#include "tools/report_seconds.h"
 
 /* %s: the page, "8 KiB" (PostgreSQL's default; the text of reports before #26) or the sizes */
 #define SEQ_DEFINITION \
@@ -257,6 +258,8 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 	if (rep->truncated)
 		fprintf(out, "  truncated:  the file ends inside a frame; the report covers its first %"
 			PRIu64 " bytes\n", rep->valid_bytes);
+	if (rep->rot)
+		rep_rotation_render_head(rep->rot, o->trace_path, out);
 	if (o->relmap_path)
 		fprintf(out, "  relmap:     %s (%" PRIu64 " relation-file records not in it, counted as heap)\n",
 			o->relmap_path, rep->unmapped_rel_recs);
@@ -305,6 +308,8 @@ static int render_human(const struct report *rep, const struct report_opts *o, F
 			table_row(out, rep->phases[i].name, "", &rep->phases[i].total);
 	}
 	size_table(out, &all->total);
+	if (rep->rot)
+		rep_rotation_render_series(rep->rot, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -497,6 +502,8 @@ static int render_json(const struct report *rep, const struct report_opts *o, FI
 		add_u64(tg, "records_written", rep->footer.records_written);
 	}
 	json_object_object_add(tg, "truncated", json_object_new_boolean(rep->truncated));
+	if (rep->rot)
+		rep_rotation_render_json(rep->rot, tg);
 	add_u64(tg, "valid_bytes", rep->valid_bytes);
 	json_object_object_add(tg, "relmap", o->relmap_path ? json_object_new_string(o->relmap_path) : NULL);
 	add_u64(tg, "unmapped_relation_records", rep->unmapped_rel_recs);

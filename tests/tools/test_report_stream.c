@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/trace.h"
 #include "tests/cu_main.h"
 #include "tools/report.h"
+#include "tools/export.h"
 #include "tools/trace_gen.h"
 
 DUT_DEFINE_FREEP(struct report *, report_free)
@@ -184,6 +186,82 @@ static void test_stream_gives_the_loaded_order_and_report(void)
 	}
 }
 
+/* One export into a string: its exit code, output and error text. */
+static int export_to(const struct dut_trace *t, const char *path, const struct export_opts *o,
+		     char **ret_out, uint64_t *ret_n, char *msg, size_t msg_len)
+{
+	struct dut_error err = { { 0 } };
+	struct export_src *src = NULL;
+	size_t len;
+	FILE *f = open_memstream(ret_out, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	if (t) {
+		r = export_check(t, o, &err);
+		if (r == 0)
+			r = export_write(t, o, f, ret_n, &err);
+	} else {
+		r = export_src_open(path, &src, &err);
+		if (r == 0)
+			r = export_src_check(src, o, &err);
+		if (r == 0)
+			r = export_src_write(src, o, f, ret_n, &err);
+		export_src_close(src);
+	}
+	fclose(f);
+	snprintf(msg, msg_len, "%s", r < 0 ? err.msg : "");
+	return r;
+}
+
+/* dutlab export streams the trace (#25): the same bytes, counts and errors as the loaded export. */
+static void test_streamed_export_equals_loaded(void)
+{
+	static const struct export_opts opts[] = {
+		{ .format = EXPORT_CSV },
+		{ .format = EXPORT_FIO },
+		{ .format = EXPORT_FIO, .prefix = "/data", .phase = "phase-1" },
+		{ .format = EXPORT_CSV, .ops_mask = 1u << DUT_OP_FSYNC, .phase = "phase-2" },
+	};
+	char path[] = "/tmp/dut-export-stream.XXXXXX";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+		const struct gen_case *gc = &cases[c];
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error e1 = { { 0 } };
+		struct membuf mb = { 0 };
+		size_t len;
+		FILE *f;
+
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mb), 0);
+		len = gc->cut && gc->cut < mb.n ? gc->cut : mb.n;
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
+		f = fopen(path, "w");
+		CU_ASSERT_FATAL(f && fwrite(mb.p, 1, len, f) == len && fclose(f) == 0);
+		for (size_t k = 0; k < DUT_ARRAY_SIZE(opts); k++) {
+			char *o1 = NULL, *o2 = NULL, m1[600], m2[600];
+			uint64_t n1 = 0, n2 = 0;
+			int r1 = export_to(t, NULL, &opts[k], &o1, &n1, m1, sizeof(m1));
+			int r2 = export_to(NULL, path, &opts[k], &o2, &n2, m2, sizeof(m2));
+
+			CU_CHECK(r1 == r2 && !strcmp(m1, m2), "%s, opts %zu: loaded %d \"%s\", streamed %d \"%s\"",
+				 gc->name, k, r1, m1, r2, m2);
+			CU_CHECK(r1 < 0 || (n1 == n2 && o1 && o2 && !strcmp(o1, o2)),
+				 "%s, opts %zu: %llu and %llu records, outputs %s", gc->name, k,
+				 (unsigned long long)n1, (unsigned long long)n2,
+				 o1 && o2 && !strcmp(o1, o2) ? "equal" : "differ");
+			free(o1);
+			free(o2);
+		}
+		free(mb.p);
+	}
+	unlink(path);
+}
+
 /* The generator's cases really are what they say: out of order in the file, ties. */
 static void test_cases_are_out_of_order_in_the_file(void)
 {
@@ -263,6 +341,7 @@ static const struct cu_test tests[] = {
 	{ "cases_are_out_of_order_in_the_file", test_cases_are_out_of_order_in_the_file },
 	{ "generator_is_deterministic", test_generator_is_deterministic },
 	{ "stream_rejects_what_the_loader_rejects", test_stream_rejects_what_the_loader_rejects },
+	{ "streamed_export_equals_loaded", test_streamed_export_equals_loaded },
 	{ NULL, NULL },
 };
 

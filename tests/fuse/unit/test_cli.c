@@ -87,6 +87,17 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "--stats-mode", "0044" }, "--stats-mode: \"0044\"" },
 		{ { "dutfs", "/b", "/m", "--stats-mode", "0999" }, "--stats-mode: \"0999\"" },
 		{ { "dutfs", "/b", "/m", "--stats-mode=" }, "--stats-mode: \"\"" },
+		{ { "dutfs", "/b", "/m", "--trace-max", "1G" }, "--trace-max bounds the trace file: give --trace" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "lots" }, "--trace-max: \"lots\"" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "0" }, "--trace-max: \"0\"" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "3M" }, "too small for 4 segments" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "8M", "--trace-segments", "9" },
+		  "too small for 9 segments" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "1G", "--trace-segments", "1" },
+		  "--trace-segments: \"1\" is not a number from 2 to 64" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "1G", "--trace-segments", "65" },
+		  "--trace-segments: \"65\"" },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-segments", "8" }, "--trace-segments only serves --trace-max" },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
@@ -157,7 +168,39 @@ static void test_help_needs_no_directories(void)
 	CU_CHECK(dutfs_cli_parse(2, (char *const *)argv, &c, NULL) == 0 && c.help, "--help alone parses");
 }
 
+static void test_trace_max(void)
+{
+	static const struct {
+		const char *argv[MAXARGS];
+		uint64_t max;
+		unsigned segs;
+	} rows[] = {
+		{ { "dutfs", "/b", "/m", "--trace", "t" }, 0, 0 },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "4M" }, 4u << 20, 0 },
+		{ { "dutfs", "/b", "/m", "--trace-max=2G", "--trace", "t", "--trace-segments=64" }, 2ull << 30, 64 },
+		{ { "dutfs", "/b", "/m", "--trace", "t", "--trace-max", "2M", "--trace-segments", "2" }, 2u << 20, 2 },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dutfs_cli c;
+		struct dut_error err = { .msg = "" };
+		int argc = 0, r;
+
+		while (argc < MAXARGS && rows[i].argv[argc])
+			argc++;
+		r = dutfs_cli_parse(argc, (char *const *)rows[i].argv, &c, &err);
+		CU_CHECK(r == 0, "row %zu: ret %d (%s)", i, r, err.msg);
+		if (r)
+			continue;
+		CU_CHECK(c.trace_max_bytes == rows[i].max && c.trace_segments == rows[i].segs,
+			 "row %zu: max %llu segments %u", i, (unsigned long long)c.trace_max_bytes,
+			 c.trace_segments);
+		dutfs_cli_free(&c);
+	}
+}
+
 static const struct cu_test tests[] = {
+	{ "trace_max", test_trace_max },
 	{ "accepts_contract_syntax", test_accepts_contract_syntax },
 	{ "rejects_bad_arguments_with_reason", test_rejects_bad_arguments_with_reason },
 	{ "help_needs_no_directories", test_help_needs_no_directories },
