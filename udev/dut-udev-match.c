@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "udev/devconf.h"
 
 #define PROG "dut-udev-match"
@@ -47,45 +48,6 @@ static void usage(FILE *f)
 		"61-dutlab.rules); --check validates FILE and lists its devices.\n");
 }
 
-/*
- * Read the whole file into a NUL-terminated buffer.  -ENOENT is returned
- * as is (no file = no device under test); -EFBIG above CONF_SIZE_MAX.
- */
-static int read_conf(const char *path, char **ret_text, size_t *ret_len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	buf = malloc(CONF_SIZE_MAX + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, CONF_SIZE_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CONF_SIZE_MAX)
-			return -EFBIG;
-	}
-	buf[len] = '\0';
-	*ret_text = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 static int load(const char *path, struct devconf **ret)
 {
 	_cleanup_free_ char *text = NULL;
@@ -93,7 +55,8 @@ static int load(const char *path, struct devconf **ret)
 	size_t len = 0;
 	int r;
 
-	r = read_conf(path, &text, &len);
+	/* -ENOENT as is (no file = no device under test), -EINVAL not a regular file, -EFBIG */
+	r = dut_read_small_file(path, CONF_SIZE_MAX, &text, &len);
 	if (r == -ENOENT)
 		return r;
 	if (r == -EINVAL)
