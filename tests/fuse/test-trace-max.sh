@@ -74,8 +74,13 @@ S="$T/trace.dtr.seconds"
 [ -s "$S" ] || die "no side file $S"
 head -1 "$S" | grep -qx '# dutlab trace seconds 1' || die "the side file has no header: $(head -1 "$S")"
 tail -1 "$S" | grep -q '^# end' || die "the side file has no end line (dutfs did not close it)"
-rows=$(awk -F'\t' '$2 == "all" && $3 == "read" { n++ } END { print n + 0 }' "$S")
-[ "$rows" -ge "$SECS" ] || die "the side file has reads in $rows seconds, the run read in $SECS"
+# Reads in (nearly) every second from the first to the last: a loaded machine can
+# hold one iteration's fsync past the next tick, so a second may have none; that
+# no record was lost is the per-class totals check below.
+read -r rows span < <(awk -F'\t' '$2 == "all" && $3 == "read" { n++; if (min == "" || $1 < min) min = $1;
+	if ($1 > max) max = $1 } END { print n + 0, (n ? max - min + 1 : 0) }' "$S")
+[ "$span" -ge "$((SECS - 1))" ] && [ "$rows" -ge "$((SECS * 9 / 10))" ] \
+	|| die "the side file has reads in $rows seconds spanning $span, the run read for $SECS"
 dropped=$("$DUTLAB" report --json - "$T/trace.dtr" | jq -r '.target.records_dropped') \
 	|| die "dutlab report --json failed"
 awk -F'\t' '!/^#/ && $1 != "sec" && $2 != "all" { print $2 "." $3, $4, $5, $6 }' "$S" |
@@ -104,7 +109,7 @@ grep -q '^Whole run per [0-9]* s (side file' "$T/report.txt" || die "the report 
 "$DUTLAB" report --json "$T/report.json" "$T/trace.dtr" >/dev/null || die "dutlab report --json failed"
 jq -e --argjson secs "$SECS" '.target as $t | $t.rotation.records_removed > 0
 	and $t.rotation.records_removed + $t.records == $t.records_written
-	and $t.rotation.side_file_seconds >= $secs' "$T/report.json" >/dev/null \
+	and $t.rotation.side_file_seconds >= $secs * 9 / 10' "$T/report.json" >/dev/null \
 	|| die "the report's counts do not add up: $(jq -c '.target | del(.rotation.series)' "$T/report.json")"
 series_ops=$(jq '[.target.rotation.series[] | .read.ops + .write.ops + .sync.ops] | add' "$T/report.json")
 [ "$series_ops" -eq "$side_ops" ] || die "the report's series has $series_ops records, the side file $side_ops"
