@@ -152,6 +152,7 @@ int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size
 	if (fd < 0)
 		return -errno;
 	for (;;) {
+		size_t room;
 		ssize_t n;
 
 		if (cap - len < 4096) {
@@ -165,14 +166,12 @@ int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size
 			buf = nb;
 			cap = ncap;
 		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
+		room = cap - len;
+		if ((n = dut_read_full(fd, buf + len, room)) < 0)
+			return (int)n;
 		len += (size_t)n;
+		if ((size_t)n < room)
+			break;      /* end of file */
 	}
 	if (len > max_bytes)
 		return -EFBIG;
@@ -197,11 +196,8 @@ int dut_read_text(const char *path, char *buf, size_t len)
 	buf[got] = '\0';
 	if ((size_t)got == len - 1) {
 		char more;
-		ssize_t n;
 
-		while ((n = read(fd, &more, 1)) < 0 && errno == EINTR)
-			;
-		if (n > 0)
+		if (dut_read_full(fd, &more, 1) > 0)
 			return -EFBIG;
 	}
 	return 0;
