@@ -69,3 +69,17 @@ enum dut_ini_line dut_ini_lines_next(struct dut_ini_lines *r, char *str, int num
 	}
 	return DUT_INI_TEXT;
 }
+
+bool dut_ini_name_ok(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_' || ch == '-' || ch == '.'))
+			return false;
+	}
+	return true;
+}

@@ -14,6 +14,7 @@
 #ifndef DUT_INI_LINES_H
 #define DUT_INI_LINES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum dut_ini_line {
@@ -44,5 +45,8 @@ void dut_ini_lines_init(struct dut_ini_lines *r, const char *text, size_t len, c
  * Returns what the line is; after DUT_INI_ERROR the caller stops reading.
  */
 enum dut_ini_line dut_ini_lines_next(struct dut_ini_lines *r, char *str, int num);
+
+/* A section or model name of n bytes: 1..max of [A-Za-z0-9_.-] (shaping rules, experiments). */
+bool dut_ini_name_ok(const char *s, size_t n, size_t max);
 
 #endif

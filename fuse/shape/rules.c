@@ -69,16 +69,7 @@ static void ctx_error(struct pctx *c, unsigned line, const struct section *s, co
 
 static bool name_ok(const char *s, size_t n)
 {
-	if (n == 0 || n > SHAPE_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '_' || ch == '-' || ch == '.'))
-			return false;
-	}
-	return true;
+	return dut_ini_name_ok(s, n, SHAPE_NAME_MAX);
 }
 
 /* A "[kind name]" line (leading white space already skipped). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ini_lines.h"
 #include "tools/run/experiment_build.h"
 
 const char *const exp_section_names[] = {
@@ -45,16 +46,7 @@ void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, co
 
 bool exp_name_ok(const char *s, size_t n)
 {
-	if (n == 0 || n > DUT_EXP_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '_' || ch == '-' || ch == '.'))
-			return false;
-	}
-	return true;
+	return dut_ini_name_ok(s, n, DUT_EXP_NAME_MAX);
 }
 
 bool exp_dup_to(struct exp_ctx *c, char **dst, const char *v)
