@@ -58,6 +58,7 @@ struct ctl_slot {
 };
 
 struct dutfs_ctl {
+	const struct dutfs_ctl_actions *act;
 	struct timespec mounted;    /* times shown for the virtual nodes */
 	mode_t stats_mode;
 	pthread_mutex_t render_lock; /* one rendering at a time */
@@ -80,12 +81,13 @@ static const struct {
 	{ "control", DUTFS_INO_CONTROL },
 };
 
-int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret)
+int dutfs_ctl_new(struct dutfs *fs, const struct dutfs_ctl_actions *act, struct dutfs_ctl **ret)
 {
 	struct dutfs_ctl *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
+	c->act = act;
 	clock_gettime(CLOCK_REALTIME, &c->mounted);
 	c->stats_mode = fs->cli && fs->cli->stats_mode ? fs->cli->stats_mode : DUTFS_STATS_MODE_DEFAULT;
 	pthread_mutex_init(&c->render_lock, NULL);
@@ -335,7 +337,7 @@ static int snap_get(struct dutfs *fs, struct ctl_snap **ret)
 	s->cmd_gen = c->cmd_gen; /* a command during the rendering makes it stale at once */
 	pthread_mutex_unlock(&c->lock);
 	s->rendered_ns = dutfs_now_ns();
-	r = dutfs_tracer_render_stats(fs, &s->data, &s->len);
+	r = c->act->render_stats(fs, &s->data, &s->len);
 	if (r < 0) {
 		pthread_mutex_unlock(&c->render_lock);
 		free(s);
@@ -440,13 +442,13 @@ static int run_command(struct dutfs *fs, const struct dutfs_ctl_cmd *c, struct d
 
 	switch (c->verb) {
 	case DUTFS_CTL_MARK:
-		r = dutfs_tracer_mark(fs->tracer, c->label);
+		r = fs->ctl->act->mark(fs, c->label);
 		if (r < 0)
 			dut_error_set(err, "mark: could not queue the marker: %s", strerror(-r));
 		break;
 	case DUTFS_CTL_TRACE_ON:
 	case DUTFS_CTL_TRACE_OFF:
-		r = dutfs_tracer_set_enabled(fs->tracer, c->verb == DUTFS_CTL_TRACE_ON);
+		r = fs->ctl->act->set_tracing(fs, c->verb == DUTFS_CTL_TRACE_ON);
 		if (r == -ENOENT)
 			dut_error_set(err, "no trace file: dutfs was mounted without --trace");
 		break;

@@ -173,7 +173,9 @@ struct shape_classifier;
 int dutfs_init_shaping(struct dutfs *fs, const struct dutfs_shaper_opts *o, struct shape_rules *rules,
 		       struct shape_classifier *cls);
 
-/* ops_inode.c: inode table and name/attr ops */
+/* inode.c: the inode table (calls nothing else of dutfs's) */
+int dutfs_itab_init(struct dutfs *fs);
+void dutfs_itab_fini(struct dutfs *fs);
 struct dutfs_inode *dutfs_inode(struct dutfs *fs, fuse_ino_t ino);
 int dutfs_do_lookup(struct dutfs *fs, struct dutfs_inode *dir, const char *name,
 		    struct fuse_entry_param *e);
@@ -187,6 +189,13 @@ void dutfs_file_refs_free(struct dutfs_file_ref *v, size_t n);
 /* path relative to the mount root into buf (itab_lock taken inside) */
 int dutfs_inode_path(struct dutfs *fs, struct dutfs_inode *in, char *buf, size_t size);
 void dutfs_fill_entry_timeouts(struct fuse_entry_param *e);
+/* with fs->itab_lock held: the inode of (dev, ino) or NULL; drop n references;
+ * name in parent/name (rename) */
+struct dutfs_inode *dutfs_itab_find_locked(struct dutfs *fs, dev_t dev, ino_t ino);
+void dutfs_inode_unref_locked(struct dutfs *fs, struct dutfs_inode *in, uint64_t n);
+void dutfs_inode_repath_locked(struct dutfs *fs, struct dutfs_inode *in, struct dutfs_inode *parent,
+			       const char *name);
+/* ops_inode.c: name and attribute ops */
 void dutfs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void dutfs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void dutfs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets);
@@ -241,7 +250,6 @@ static inline size_t dutfs_recv_size(const struct dutfs *fs)
 void dutfs_splice_note_write(struct dutfs *fs, size_t size);
 
 /* ops_file.c */
-int dutfs_fh_fd(const struct fuse_file_info *fi); /* backing fd of an open file */
 void dutfs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		     struct fuse_file_info *fi);
@@ -313,7 +321,18 @@ void dutfs_io_reply(struct dutfs *fs, fuse_req_t req, struct dutfs_io *io, int32
 		    enum dutfs_reply_kind kind, const void *data);
 
 /* ctl.c: the virtual .dutfs directory */
-int dutfs_ctl_new(struct dutfs *fs, struct dutfs_ctl **ret);
+/*
+ * What the control files do to the rest of dutfs: render stats.json, put a
+ * marker in the trace, turn tracing on or off.  fs.c wires the tracer in, so
+ * that ctl.c (which the ops call) does not call the tracer (which calls
+ * ctl.c for stats.json's "control" member): no cycle (issue #21).
+ */
+struct dutfs_ctl_actions {
+	int (*render_stats)(struct dutfs *fs, char **ret_json, size_t *ret_len);
+	int (*mark)(struct dutfs *fs, const char *label);
+	int (*set_tracing)(struct dutfs *fs, bool on);  /* -ENOENT: no trace file */
+};
+int dutfs_ctl_new(struct dutfs *fs, const struct dutfs_ctl_actions *act, struct dutfs_ctl **ret);
 void dutfs_ctl_free(struct dutfs_ctl *c);
 struct json_object;
 /* stats.json's "control" member: open control files, live snapshots, renderings */

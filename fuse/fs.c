@@ -22,8 +22,6 @@
 #include "fuse/shaper.h"
 #include "fuse/shape/timerq.h"
 
-int dutfs_itab_init(struct dutfs *fs);
-void dutfs_itab_fini(struct dutfs *fs);
 
 static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -110,20 +108,21 @@ static void dutfs_init(void *userdata, struct fuse_conn_info *conn)
 		conn->time_gran = 1000000000;
 }
 
-const char *const dutfs_req_names[DUTFS_REQ_KINDS] = {
-	[DUTFS_REQ_LOOKUP] = "lookup", [DUTFS_REQ_FORGET] = "forget",
-	[DUTFS_REQ_GETATTR] = "getattr", [DUTFS_REQ_SETATTR] = "setattr",
-	[DUTFS_REQ_READLINK] = "readlink", [DUTFS_REQ_MKNOD] = "mknod",
-	[DUTFS_REQ_MKDIR] = "mkdir", [DUTFS_REQ_SYMLINK] = "symlink", [DUTFS_REQ_LINK] = "link",
-	[DUTFS_REQ_UNLINK] = "unlink", [DUTFS_REQ_RMDIR] = "rmdir", [DUTFS_REQ_RENAME] = "rename",
-	[DUTFS_REQ_STATFS] = "statfs", [DUTFS_REQ_OPEN] = "open", [DUTFS_REQ_CREATE] = "create",
-	[DUTFS_REQ_READ] = "read", [DUTFS_REQ_WRITE] = "write", [DUTFS_REQ_FLUSH] = "flush",
-	[DUTFS_REQ_RELEASE] = "release", [DUTFS_REQ_FSYNC] = "fsync",
-	[DUTFS_REQ_FALLOCATE] = "fallocate", [DUTFS_REQ_OPENDIR] = "opendir",
-	[DUTFS_REQ_READDIR] = "readdir", [DUTFS_REQ_READDIRPLUS] = "readdirplus",
-	[DUTFS_REQ_RELEASEDIR] = "releasedir", [DUTFS_REQ_FSYNCDIR] = "fsyncdir",
-	[DUTFS_REQ_READ_PAGE_FILL] = "read_page_fill",
-	[DUTFS_REQ_WRITE_SPLICED] = "write_spliced",
+/* the control files' actions are the tracer's (dutfs.h, struct dutfs_ctl_actions) */
+static int ctl_mark(struct dutfs *fs, const char *label)
+{
+	return dutfs_tracer_mark(fs->tracer, label);
+}
+
+static int ctl_set_tracing(struct dutfs *fs, bool on)
+{
+	return dutfs_tracer_set_enabled(fs->tracer, on);
+}
+
+static const struct dutfs_ctl_actions ctl_actions = {
+	.render_stats = dutfs_tracer_render_stats,
+	.mark = ctl_mark,
+	.set_tracing = ctl_set_tracing,
 };
 
 static inline void count_req(fuse_req_t req, enum dutfs_req k)
@@ -333,7 +332,7 @@ int dutfs_init_fs(struct dutfs *fs, const struct dutfs_cli *cli, const char *bac
 	r = dutfs_itab_init(fs);
 	if (r < 0)
 		goto out_free;
-	r = dutfs_ctl_new(fs, &fs->ctl);
+	r = dutfs_ctl_new(fs, &ctl_actions, &fs->ctl);
 	if (r < 0)
 		goto out_itab;
 	r = dutfs_tracer_new(&to, &fs->tracer);

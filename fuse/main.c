@@ -33,6 +33,7 @@
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/file_io.h"
+#include "lib/mountinfo.h"
 
 static bool use_syslog;
 
@@ -65,34 +66,8 @@ static void log_func(enum fuse_log_level level, const char *fmt, va_list ap)
 	}
 }
 
-static int read_file(const char *path, char **ret, size_t *ret_len)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap + 65536);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap += 65536;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	*ret = buf;
-	*ret_len = len;
-	return 0;
-}
+/* mountinfo and the sysctls are small; this bounds a broken /proc */
+#define DUTFS_PROC_TEXT_MAX (16u << 20)
 
 /* Is any ancestor of path (itself included) the directory (dev, ino)? */
 static bool has_ancestor(const char *path, dev_t dev, ino_t ino)
@@ -185,9 +160,12 @@ static int check_args(const struct dutfs_cli *cli, char *backing, char *mnt)
 		    "that would make dutfs serve its own mount (use a mountpoint outside it)", mnt, backing);
 		return -1;
 	}
-	r = read_file("/proc/self/mountinfo", &mi, &milen);
+	r = dut_read_text_alloc("/proc/self/mountinfo", DUTFS_PROC_TEXT_MAX, &mi, &milen);
 	if (r == 0) {
-		r = dutfs_mountinfo_has(mi, milen, mnt);
+		struct dut_mount *m = malloc(sizeof(*m));
+
+		r = m ? dut_mountinfo_find_point(mi, milen, mnt, m) : -ENOMEM;
+		free(m);
 		free(mi);
 		if (r == 1) {
 			say(LOG_ERR, "%s is already a mount point (busy); unmount it first or choose another directory", mnt);
@@ -212,14 +190,17 @@ static int check_args(const struct dutfs_cli *cli, char *backing, char *mnt)
 #define DUTFS_BDI_MAX_RATIO "100"
 static void tune_bdi(const char *mnt)
 {
-	char *mi = NULL, devid[64], path[128];
+	_cleanup_free_ struct dut_mount *m = NULL;
+	char *mi = NULL, path[128];
 	size_t len = 0;
 	int fd;
 
-	if (geteuid() != 0 || read_file("/proc/self/mountinfo", &mi, &len) < 0)
+	if (geteuid() != 0 || !(m = malloc(sizeof(*m))) ||
+	    dut_read_text_alloc("/proc/self/mountinfo", DUTFS_PROC_TEXT_MAX, &mi, &len) < 0)
 		return;
-	if (dutfs_mountinfo_find(mi, len, mnt, devid, sizeof(devid)) == 1) {
-		snprintf(path, sizeof(path), "/sys/class/bdi/%s/max_ratio", devid);
+	if (dut_mountinfo_find_point(mi, len, mnt, m) == 1) {
+		/* the bdi of a FUSE mount is named by its device number */
+		snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/max_ratio", m->major, m->minor);
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, DUTFS_BDI_MAX_RATIO, strlen(DUTFS_BDI_MAX_RATIO)) < 0)
 			say(LOG_WARNING, "could not raise the writeback share of %s (%s): %s; "
@@ -242,7 +223,7 @@ static int sysctl_at_least(const char *path, unsigned long min, bool *raised, un
 	int fd, r;
 
 	*raised = false;
-	r = read_file(path, &text, &len);
+	r = dut_read_text_alloc(path, DUTFS_PROC_TEXT_MAX, &text, &len);
 	if (r < 0)
 		return r;
 	cur = strtoul(text, NULL, 10);

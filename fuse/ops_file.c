@@ -29,26 +29,15 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/fh.h"
 #include "fuse/reply_raw.h"
 #include "fuse/uring.h"
 #include "lib/trace.h"
 
-struct dutfs_fh {
-	int fd;
-	int buffered_fd;     /* -1 until needed; only for O_DIRECT fds; guarded by lock */
-	int flags;           /* flags the backing fd was opened with */
-	uint16_t trace_flags; /* on every record: F_DIRECT (the application's), F_BUFFERED (no O_DIRECT) */
-	pthread_mutex_t lock;
-};
 
 static struct dutfs_fh *fh_of(struct fuse_file_info *fi)
 {
 	return (struct dutfs_fh *)(uintptr_t)fi->fh;
-}
-
-int dutfs_fh_fd(const struct fuse_file_info *fi)
-{
-	return ((const struct dutfs_fh *)(uintptr_t)fi->fh)->fd;
 }
 
 static int fh_buffered(struct dutfs_fh *fh)

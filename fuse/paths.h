@@ -45,15 +45,4 @@ bool dutfs_pnode_below(const struct dutfs_pnode *n, const struct dutfs_pnode *an
 /* path and dir are canonical absolute paths: is path dir itself or below it? */
 bool dutfs_path_within(const char *path, const char *dir);
 
-/*
- * Is path (canonical, absolute) a mount point according to the text of
- * /proc/self/mountinfo?  Field 5 of each line, with the kernel's octal
- * escapes (\040 for a space) decoded.  Returns 1 yes, 0 no, -EINVAL when the
- * text has a malformed line.
- */
-int dutfs_mountinfo_has(const char *mountinfo, size_t len, const char *path);
-/* The same, also copying the "major:minor" field of the topmost such mount into devid. */
-int dutfs_mountinfo_find(const char *mountinfo, size_t len, const char *path, char *devid,
-			 size_t devid_size);
-
 #endif

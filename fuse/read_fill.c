@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fuse/dutfs.h"
+#include "fuse/fh.h"
 #include "fuse/shaper.h"
 
 void dutfs_op_read_fill(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

@@ -25,6 +25,9 @@
 #include "lib/pgpath.h"
 #include "lib/trace.h"
 
+/* Records per emitting worker's ring (see dutfs_tracer_new). */
+#define DUTFS_TRACE_RING_RECS 16384u
+
 struct dutfs_tracer {
 	struct dut_trace_writer *w;    /* NULL without --trace */
 	atomic_bool enabled;
@@ -147,6 +150,10 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
 			.max_bytes = o->trace_max_bytes,
 			.max_segments = o->trace_segments,
+			/* 16 Ki records (768 KiB) per emitting worker, not the writer's 64 Ki
+			 * default: dutfs emits at most ~50k records/s here, at which such a ring
+			 * lasts ~330 ms, ~290 ms of it after the wake-up at an eighth (docs/dutfs.md) */
+			.thread_buf_recs = DUTFS_TRACE_RING_RECS,
 		};
 
 		r = dut_trace_writer_open(o->trace_path, &wo, &t->w);

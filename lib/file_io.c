@@ -78,7 +78,7 @@ int dut_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-static int fsync_parent_dir(const char *path)
+int dut_fsync_parent_dir(const char *path)
 {
 	_cleanup_free_ char *copy = strdup(path);
 	_cleanup_close_ int fd = -1;
@@ -140,7 +140,7 @@ int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t 
 		unlink(tmp);
 		return r;
 	}
-	return fsync_parent_dir(path);
+	return dut_fsync_parent_dir(path);
 }
 
 int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len)

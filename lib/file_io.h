@@ -46,4 +46,7 @@ int dut_write_all(int fd, const void *buf, size_t len);
  */
 int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
+/* fsync the directory that holds path (after a rename into it): 0 or -errno. */
+int dut_fsync_parent_dir(const char *path);
+
 #endif

@@ -115,6 +115,54 @@ void dut_hist_add(struct dut_hist *h, uint64_t v)
 	__atomic_store_n(&h->count, h->count + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * Many writers, no lock: every field is a read-modify-write atomic.  The
+ * buckets, count and the low word of sumsq are fetch-adds; min, max, sum
+ * and the high word of sumsq are compare-and-swap loops (they retry only
+ * when another writer changed the same word in between, and min/max only
+ * when v is a new extreme).  sumsq is kept as two 64-bit words because a
+ * 128-bit atomic needs cmpxchg16b (libatomic would take a lock): the carry
+ * out of the low word is known from the value fetch_add returns, so the
+ * words add up exactly; the high word saturates, and a saturated high
+ * word is what dut_hist_stddev() treats as a saturated sumsq.  count is
+ * added last with release order, as dut_hist_add() stores it, so
+ * dut_hist_snapshot() works on a shared histogram too.
+ */
+typedef uint64_t __attribute__((may_alias)) word_alias;
+
+static void cas_sat_add(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = LOAD(p);
+
+	while (!__atomic_compare_exchange_n(p, &cur, sat_add64(cur, v), true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+void dut_hist_add_shared(struct dut_hist *h, uint64_t v)
+{
+	unsigned __int128 sq = (unsigned __int128)v * v;
+	word_alias *w = (word_alias *)&h->sumsq;
+	unsigned lo_i = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 1;
+	uint64_t sq_lo = (uint64_t)sq, sq_hi = (uint64_t)(sq >> 64), old_lo, cur;
+
+	__atomic_fetch_add(&h->buckets[dut_hist_bucket(v)], 1, __ATOMIC_RELAXED);
+	cur = LOAD(&h->min);
+	while (v < cur && !__atomic_compare_exchange_n(&h->min, &cur, v, true, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+	cur = LOAD(&h->max);
+	while (v > cur && !__atomic_compare_exchange_n(&h->max, &cur, v, true, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+	cas_sat_add(&h->sum, v);
+	old_lo = __atomic_fetch_add(&w[lo_i], sq_lo, __ATOMIC_RELAXED);
+	sq_hi += old_lo + sq_lo < old_lo;  /* the carry; sq_hi < 2^64 - 1, so no wrap */
+	if (sq_hi)
+		cas_sat_add(&w[1 - lo_i], sq_hi);
+	__atomic_fetch_add(&h->count, 1, __ATOMIC_RELEASE);
+}
+
 void dut_hist_add_n(struct dut_hist *h, uint64_t v, uint64_t n)
 {
 	unsigned idx = dut_hist_bucket(v);
@@ -280,9 +328,11 @@ static void bucket_moments(const struct dut_hist *h, long double *ret_sum,
 	*ret_sumsq = sq;
 }
 
+/* sumsq saturated: its high word at the maximum (dut_hist_add_shared()
+ * saturates that word alone; the owner's adds saturate both) */
 static bool moments_saturated(const struct dut_hist *h)
 {
-	return h->sum == UINT64_MAX || h->sumsq == ~(unsigned __int128)0;
+	return h->sum == UINT64_MAX || (uint64_t)(h->sumsq >> 64) == UINT64_MAX;
 }
 
 double dut_hist_mean(const struct dut_hist *h)

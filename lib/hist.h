@@ -60,6 +60,12 @@ void dut_hist_bucket_range(unsigned idx, uint64_t *ret_lo, uint64_t *ret_hi);
 
 void dut_hist_add(struct dut_hist *h, uint64_t v);
 void dut_hist_add_n(struct dut_hist *h, uint64_t v, uint64_t n);
+/*
+ * dut_hist_add() for a histogram several threads add to at once (lock-free
+ * atomics; no lost adds).  Only for histograms every writer adds to this
+ * way; readers copy with dut_hist_snapshot() as for an owned one.
+ */
+void dut_hist_add_shared(struct dut_hist *h, uint64_t v);
 /* dst += src, exactly. */
 void dut_hist_merge(struct dut_hist *dst, const struct dut_hist *src);
 void dut_hist_snapshot(struct dut_hist *dst, const struct dut_hist *src);

@@ -8,8 +8,9 @@
  * lines that inih would take as the continuation of the previous value),
  * skips a UTF-8 byte-order mark as inih does, and reports "[section]" lines.
  *
- * Pure code: no I/O, no allocation.  The caller's ini_reader calls
- * dut_ini_lines_next() and turns DUT_INI_ERROR into its own message.
+ * Pure code: no I/O, no allocation.  lib/ini_doc's ini_reader calls
+ * dut_ini_lines_next() and turns DUT_INI_ERROR into "SOURCE:LINE: ..." for
+ * the parsers built on it; use ini_doc rather than this cursor directly.
  */
 #ifndef DUT_INI_LINES_H
 #define DUT_INI_LINES_H

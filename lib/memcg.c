@@ -1,117 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Memory budgets, the pure half: mountinfo and /proc/self/cgroup text to paths (memcg.h). */
+/* Memory budgets, the pure half: mountinfo (through lib/mountinfo) and /proc/self/cgroup text to paths (memcg.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/memcg.h"
+#include "lib/mountinfo.h"
 
-/* Copy the n-byte field at s into out, undoing mountinfo's \ooo escapes. */
-static int unescape(const char *s, size_t n, char *out, size_t len)
+/* Copy a decoded mountinfo field into a PATH_MAX buffer of struct dut_memcg_mounts. */
+static int copy_path(char *dst, size_t len, const char *src)
 {
-	size_t o = 0;
+	size_t n = strlen(src);
 
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (c == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			c = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		}
-		if (o + 1 >= len)
-			return -ENAMETOOLONG;
-		out[o++] = c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
-/* The next space-separated field of the line [*p, end); false at the end. */
-static bool next_field(const char **p, const char *end, const char **ret_s, size_t *ret_n)
-{
-	const char *s = *p;
-
-	while (s < end && *s == ' ')
-		s++;
-	if (s >= end)
-		return false;
-	const char *e = s;
-
-	while (e < end && *e != ' ')
-		e++;
-	*ret_s = s;
-	*ret_n = (size_t)(e - s);
-	*p = e;
-	return true;
-}
-
-/* Does the comma-separated list [s, s+n) contain word? */
-static bool has_option(const char *s, size_t n, const char *word)
-{
-	size_t w = strlen(word);
-	const char *end = s + n;
-
-	while (s < end) {
-		const char *c = memchr(s, ',', (size_t)(end - s));
-		size_t len = c ? (size_t)(c - s) : (size_t)(end - s);
-
-		if (len == w && !memcmp(s, word, w))
-			return true;
-		s += len + 1;
-	}
-	return false;
-}
-
-static int parse_line(const char *line, const char *end, struct dut_memcg_mounts *m)
-{
-	const char *p = line, *f[6], *fs, *opts;
-	size_t n[6], fsn, optsn;
-	int i;
-
-	for (i = 0; i < 6; i++)         /* id parent dev root mountpoint options */
-		if (!next_field(&p, end, &f[i], &n[i]))
-			return -EINVAL;
-	for (;;) {                      /* optional fields up to the "-" separator */
-		const char *s;
-		size_t sn;
-
-		if (!next_field(&p, end, &s, &sn))
-			return -EINVAL;
-		if (sn == 1 && *s == '-')
-			break;
-	}
-	if (!next_field(&p, end, &fs, &fsn) || !next_field(&p, end, &opts, &optsn) ||
-	    !next_field(&p, end, &opts, &optsn))
-		return -EINVAL;
-	if (fsn == 7 && !memcmp(fs, "cgroup2", 7) && !m->v2_mountpoint[0]) {
-		if (unescape(f[4], n[4], m->v2_mountpoint, sizeof(m->v2_mountpoint)) < 0 ||
-		    unescape(f[3], n[3], m->v2_root, sizeof(m->v2_root)) < 0)
-			return -EINVAL;
-	} else if (fsn == 6 && !memcmp(fs, "cgroup", 6) && has_option(opts, optsn, "memory") &&
-		   !m->v1_mountpoint[0]) {
-		if (unescape(f[4], n[4], m->v1_mountpoint, sizeof(m->v1_mountpoint)) < 0 ||
-		    unescape(f[3], n[3], m->v1_root, sizeof(m->v1_root)) < 0)
-			return -EINVAL;
-	}
+	if (n + 1 > len)
+		return -ENAMETOOLONG;
+	memcpy(dst, src, n + 1);
 	return 0;
 }
 
 int dut_memcg_parse_mounts(const char *mountinfo, struct dut_memcg_mounts *ret)
 {
 	struct dut_memcg_mounts m = { 0 };
-	const char *p = mountinfo;
+	const char *p = mountinfo, *end = mountinfo + strlen(mountinfo);
+	struct dut_mount *e = malloc(sizeof(*e));
+	int r;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		const char *end = nl ? nl : p + strlen(p);
-		int r;
-
-		if (end > p && (r = parse_line(p, end, &m)) < 0)
-			return r;
-		p = nl ? nl + 1 : end;
+	if (!e)
+		return -ENOMEM;
+	/* a malformed line is an error here: the budget must not guess */
+	while ((r = dut_mountinfo_next(&p, end, e)) > 0) {
+		if (!strcmp(e->fstype, "cgroup2") && !m.v2_mountpoint[0]) {
+			if (copy_path(m.v2_mountpoint, sizeof(m.v2_mountpoint), e->mount_point) < 0 ||
+			    copy_path(m.v2_root, sizeof(m.v2_root), e->root) < 0)
+				r = -EINVAL;
+		} else if (!strcmp(e->fstype, "cgroup") &&
+			   dut_mount_has_option(e->super_opts, strlen(e->super_opts), "memory") &&
+			   !m.v1_mountpoint[0]) {
+			if (copy_path(m.v1_mountpoint, sizeof(m.v1_mountpoint), e->mount_point) < 0 ||
+			    copy_path(m.v1_root, sizeof(m.v1_root), e->root) < 0)
+				r = -EINVAL;
+		}
+		if (r < 0)
+			break;
 	}
+	free(e);
+	if (r < 0)
+		return r;
 	*ret = m;
 	return 0;
 }
@@ -130,7 +66,7 @@ int dut_memcg_self_path(const char *proc_cgroup, enum dut_memcg_kind kind, char 
 			const char *ctl = c1 + 1;
 			size_t ctln = (size_t)(c2 - ctl);
 			bool match = kind == DUT_MEMCG_V2 ? (ctln == 0 && c1 - p == 1 && *p == '0')
-							  : has_option(ctl, ctln, "memory");
+							  : dut_mount_has_option(ctl, ctln, "memory");
 
 			if (match) {
 				size_t n = (size_t)(end - c2 - 1);

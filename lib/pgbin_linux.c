@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +11,7 @@
 #include <unistd.h>
 
 #include "lib/pgbin.h"
-
-extern char **environ;
+#include "lib/spawn.h"
 
 static bool is_program(const char *path)
 {
@@ -144,37 +142,28 @@ int dut_pgbin_version(const char *bindir, char *buf, size_t len, unsigned *ret_m
 {
 	char prog[PATH_MAX], out[256];
 	char *argv[] = { prog, "--version", NULL };
-	posix_spawn_file_actions_t fa;
-	int fds[2], status = 0, r;
-	size_t n = 0;
-	ssize_t got;
-	pid_t pid;
+	struct dut_capture cap = { .buf = out, .cap = sizeof(out) };
+	/* stdin /dev/null, stdout read (its first 255 bytes kept), stderr ours */
+	const struct dut_spawn_opts o = {
+		.out = { .how = DUT_SPAWN_CAPTURE }, .err = { .how = DUT_SPAWN_INHERIT }, .capture = &cap,
+	};
+	struct dut_child c;
+	int status, r;
 	unsigned major;
 
 	snprintf(prog, sizeof(prog), "%s/postgres", bindir);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		r = -errno;
-		dut_error_set(err, "%s --version: %s", prog, strerror(-r));
-		return r;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	r = -posix_spawn(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (r < 0) {
-		close(fds[0]);
+	if ((r = dut_spawn(argv, &o, &c)) < 0) {
 		dut_error_set(err, "cannot run %s --version: %s", prog, strerror(-r));
 		return r;
 	}
-	while (n < sizeof(out) - 1 && ((got = read(fds[0], out + n, sizeof(out) - 1 - n)) > 0 ||
-				       (got < 0 && errno == EINTR)))
-		n += got > 0 ? (size_t)got : 0;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	out[n] = '\0';
+	r = dut_child_wait(&c, 0, 0);
+	if (r == 0 && c.fail != DUT_SPAWN_OK)
+		r = -(c.fail_errno ? c.fail_errno : EIO);
+	if (r < 0) {
+		dut_error_set(err, "cannot run %s --version: %s", prog, strerror(-r));
+		return r;
+	}
+	status = c.status;
 	out[strcspn(out, "\n")] = '\0';
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || dut_pgbin_parse_version(out, &major) < 0) {
 		dut_error_set(err, "%s --version said \"%.120s\"%s: expected \"postgres (PostgreSQL) "

@@ -5,7 +5,9 @@
  * A trace file is a 64-byte header followed by frames.  Every integer is
  * little-endian.  Each frame is { u32 type; u32 payload_len; payload; } with
  * the payload padded with zeroes to a multiple of 8 bytes.  Frame types:
- *   RECORDS  payload_len/48 fixed-size I/O records (struct dut_trace_rec)
+ *   RECORDS  payload_len/48 fixed-size I/O records (struct dut_trace_rec; 1.x)
+ *   CRECORDS the same records delta/varint-encoded, one frame per writer
+ *            round (2.0, what the writer writes; lib/trace_compact.c)
  *   FILE     a file-table entry: id -> path and its PostgreSQL classification
  *   MARKER   a phase marker: timestamp and label
  *   INFO     "key=value\n" text about the mount (backing dir, view, options)
@@ -28,8 +30,14 @@
 #include "lib/pgpath.h"
 
 #define DUT_TRACE_MAGIC "DUTTRACE"  /* 8 bytes, no NUL */
-#define DUT_TRACE_VERSION_MAJOR 1
-#define DUT_TRACE_VERSION_MINOR 1  /* 1.1: dutfs_ns in the record */
+/*
+ * 2.0: compact RECORDS frames (CRECORDS), which a 1.x reader would skip as
+ * unknown and so lose every record silently: a new major version, which 1.x
+ * readers refuse.  This reader reads 1.0, 1.1 and 2.x.
+ */
+#define DUT_TRACE_VERSION_MAJOR 2
+#define DUT_TRACE_VERSION_MINOR 0
+#define DUT_TRACE_VERSION_MAJOR_OLDEST 1  /* 1.1: dutfs_ns in the record */
 #define DUT_TRACE_HEADER_SIZE 64
 #define DUT_TRACE_REC_SIZE 48
 
@@ -40,6 +48,7 @@ enum dut_trace_frame_type {
 	DUT_TRACE_FRAME_INFO = 4,
 	DUT_TRACE_FRAME_FOOTER = 5,
 	DUT_TRACE_FRAME_SEGMENT = 6,   /* 1.1, --trace-max: which segment of a rotated trace this is */
+	DUT_TRACE_FRAME_CRECORDS = 7,  /* 2.0: delta/varint-encoded records of one writer thread */
 };
 
 enum dut_trace_op {
@@ -115,6 +124,12 @@ struct dut_trace_header {
 
 #define DUT_TRACE_HDR_SYSCALL_VIEW 0x1u /* direct_io: every syscall reaches dutfs */
 
+/* Whether the records' dutfs_ns is a measurement (1.1 and later; 1.0 wrote a reserved word). */
+static inline bool dut_trace_hdr_has_dutfs_ns(const struct dut_trace_header *h)
+{
+	return h->version_major > 1 || h->version_minor >= 1;
+}
+
 struct dut_trace_footer {
 	uint64_t records_written;
 	uint64_t records_dropped;   /* could not be written (disk full, ...) */
@@ -151,7 +166,7 @@ struct dut_trace_writer;
 
 struct dut_trace_writer_opts {
 	uint32_t flags;           /* DUT_TRACE_HDR_* */
-	size_t thread_buf_recs;   /* per-thread buffer, records (0 = default 16384) */
+	size_t thread_buf_recs;   /* per-thread buffer, records (0 = default 65536) */
 	uint64_t flush_interval_ns; /* writer wake-up (0 = default 50 ms) */
 	/*
 	 * Rotation (0 = one file, no bound): the segments together stay within
@@ -161,6 +176,11 @@ struct dut_trace_writer_opts {
 	 */
 	uint64_t max_bytes;
 	unsigned max_segments;
+	/*
+	 * Write 1.1 traces: fixed 48-byte RECORDS frames (what readers before
+	 * 2.0 read), instead of 2.0's compact CRECORDS frames.
+	 */
+	bool fixed_records;
 };
 
 #define DUT_TRACE_SEGMENTS_DEFAULT 4u

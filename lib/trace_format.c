@@ -102,6 +102,16 @@ void dut_trace_frame_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE], uint32_t type, u
 	dut_le32_put(out + 4, payload_len);
 }
 
+size_t dut_trace_cframe_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED],
+			    uint32_t nrecs, size_t records_len)
+{
+	size_t plen = DUT_TRACE_CFRAME_FIXED + records_len;
+
+	dut_trace_frame_hdr(out, DUT_TRACE_FRAME_CRECORDS, (uint32_t)plen);
+	dut_le32_put(out + DUT_TRACE_FRAME_HDR_SIZE, nrecs);
+	return dut_trace_pad8(plen) - plen;
+}
+
 /* Allocate a zeroed frame with room for payload_len (padded) and fill its header. */
 static int frame_alloc(uint32_t type, size_t payload_len, uint8_t **ret, size_t *ret_len)
 {

@@ -22,6 +22,10 @@
 #define DUT_TRACE_FOOTER_SIZE 24u
 /* SEGMENT payload: u32 seq, u32 keep, u64 records_before, u64 dropped_before, u64 max_bytes */
 #define DUT_TRACE_SEGMENT_SIZE 32u
+/* CRECORDS payload: u32 nrecs, then the records (trace_compact.c) */
+#define DUT_TRACE_CFRAME_FIXED 4u
+#define DUT_TRACE_CREC_MIN 4u    /* ctrl, ts, offset and lat: a byte each at least */
+#define DUT_TRACE_CREC_MAX 62u   /* every field present, every varint at its longest */
 /* No valid frame is larger; a bigger length field means corruption. */
 #define DUT_TRACE_MAX_PAYLOAD (64u << 20)
 #define DUT_TRACE_MAX_PATH 4096u
@@ -107,6 +111,37 @@ void dut_trace_frame_footer(const struct dut_trace_footer *f,
 void dut_trace_frame_segment(const struct dut_trace_segment *sg,
 			     uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_SEGMENT_SIZE]);
 void dut_trace_frame_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE], uint32_t type, uint32_t payload_len);
+/*
+ * The opening of a CRECORDS frame (frame header and nrecs, 12 bytes) whose
+ * nrecs compact records take records_len bytes after it.  Returns how many
+ * zero bytes must follow the records to end the frame on 8 bytes.  The one
+ * writer of this header for the trace writer, trace-compact and trace-gen.
+ */
+size_t dut_trace_cframe_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED],
+			    uint32_t nrecs, size_t records_len);
+
+/*
+ * Compact records (trace_compact.c).  The coder's state: the record before
+ * (all zero at a frame's start) and the most recently used pids, which the
+ * encoder and the decoder update alike.  Encode r into out (room for
+ * DUT_TRACE_CREC_MAX bytes): returns the bytes written.  Decode the record
+ * at *pp (before end) into st->prev, advancing *pp; -EBADMSG when the bytes
+ * are not a record (st is then undefined).
+ */
+#define DUT_TRACE_CPIDS 8u
+
+struct dut_trace_cstate {
+	struct dut_trace_rec prev;
+	uint32_t pids[DUT_TRACE_CPIDS];  /* [0]: prev.pid, then less and less recent */
+};
+
+static inline void dut_trace_cstate_init(struct dut_trace_cstate *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+size_t dut_trace_crec_encode(struct dut_trace_cstate *st, const struct dut_trace_rec *r, uint8_t *out);
+int dut_trace_crec_decode(const uint8_t **pp, const uint8_t *end, struct dut_trace_cstate *st);
 
 /* Decode a FILE payload; path is returned malloc'ed.  -EBADMSG when malformed. */
 int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *ret);

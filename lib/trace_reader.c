@@ -24,6 +24,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/trace.h"
+#include "lib/trace_cdec.h"
 #include "lib/trace_format.h"
 
 #define MAX_REC_SIZE 4096u
@@ -157,9 +158,10 @@ static int parse_header(const uint8_t *p, size_t len, struct parse *ps, size_t *
 	h->start_monotonic_ns = dut_le64_get(p + 24);
 	hsize = dut_le32_get(p + 32);
 	rsize = dut_le32_get(p + 36);
-	if (h->version_major != DUT_TRACE_VERSION_MAJOR) {
-		dut_error_set(err, "trace format version %u.%u: this dutlab reads version %u.x only",
-			      h->version_major, h->version_minor, DUT_TRACE_VERSION_MAJOR);
+	if (h->version_major < DUT_TRACE_VERSION_MAJOR_OLDEST || h->version_major > DUT_TRACE_VERSION_MAJOR) {
+		dut_error_set(err, "trace format version %u.%u: this dutlab reads versions %u.x to %u.x only",
+			      h->version_major, h->version_minor, DUT_TRACE_VERSION_MAJOR_OLDEST,
+			      DUT_TRACE_VERSION_MAJOR);
 		return -EBADMSG;
 	}
 	if (hsize < DUT_TRACE_HEADER_SIZE || hsize % 8 || hsize > 65536) {
@@ -221,9 +223,60 @@ static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen, size
 
 		dut_trace_rec_decode(p + i * ps->rec_size, rec);
 		/* 1.0 wrote a reserved word there: whatever it holds, it is not a measurement */
-		if (t->hdr.version_minor < 1)
+		if (!dut_trace_hdr_has_dutfs_ns(&t->hdr))
 			rec->dutfs_ns = 0;
 	}
+	return 0;
+}
+
+/*
+ * A CRECORDS frame (2.0): decoded whole, so that a damaged one is
+ * corruption here and the streaming merge can trust the bytes it decodes.
+ */
+static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, size_t frame_off)
+{
+	struct dut_trace *t = ps->t;
+	const uint8_t *q = p + DUT_TRACE_CFRAME_FIXED, *end = p + plen;
+	struct dut_trace_cstate st;
+	const struct dut_trace_rec *rec = &st.prev;
+	struct dut_trace_block *b = NULL;
+	uint32_t n;
+	int r;
+
+	if (plen < DUT_TRACE_CFRAME_FIXED)
+		return -EBADMSG;
+	n = dut_le32_get(p);
+	if (n == 0 || n > (plen - DUT_TRACE_CFRAME_FIXED) / DUT_TRACE_CREC_MIN)
+		return -EBADMSG;
+	if (ps->scan) {
+		b = &ps->scan->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
+	} else {
+		r = grow((void **)&t->recs, &ps->cap_recs, t->nrecs + n, sizeof(*t->recs));
+		if (r < 0)
+			return r;
+	}
+	dut_trace_cstate_init(&st);
+	for (uint32_t i = 0; i < n; i++) {
+		if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
+			return -EBADMSG;
+		if (b) {
+			struct dut_trace_scan *sc = ps->scan;
+
+			if (rec->ts_ns < b->min_ts)
+				b->min_ts = rec->ts_ns;
+			if (rec->ts_ns < sc->first_ts)
+				sc->first_ts = rec->ts_ns;
+			if (rec->ts_ns > sc->last_ts)
+				sc->last_ts = rec->ts_ns;
+		} else {
+			t->recs[t->nrecs + i] = *rec;
+		}
+	}
+	if (q != end)
+		return -EBADMSG; /* bytes after the last record */
+	if (b)
+		b->nrecs += n;
+	t->nrecs += n;
 	return 0;
 }
 
@@ -300,6 +353,7 @@ static const char *frame_name(uint32_t type)
 	case DUT_TRACE_FRAME_INFO: return "INFO";
 	case DUT_TRACE_FRAME_FOOTER: return "FOOTER";
 	case DUT_TRACE_FRAME_SEGMENT: return "SEGMENT";
+	case DUT_TRACE_FRAME_CRECORDS: return "CRECORDS";
 	default: return "unknown";
 	}
 }
@@ -315,6 +369,8 @@ static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32
 		if (plen % ps->rec_size)
 			return -EBADMSG;
 		return parse_records(ps, p, plen, frame_off);
+	case DUT_TRACE_FRAME_CRECORDS:
+		return parse_crecords(ps, p, plen, frame_off);
 	case DUT_TRACE_FRAME_FILE:
 		return parse_file(ps, p, plen);
 	case DUT_TRACE_FRAME_MARKER:

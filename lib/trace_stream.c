@@ -23,62 +23,16 @@
  * its reply) makes the merge read the blocks up to it early.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cleanup.h"
 #include "lib/trace.h"
+#include "lib/trace_cdec.h"
 #include "lib/trace_format.h"
-
-#define OUT_RECS 1024u
-
-struct seg {
-	struct seg *next;
-	uint64_t off;                /* next record's byte offset */
-	uint64_t end;                /* one past the last record */
-	uint64_t last_ts;
-	size_t block;
-};
-
-struct run {
-	struct seg *head, *tail;     /* head: being read; tail: where a later segment goes */
-};
-
-/* A heap entry carries its run's key, so comparing never follows a pointer. */
-struct hent {
-	uint64_t ts, off;            /* the run's next record: time and byte offset */
-	struct run *run;
-};
-
-struct dut_trace_stream {
-	const uint8_t *buf;
-	size_t len;
-	struct dut_trace_scan sc;
-	bool zero_dutfs;             /* a 1.0 trace: dutfs_ns is not a measurement */
-	uint64_t *smin;              /* earliest record in blocks [k, nblocks) */
-	uint64_t *bend;              /* where block k's frames end */
-	uint32_t *live;              /* block k's segments not yet read */
-	size_t next_blk;             /* first block not split into segments */
-	struct hent *heap;           /* min-heap by key */
-	size_t nheap, cap_heap;
-	struct seg *free_segs;
-	struct run *free_runs;       /* chained through ->head */
-	void (*unmap)(void *ctx);    /* at close: the mapping's owner */
-	void *unmap_ctx;
-	/* a segment set (nparts > 0): this stream merges its parts, oldest first */
-	struct dut_trace_stream **parts;
-	size_t nparts;
-	struct part_cur *cur;
-	struct dut_trace meta_set;   /* the newest part's meta (not owned), with the set's totals */
-	struct dut_trace_seconds_file *seconds;
-	struct dut_trace_rec out[OUT_RECS];
-};
-
-struct part_cur {
-	const struct dut_trace_rec *p;
-	size_t n;
-	bool done;
-};
+#include "lib/trace_stream_priv.h"
+#include "lib/trace_stream_tune.h"
 
 static bool key_lt(uint64_t ts1, uint64_t off1, uint64_t ts2, uint64_t off2)
 {
@@ -120,6 +74,40 @@ static void sift_up(struct dut_trace_stream *s, size_t i)
 		i = (i - 1) / 2;
 	}
 	s->heap[i] = x;
+}
+
+/*
+ * The top's key grew: most of the time its run is still the smallest (a
+ * writer thread's stretch), which two compares tell without sifting.
+ */
+static inline void sift_top(struct dut_trace_stream *s)
+{
+	const struct hent *h = s->heap;
+
+	if (s->nheap <= 1 || (hent_lt(&h[0], &h[1]) && (s->nheap == 2 || hent_lt(&h[0], &h[2]))))
+		return;
+	sift_down(s, 0);
+}
+
+/* A 1.1 record: on a little-endian host its bytes are the struct's. */
+static inline void rec_load(const uint8_t *p, struct dut_trace_rec *ret)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(sizeof(struct dut_trace_rec) == DUT_TRACE_REC_SIZE &&
+		       offsetof(struct dut_trace_rec, offset) == 8 &&
+		       offsetof(struct dut_trace_rec, lat_ns) == 16 &&
+		       offsetof(struct dut_trace_rec, len) == 24 &&
+		       offsetof(struct dut_trace_rec, result) == 28 &&
+		       offsetof(struct dut_trace_rec, file_id) == 32 &&
+		       offsetof(struct dut_trace_rec, pid) == 36 &&
+		       offsetof(struct dut_trace_rec, op) == 40 &&
+		       offsetof(struct dut_trace_rec, flags) == 42 &&
+		       offsetof(struct dut_trace_rec, dutfs_ns) == 44,
+		       "struct dut_trace_rec is not the 1.1 record's layout");
+	memcpy(ret, p, sizeof(*ret));
+#else
+	dut_trace_rec_decode(p, ret);
+#endif
 }
 
 static void release_block(struct dut_trace_stream *s, size_t k)
@@ -166,8 +154,13 @@ static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_t
 	return 0;
 }
 
+/*
+ * st: NULL for a stretch of a RECORDS frame, else the coder state after
+ * its first record (which ends at next_off).
+ */
 static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_t end,
-		   uint64_t first_ts, uint64_t last_ts)
+		   uint64_t first_ts, uint64_t last_ts, const struct dut_trace_cstate *st,
+		   uint64_t next_off)
 {
 	struct seg *g = s->free_segs;
 	int r;
@@ -177,6 +170,11 @@ static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_
 	else if (!(g = malloc(sizeof(*g))))
 		return -ENOMEM;
 	*g = (struct seg){ .off = off, .end = end, .last_ts = last_ts, .block = blk };
+	if (st) {
+		g->compact = true;
+		g->st = *st;
+		g->next_off = next_off;
+	}
 	r = seg_place(s, g, first_ts);
 	if (r < 0) {
 		g->next = s->free_segs;
@@ -187,7 +185,98 @@ static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_
 	return 0;
 }
 
-/* Split block k's RECORDS frames into segments and place them. */
+static int seg_add_decoded(struct dut_trace_stream *s, size_t blk, struct recbuf *rb, uint32_t i,
+			   uint32_t j)
+{
+	struct seg *g = s->free_segs;
+	int r;
+
+	if (g)
+		s->free_segs = g->next;
+	else if (!(g = malloc(sizeof(*g))))
+		return -ENOMEM;
+	*g = (struct seg){ .off = rb->offs[i], .last_ts = rb->v[j - 1].ts_ns, .block = blk,
+			   .rb = rb, .ri = i, .rend = j };
+	r = seg_place(s, g, rb->v[i].ts_ns);
+	if (r < 0) {
+		g->rb = NULL;
+		g->next = s->free_segs;
+		s->free_segs = g;
+		return r;
+	}
+	rb->refs++;
+	s->live[blk]++;
+	return 0;
+}
+
+/* Decode a CRECORDS frame of n records whole and split it where time goes down. */
+static int crecords_split_decoded(struct dut_trace_stream *s, size_t k, const uint8_t *q,
+				  const uint8_t *end, uint32_t n, size_t bytes)
+{
+	struct recbuf *rb;
+	uint32_t start = 0;
+	int r = dut_trace_recbuf_decode(s->buf, q, end, n, bytes, &rb);
+
+	if (r < 0)
+		return r;
+	s->decoded_bytes += bytes; /* rb's one reference: this function's, until the segments hold theirs */
+	for (uint32_t i = 1; i < n; i++) {
+		if (rb->v[i].ts_ns >= rb->v[i - 1].ts_ns)
+			continue;
+		r = seg_add_decoded(s, k, rb, start, i);
+		if (r < 0)
+			goto out;
+		start = i;
+	}
+	r = seg_add_decoded(s, k, rb, start, n);
+out:
+	dut_trace_recbuf_put(s, rb);
+	return r;
+}
+
+/*
+ * Split a CRECORDS frame (payload at p, plen bytes; the scan decoded it
+ * whole, so it decodes) into segments where time goes down.
+ */
+static int crecords_split(struct dut_trace_stream *s, size_t k, uint64_t p, uint32_t plen)
+{
+	const uint8_t *q = s->buf + p + DUT_TRACE_CFRAME_FIXED, *end = s->buf + p + plen;
+	uint32_t n = dut_le32_get(s->buf + p);
+	struct dut_trace_cstate st, first;
+	uint64_t start = (uint64_t)(q - s->buf), first_next, prev_ts;
+	size_t bytes = sizeof(struct recbuf) + (size_t)n * (sizeof(struct dut_trace_rec) + sizeof(uint64_t));
+	int r;
+
+	if (s->decoded_bytes + bytes <= s->decoded_cap)
+		return crecords_split_decoded(s, k, q, end, n, bytes);
+	dut_trace_cstate_init(&st);
+	if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
+		return -EBADMSG;
+	first = st;
+	first_next = (uint64_t)(q - s->buf);
+	prev_ts = st.prev.ts_ns;
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t at = (uint64_t)(q - s->buf);
+
+		if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
+			return -EBADMSG;
+		if (st.prev.ts_ns >= prev_ts) {
+			prev_ts = st.prev.ts_ns;
+			continue;
+		}
+		r = seg_add(s, k, start, at, first.prev.ts_ns, prev_ts, &first, first_next);
+		if (r < 0)
+			return r;
+		start = at;
+		first = st;
+		first_next = (uint64_t)(q - s->buf);
+		prev_ts = st.prev.ts_ns;
+	}
+	return seg_add(s, k, start, (uint64_t)(q - s->buf), first.prev.ts_ns, prev_ts, &first,
+		       first_next);
+}
+
+/* Split block k's RECORDS and CRECORDS frames into segments and place them. */
 static int block_split(struct dut_trace_stream *s, size_t k)
 {
 	const uint32_t rs = s->sc.rec_size;
@@ -201,6 +290,12 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 		uint64_t p = off + DUT_TRACE_FRAME_HDR_SIZE, start = p, end = p + plen;
 
 		off += DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		if (type == DUT_TRACE_FRAME_CRECORDS) {
+			r = crecords_split(s, k, p, plen);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (type != DUT_TRACE_FRAME_RECORDS || plen == 0)
 			continue;
 		uint64_t first = dut_le64_get(s->buf + p), prev = first;
@@ -212,13 +307,13 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 				prev = ts;
 				continue;
 			}
-			r = seg_add(s, k, start, p, first, prev);
+			r = seg_add(s, k, start, p, first, prev, NULL, 0);
 			if (r < 0)
 				return r;
 			start = p;
 			first = prev = ts;
 		}
-		r = seg_add(s, k, start, end, first, prev);
+		r = seg_add(s, k, start, end, first, prev, NULL, 0);
 		if (r < 0)
 			return r;
 	}
@@ -234,11 +329,34 @@ static void top_advance(struct dut_trace_stream *s)
 	struct run *top = e->run;
 	struct seg *g = top->head;
 
-	e->off += s->sc.rec_size;
-	if (e->off < g->end) {
-		e->ts = dut_le64_get(s->buf + e->off);
-		sift_down(s, 0);
-		return;
+	if (g->rb) {
+		if (++g->ri < g->rend) {
+			e->off = g->rb->offs[g->ri];
+			e->ts = g->rb->v[g->ri].ts_ns;
+			sift_top(s);
+			return;
+		}
+		dut_trace_recbuf_put(s, g->rb);
+		g->rb = NULL;
+	} else if (g->compact) {
+		if (g->next_off < g->end) {
+			const uint8_t *q = s->buf + g->next_off;
+
+			/* decoded once by the scan: it cannot fail here */
+			(void)dut_trace_crec_decode_hot(&q, s->buf + g->end, &g->st);
+			e->off = g->off = g->next_off;
+			g->next_off = (uint64_t)(q - s->buf);
+			e->ts = g->st.prev.ts_ns;
+			sift_top(s);
+			return;
+		}
+	} else {
+		e->off += s->sc.rec_size;
+		if (e->off < g->end) {
+			e->ts = dut_le64_get(s->buf + e->off);
+			sift_top(s);
+			return;
+		}
 	}
 	if (--s->live[g->block] == 0)
 		release_block(s, g->block);
@@ -247,8 +365,9 @@ static void top_advance(struct dut_trace_stream *s)
 	s->free_segs = g;
 	if (top->head) {
 		e->off = top->head->off;
-		e->ts = dut_le64_get(s->buf + e->off);
-		sift_down(s, 0);
+		e->ts = top->head->rb ? top->head->rb->v[top->head->ri].ts_ns :
+			top->head->compact ? top->head->st.prev.ts_ns : dut_le64_get(s->buf + e->off);
+		sift_top(s);
 		return;
 	}
 	top->head = (struct seg *)s->free_runs; /* the free list links through head */
@@ -317,7 +436,12 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 		}
 		if (!top)
 			break;
-		dut_trace_rec_decode(s->buf + top->off, &s->out[n]);
+		if (top->run->head->rb)
+			s->out[n] = top->run->head->rb->v[top->run->head->ri];
+		else if (top->run->head->compact)
+			s->out[n] = top->run->head->st.prev;
+		else
+			rec_load(s->buf + top->off, &s->out[n]);
 		if (s->zero_dutfs)
 			s->out[n].dutfs_ns = 0;
 		n++;
@@ -328,11 +452,12 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 	return 0;
 }
 
-static void seg_list_free(struct seg *g)
+static void seg_list_free(struct dut_trace_stream *s, struct seg *g)
 {
 	while (g) {
 		struct seg *next = g->next;
 
+		dut_trace_recbuf_put(s, g->rb);
 		free(g);
 		g = next;
 	}
@@ -348,7 +473,7 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 	free(s->cur);
 	dut_trace_seconds_file_free(s->seconds);
 	for (size_t i = 0; i < s->nheap; i++) {
-		seg_list_free(s->heap[i].run->head);
+		seg_list_free(s, s->heap[i].run->head);
 		free(s->heap[i].run);
 	}
 	while (s->free_runs) {
@@ -357,7 +482,7 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 		s->free_runs = (struct run *)r->head;
 		free(r);
 	}
-	seg_list_free(s->free_segs);
+	seg_list_free(s, s->free_segs);
 	free(s->heap);
 	free(s->smin);
 	free(s->bend);
@@ -390,10 +515,11 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 	}
 	s->buf = buf;
 	s->len = len;
+	s->decoded_cap = DECODED_CAP;
 	r = dut_trace_scan(buf, len, &s->sc, err);
 	if (r < 0)
 		return r;
-	s->zero_dutfs = s->sc.meta->hdr.version_minor < 1;
+	s->zero_dutfs = !dut_trace_hdr_has_dutfs_ns(&s->sc.meta->hdr);
 	/* blocks after the last one with a record are never split */
 	nb = s->sc.nblocks;
 	while (nb > 0 && s->sc.blocks[nb - 1].nrecs == 0)
@@ -426,6 +552,13 @@ int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stre
 			      struct dut_error *err)
 {
 	return dut_trace_stream_new(buf, len, NULL, ret, err);
+}
+
+void dut_trace_stream_set_decoded_cap(struct dut_trace_stream *s, size_t bytes)
+{
+	s->decoded_cap = bytes;
+	for (size_t i = 0; i < s->nparts; i++)
+		s->parts[i]->decoded_cap = bytes;
 }
 
 const struct dut_trace *dut_trace_stream_meta(const struct dut_trace_stream *s)

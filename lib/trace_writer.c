@@ -5,7 +5,7 @@
  * Hot path (dut_trace_emit, FUSE worker threads): look the calling thread's
  * ring up in a small thread-local cache, copy the record into the ring,
  * publish it with a release store of the ring's head.  No lock, no syscall
- * (except an eventfd nudge when the ring passes half full, which never
+ * (except an eventfd nudge when an eighth of the ring is in use, which never
  * blocks).  A full ring drops the record and counts it.
  *
  * Each ring is single-producer (its thread) / single-consumer (the writer
@@ -37,7 +37,8 @@
  * per id) and MARKER frames written so far, which it keeps for that (their
  * memory is the file table, not the records).  Every record it drains also
  * goes into the per-second side file PATH.seconds (trace_seconds.c).  The
- * rotation and the side file are in trace_writer_rotate.c.
+ * rotation and the side file are in trace_writer_rotate.c; the appender,
+ * the drop count and the first error, which both use, in trace_writer_io.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -58,7 +59,13 @@
 #include "lib/trace_format.h"
 #include "lib/trace_writer_priv.h"
 
-#define DEFAULT_THREAD_BUF_RECS 16384u
+/*
+ * 64 Ki records (3 MiB) a thread: at 1.35M records/s a thread it fills in
+ * 48 ms, and the writer is woken at an eighth (6 ms), so it has 42 ms to be
+ * scheduled.  16 Ki records left 6 ms (woken at half of 12 ms), which a
+ * loaded 2-CPU machine missed (docs/soak.md "The writer's rate").
+ */
+#define DEFAULT_THREAD_BUF_RECS 65536u
 #define DEFAULT_FLUSH_INTERVAL_NS (50ull * 1000 * 1000)
 #define BATCH_BYTES (4u << 20)
 /* Records per RECORDS frame: one frame fills at most a batch. */
@@ -120,6 +127,14 @@ static struct ring *ring_register(struct dut_trace_writer *w)
 	atomic_init(&b->refs, 2);
 	b->cap = w->cap;
 	b->mask = w->cap - 1;
+	/*
+	 * Wake the writer when an eighth of the ring is in use, looked at every
+	 * sixteenth: the ring then has seven eighths of its time left for the
+	 * writer thread to be scheduled, where waking at half full left half.
+	 * Tiny rings look at every record and wake at half.
+	 */
+	b->check_mask = (w->cap >= 16 ? w->cap / 16 : 1) - 1;
+	b->nudge_at = w->cap >= 16 ? w->cap / 8 : w->cap / 2;
 
 	pthread_once(&tls_once, tls_key_init);
 	slot = tls.next++ % TLS_SLOTS;
@@ -176,85 +191,32 @@ void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
 	}
 	b->slots[head & b->mask] = *r;
 	atomic_store_explicit(&b->head, head + 1, memory_order_release);
-	/* Every quarter ring, see whether the writer is falling behind. */
-	if (((head + 1) & (b->cap / 4 - 1)) == 0) {
+	/* Every sixteenth of the ring, see whether the writer should drain it. */
+	if (((head + 1) & b->check_mask) == 0) {
 		b->cached_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
-		if (head + 1 - b->cached_tail >= b->cap / 2)
+		if (head + 1 - b->cached_tail >= b->nudge_at)
 			nudge(w);
 	}
 }
 
 /* ---- writer thread: batching and I/O ---- */
 
-uint64_t dut_tw_now_ns(clockid_t clk)
+/* Append whole frames, rotating first when they would take the segment past its size. */
+static int append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
 {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t k = pwrite(fd, p, n, (off_t)off);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		p += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
-void dut_tw_note_error(struct dut_trace_writer *w, int err)
-{
-	if (!w->first_err)
-		w->first_err = err;
-}
-
-/* Write n bytes at the end of the trace; only whole writes advance it. */
-int dut_tw_append(struct dut_trace_writer *w, const uint8_t *p, size_t n)
-{
-	int r;
-
-	if (w->seg_max && !w->replaying && w->seg_has_data &&
-	    w->off + n + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE > w->seg_max)
+	if (dut_tw_rotation_due(w, n))
 		dut_tw_rotate(w);
-	if (!w->hdr_written) {
-		uint8_t hdr[DUT_TRACE_HEADER_SIZE];
-
-		dut_trace_header_encode(&w->hdr, hdr);
-		r = pwrite_all(w->fd, hdr, sizeof(hdr), 0);
-		if (r < 0) {
-			dut_tw_note_error(w, r);
-			return r;
-		}
-		w->hdr_written = true;
-		w->off = DUT_TRACE_HEADER_SIZE;
-	}
-	r = pwrite_all(w->fd, p, n, w->off);
-	if (r < 0) {
-		dut_tw_note_error(w, r);
-		return r;
-	}
-	w->off += n;
-	if (!w->replaying && n)
-		w->seg_has_data = true;
-	return 0;
+	return dut_tw_append(w, p, n);
 }
+
+static void cframe_close(struct dut_trace_writer *w);
 
 static void batch_flush(struct dut_trace_writer *w)
 {
+	cframe_close(w);
 	if (w->batch_len == 0)
 		return;
-	if (dut_tw_append(w, w->batch, w->batch_len) == 0)
+	if (append(w, w->batch, w->batch_len) == 0)
 		atomic_fetch_add_explicit(&w->written, w->batch_recs, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&w->dropped_io, w->batch_recs, memory_order_relaxed);
@@ -262,9 +224,81 @@ static void batch_flush(struct dut_trace_writer *w)
 	w->batch_recs = 0;
 }
 
+/*
+ * The batch's open CRECORDS frame, if any, gets its header and padding.
+ * One frame holds a whole writer round: every ring's records one after
+ * another, each encoded against the record before it in the frame (the
+ * rings' runs are in their time order; the reader splits where time goes
+ * down), so a quiet mount's rounds of a few records per thread do not pay
+ * a frame each.
+ */
+static void cframe_close(struct dut_trace_writer *w)
+{
+	const size_t fixed = DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED;
+	size_t pad;
+
+	if (!w->cframe_open)
+		return;
+	pad = dut_trace_cframe_hdr(w->batch + w->cframe_at, w->cframe_n,
+				   w->batch_len - w->cframe_at - fixed);
+	memset(w->batch + w->batch_len, 0, pad);
+	w->batch_len += pad;
+	w->cframe_open = false;
+}
+
+/* Copy everything published in ring b into the batch's CRECORDS frame. */
+static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
+{
+	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+	const size_t fixed = DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED;
+
+	while (tail != head) {
+		size_t room = w->batch_cap - w->batch_len;
+		uint64_t n = head - tail;
+		uint8_t *p;
+
+		/* worst case per record, and 7 bytes of padding at the close */
+		if (room < (w->cframe_open ? 0 : fixed) + DUT_TRACE_CREC_MAX + 7) {
+			batch_flush(w);
+			continue;
+		}
+		if (!w->cframe_open) {
+			w->cframe_open = true;
+			w->cframe_at = w->batch_len;
+			w->cframe_n = 0;
+			dut_trace_cstate_init(&w->cframe_st);
+			w->batch_len += fixed;
+			room -= fixed;
+		}
+		room = (room - 7) / DUT_TRACE_CREC_MAX;
+		if (n > room)
+			n = room;
+		p = w->batch + w->batch_len;
+		for (uint64_t i = 0; i < n; i++) {
+			const struct dut_trace_rec *r = &b->slots[(tail + i) & b->mask];
+
+			p += dut_trace_crec_encode(&w->cframe_st, r, p);
+		}
+		if (w->sec)
+			for (uint64_t i = 0; i < n; i++)
+				(void)dut_trace_seconds_add(w->sec, &b->slots[(tail + i) & b->mask]);
+		w->batch_len = (size_t)(p - w->batch);
+		w->cframe_n += (uint32_t)n;
+		w->batch_recs += n;
+		tail += n;
+		/* The slots are copied: hand them back to the producer. */
+		atomic_store_explicit(&b->tail, tail, memory_order_release);
+	}
+}
+
 /* Copy everything published in ring b into RECORDS frames in the batch. */
 static void ring_drain(struct dut_trace_writer *w, struct ring *b)
 {
+	if (!w->fixed_records) {
+		ring_drain_compact(w, b);
+		return;
+	}
 	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
 	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
 
@@ -308,13 +342,6 @@ static void ring_unlink(struct dut_trace_writer *w, struct ring *b)
 	pthread_mutex_unlock(&w->bufs_lock);
 }
 
-static uint64_t ring_drops(struct dut_trace_writer *w);
-
-uint64_t dut_tw_drops_now(struct dut_trace_writer *w)
-{
-	return ring_drops(w) + atomic_load_explicit(&w->dropped_io, memory_order_relaxed);
-}
-
 /* Write queued FILE/MARKER/INFO frames, in the order they were queued. */
 static void meta_write(struct dut_trace_writer *w)
 {
@@ -334,7 +361,7 @@ static void meta_write(struct dut_trace_writer *w)
 	while (w->pending) {
 		struct meta *m = w->pending;
 
-		if (dut_tw_append(w, m->frame, m->len) < 0)
+		if (append(w, m->frame, m->len) < 0)
 			return; /* keep it (and the rest) for the next round */
 		w->pending = m->next;
 		dut_tw_meta_keep(w, m);
@@ -415,8 +442,9 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 	w->cap = cap;
 	w->flush_interval_ns = opts && opts->flush_interval_ns ? opts->flush_interval_ns
 							     : DEFAULT_FLUSH_INTERVAL_NS;
-	w->hdr.version_major = DUT_TRACE_VERSION_MAJOR;
-	w->hdr.version_minor = DUT_TRACE_VERSION_MINOR;
+	w->fixed_records = opts && opts->fixed_records;
+	w->hdr.version_major = w->fixed_records ? 1 : DUT_TRACE_VERSION_MAJOR;
+	w->hdr.version_minor = w->fixed_records ? 1 : DUT_TRACE_VERSION_MINOR;
 	w->hdr.flags = opts ? opts->flags : 0;
 	w->hdr.start_realtime_ns = dut_tw_now_ns(CLOCK_REALTIME);
 	w->hdr.start_monotonic_ns = dut_tw_now_ns(CLOCK_MONOTONIC);
@@ -531,21 +559,10 @@ int dut_trace_writer_info(struct dut_trace_writer *w, const char *key, const cha
 	return r < 0 ? r : meta_enqueue(w, f, len);
 }
 
-static uint64_t ring_drops(struct dut_trace_writer *w)
-{
-	uint64_t n = atomic_load_explicit(&w->dropped_gone, memory_order_relaxed);
-
-	pthread_mutex_lock(&w->bufs_lock);
-	for (struct ring *b = w->bufs; b; b = b->next)
-		n += atomic_load_explicit(&b->dropped, memory_order_relaxed);
-	pthread_mutex_unlock(&w->bufs_lock);
-	return n;
-}
-
 void dut_trace_writer_counts(struct dut_trace_writer *w, uint64_t *ret_written,
 			     uint64_t *ret_dropped)
 {
-	uint64_t dropped = ring_drops(w) + atomic_load_explicit(&w->dropped_io, memory_order_relaxed);
+	uint64_t dropped = dut_tw_drops_now(w);
 
 	if (ret_written)
 		*ret_written = atomic_load_explicit(&w->written, memory_order_relaxed);

@@ -2,7 +2,8 @@
 /*
  * Private to lib/trace_writer*.c: the writer's state, shared by the rings
  * and the writer thread (trace_writer.c) and the rotation of a bounded
- * trace with its side file (trace_writer_rotate.c).  Locks: trace_writer.c.
+ * trace with its side file (trace_writer_rotate.c), and the appender, drop
+ * count and first error both use (trace_writer_io.c).  Locks: trace_writer.c.
  */
 #ifndef DUT_TRACE_WRITER_PRIV_H
 #define DUT_TRACE_WRITER_PRIV_H
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "lib/trace.h"
+#include "lib/trace_format.h"
 
 struct ring {
 	/* producer side */
@@ -28,6 +30,8 @@ struct ring {
 	_Atomic bool orphaned;           /* its thread exited (or evicted it) */
 	struct ring *next;               /* protected by w->bufs_lock */
 	uint64_t cap, mask;              /* cap is a power of two */
+	uint64_t check_mask;             /* look at the fill every check_mask + 1 records */
+	uint64_t nudge_at;               /* wake the writer at this many records in use */
 	struct dut_trace_rec slots[];
 };
 
@@ -44,6 +48,7 @@ struct dut_trace_writer {
 	bool regular;                    /* a regular file: truncate at close */
 	uint64_t cap;
 	uint64_t flush_interval_ns;
+	bool fixed_records;              /* 1.1 RECORDS frames instead of CRECORDS */
 	struct dut_trace_header hdr;
 
 	pthread_mutex_t bufs_lock;
@@ -65,6 +70,11 @@ struct dut_trace_writer {
 	uint64_t off;                    /* end of the last whole frame on disk */
 	int first_err;
 	size_t batch_cap;                /* <= BATCH_BYTES: a batch fits a segment */
+	/* the batch's CRECORDS frame being filled (2.0 traces) */
+	bool cframe_open;
+	size_t cframe_at;                /* its frame header's offset in the batch */
+	uint32_t cframe_n;
+	struct dut_trace_cstate cframe_st; /* its coder state after the last record */
 
 	/* rotation (seg_max 0: off), owned by the writer thread */
 	char *path;
@@ -86,12 +96,28 @@ struct dut_trace_writer {
 	_Atomic uint64_t dropped_io;     /* records of batches that failed to write */
 };
 
-/* trace_writer.c */
+/*
+ * trace_writer_io.c (the writer thread, or close after the join).  It calls
+ * nothing in trace_writer.c or trace_writer_rotate.c.
+ */
 uint64_t dut_tw_now_ns(clockid_t clk);
+/* Keep the first error for close(). */
 void dut_tw_note_error(struct dut_trace_writer *w, int err);
-/* Write n bytes at the end of the trace (rotating first when it is full). */
+/*
+ * Write n bytes at the end of the current file (its header first, if not
+ * yet written); only a whole write advances it.  It does not rotate: see
+ * dut_tw_rotation_due.
+ */
 int dut_tw_append(struct dut_trace_writer *w, const uint8_t *p, size_t n);
+/* Records dropped so far: full rings (live and freed) and failed writes. */
 uint64_t dut_tw_drops_now(struct dut_trace_writer *w);
+
+/* Would appending n bytes of records or meta frames take the segment past its size? */
+static inline bool dut_tw_rotation_due(const struct dut_trace_writer *w, size_t n)
+{
+	return w->seg_max && !w->replaying && w->seg_has_data &&
+	       w->off + n + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_FOOTER_SIZE > w->seg_max;
+}
 
 /* trace_writer_rotate.c (writer thread, or close after the join) */
 int dut_tw_rotation_init(struct dut_trace_writer *w, const char *path,

@@ -7,14 +7,14 @@
  * have replaced: directories are opened without links (lib/fs_safe.h), files
  * are written with dut_write_file_at (a planted link is replaced, not
  * followed), ownership is changed with fchown on the opened fd, and trees
- * are removed fd-relative with dut_remove_tree*.  Also the check of a
+ * are removed fd-relative with dut_remove_tree*; children start through
+ * lib/spawn.h.  Also the check of a
  * bindir both cluster init and a standby's base backup run.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -30,6 +30,7 @@
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/memcg.h"
+#include "lib/spawn.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
 
@@ -68,59 +69,44 @@ static uid_t server_uid(void)
 	return uid == (uid_t)-1 ? geteuid() : uid;
 }
 
+/* In the child, before the exec: pg_ctl, the postmaster and every backend inherit the cgroup. */
+static int enter_memcg(void *ctx)
+{
+	const char *memcg_dir = ctx;
+	struct dut_memcg cg = { .kind = DUT_MEMCG_V1 };
+	int r;
+
+	snprintf(cg.dir, sizeof(cg.dir), "%s", memcg_dir);
+	if ((r = dut_memcg_enter(&cg, 0)) < 0)
+		fprintf(stderr, "cannot enter the memory cgroup %s: %s\n", memcg_dir, strerror(-r));
+	return r;
+}
+
 /*
  * Run argv (as postgres when we are root) with stdout and stderr going to
- * out_fd.  Returns the exit status (0..255), or -errno.
+ * out_fd.  Returns the exit status (0..255, 128 + signal), or -errno.
  */
 static int run_program(char *const argv[], int out_fd, const char *memcg_dir)
 {
-	const char *full[32];
-	unsigned n = 0;
-	int status;
-	pid_t pid;
+	char *full[32];
+	struct dut_spawn_opts o = {
+		.search_path = true,
+		.out = { .how = out_fd >= 0 ? DUT_SPAWN_FD : DUT_SPAWN_INHERIT, .fd = out_fd },
+		.err = { .how = out_fd >= 0 ? DUT_SPAWN_STDOUT : DUT_SPAWN_INHERIT },
+		.setup = memcg_dir ? enter_memcg : NULL,
+		.setup_ctx = (void *)memcg_dir,
+	};
+	struct dut_child c;
+	int r;
 
-	if (pgl_sys_as_root()) {
-		full[n++] = "runuser";
-		full[n++] = "-u";
-		full[n++] = "postgres";
-		full[n++] = "--";
-	}
-	for (unsigned i = 0; argv[i] && n < 31; i++)
-		full[n++] = argv[i];
-	full[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		if (out_fd >= 0) {
-			dup2(out_fd, STDOUT_FILENO);
-			dup2(out_fd, STDERR_FILENO);
-		}
-		if (memcg_dir) {
-			/* before the exec: pg_ctl, the postmaster and every backend inherit it */
-			struct dut_memcg cg = { .kind = DUT_MEMCG_V1 };
-			int r;
-
-			snprintf(cg.dir, sizeof(cg.dir), "%s", memcg_dir);
-			if ((r = dut_memcg_enter(&cg, 0)) < 0) {
-				fprintf(stderr, "cannot enter the memory cgroup %s: %s\n", memcg_dir, strerror(-r));
-				_exit(126);
-			}
-		}
-		execvp(full[0], (char *const *)full);
-		fprintf(stderr, "cannot run %s: %s\n", full[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if ((r = dut_spawn_argv_as(pgl_sys_as_root() ? "postgres" : NULL, argv, full, DUT_ARRAY_SIZE(full))) < 0)
+		return r;
+	if ((r = dut_spawn(full, &o, &c)) < 0 || (r = dut_child_wait(&c, 0, 0)) < 0)
+		return r;
+	/* the child's last words, where its output goes, as it said them before exec'ing */
+	if (c.fail == DUT_SPAWN_FAIL_EXEC && out_fd >= 0)
+		dprintf(out_fd, "cannot run %s: %s\n", full[0], strerror(c.fail_errno));
+	return dut_wait_code(c.status);
 }
 
 static void tail_fd(int fd, unsigned lines, char *buf, size_t len)
@@ -192,30 +178,26 @@ int pgl_sys_run_in(char *const argv[], const char *what, const char *memcg_dir, 
 	return r == 0 ? 0 : (r < 0 ? r : -EIO);
 }
 
+static int access_child(void *ctx)
+{
+	return access(ctx, R_OK | W_OK | X_OK) < 0 ? 1 : 0;
+}
+
 /* Can user postgres reach and write dir?  Checked in a child that drops to postgres. */
 int pgl_sys_postgres_can_write(const char *dir)
 {
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	int status;
+	struct dut_spawn_ids ids = { 0 };   /* no supplementary groups */
+	struct dut_spawn_opts o = { .ids = &ids };
+	struct dut_child c;
+	int r;
 
 	if (!pgl_sys_as_root())
 		return access(dir, R_OK | W_OK | X_OK) < 0 ? -errno : 0;
-	if (pgl_sys_postgres_ids(&uid, &gid) < 0)
+	if (pgl_sys_postgres_ids(&ids.uid, &ids.gid) < 0)
 		return -ENOENT;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
-			_exit(2);
-		_exit(access(dir, R_OK | W_OK | X_OK) < 0 ? 1 : 0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EACCES;
+	if ((r = dut_spawn_call(access_child, (void *)dir, &o, &c)) < 0 || (r = dut_child_wait(&c, 0, 0)) < 0)
+		return r;
+	return c.fail == DUT_SPAWN_OK && WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0 ? 0 : -EACCES;
 }
 
 /* --- directories and files in postgres-owned trees ------------------------ */

@@ -13,11 +13,13 @@
  * on the 2-CPU test machine (docs/bench-pgload.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "pgload/datagen.h"
 #include "pgload/pgconn.h"
@@ -157,6 +159,30 @@ static int run_jobs(struct load_job *jobs, unsigned n, struct dut_error *err)
 	return r;
 }
 
+/*
+ * --ack-log: "WHAT TABLE" once the server acknowledged the statement, made
+ * durable before the next statement is sent, so a crash harness knows which
+ * statements a crash of the device must not undo (docs/crash.md).
+ */
+static int ack(const struct pgl_init_opts *o, const char *what, const char *table, struct dut_error *err)
+{
+	char line[128];
+	int fd, n, r = 0;
+
+	if (!o->ack_log)
+		return 0;
+	n = snprintf(line, sizeof(line), "%s%s%s\n", what, table ? " " : "", table ? table : "");
+	errno = EIO;   /* a short write sets none */
+	fd = open(o->ack_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, (size_t)n) != n || fdatasync(fd) < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		dut_error_set(err, "--ack-log %s: %s", o->ack_log, strerror(-r));
+	return r;
+}
+
 static int create_tables(struct pgl_session *s, const struct pgl_init_opts *o,
 			 struct dut_error *err)
 {
@@ -177,7 +203,8 @@ static int create_tables(struct pgl_session *s, const struct pgl_init_opts *o,
 		 "aid %s not null, bid int, abalance int, filler char(84)", aid);
 	r = pgl_pq_exec(s->admin, "DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, "
 			    "pgbench_history, pgbench_tellers", err);
-
+	if (r == 0)
+		r = ack(o, "drop", NULL, err);
 	for (size_t i = 0; r == 0 && i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[512], ff[32] = "", ts[96] = "";
 
@@ -187,6 +214,8 @@ static int create_tables(struct pgl_session *s, const struct pgl_init_opts *o,
 			snprintf(ts, sizeof(ts), " TABLESPACE %s", o->tables_on);
 		snprintf(sql, sizeof(sql), "CREATE TABLE %s (%s)%s%s", tables[i].name, tables[i].cols, ff, ts);
 		r = pgl_pq_exec(s->admin, sql, err);
+		if (r == 0)
+			r = ack(o, "create", tables[i].name, err);
 	}
 	return r;
 }
@@ -256,6 +285,9 @@ static int load_data(struct pgl_session *s, const struct pgl_init_opts *o,
 	res->freeze = n == 1;
 	res->jobs = n;
 	r = run_jobs(jobs, n, err);
+	/* one job: one transaction; several: each job's own, acknowledged together here */
+	if (r == 0)
+		r = ack(o, n == 1 ? "load" : "load-parallel", NULL, err);
 	for (unsigned i = 0; i < n; i++)
 		res->bytes_sent += jobs[i].bytes;
 	res->rows = (uint64_t)(naccounts + jobs[0].branches + jobs[0].tellers);
@@ -280,11 +312,13 @@ static int build_keys(struct pgl_session *s, const struct pgl_init_opts *o, stru
 		snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD PRIMARY KEY (%s)%s", keys[i][0],
 			 keys[i][1], ts);
 		r = pgl_pq_exec(s->admin, sql, err);
+		if (r == 0)
+			r = ack(o, "key", keys[i][0], err);
 	}
 	return r;
 }
 
-static int vacuum_tables(struct pgl_session *s, struct dut_error *err)
+static int vacuum_tables(struct pgl_session *s, const struct pgl_init_opts *o, struct dut_error *err)
 {
 	static const char *const sql[] = {
 		"VACUUM (ANALYZE) pgbench_branches", "VACUUM (ANALYZE) pgbench_tellers",
@@ -292,8 +326,11 @@ static int vacuum_tables(struct pgl_session *s, struct dut_error *err)
 	};
 	int r = 0;
 
-	for (unsigned i = 0; r == 0 && i < 4; i++)
+	for (unsigned i = 0; r == 0 && i < 4; i++) {
 		r = pgl_pq_exec(s->admin, sql[i], err);
+		if (r == 0)
+			r = ack(o, "vacuum", sql[i] + strlen("VACUUM (ANALYZE) "), err);
+	}
 	return r;
 }
 
@@ -333,7 +370,7 @@ static int oltp_init(struct pgl_session *s, const struct pgl_init_opts *o,
 		switch (phases[p].what) {
 		case PH_CREATE: r = create_tables(s, o, err); break;
 		case PH_LOAD: r = load_data(s, o, res, err); break;
-		case PH_VACUUM: r = vacuum_tables(s, err); break;
+		case PH_VACUUM: r = vacuum_tables(s, o, err); break;
 		case PH_KEYS: r = build_keys(s, o, err); break;
 		}
 		pgl_phase_end(s, phases[p].name);

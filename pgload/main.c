@@ -27,7 +27,9 @@ static const char usage[] =
 	"usage: pgload cluster init|standby|start|stop|status|destroy --pgdata DIR ... (pgload cluster --help)\n"
 	"       pgload init [TARGET] [-s SCALE] [--jobs N] [--fillfactor N]\n"
 	"                   (--jobs: parallel COPY connections; default 1 on <= 2 CPUs, else CPUs/2 up to 4)\n"
-	"                   [--tables-on TS] [--indexes-on TS] [COMMON]\n"
+	"                   [--tables-on TS] [--indexes-on TS] [--ack-log FILE] [COMMON]\n"
+	"                   (--ack-log: a line per statement the server acknowledged, fdatasynced:\n"
+	"                   dutlab crash's record of a load it crashes)\n"
 	"       pgload run  [TARGET] [-b SCRIPT[@WEIGHT]]... [-S] [-N] [-c CLIENTS] [-j THREADS]\n"
 	"                   [-T SECONDS | -t TXNS] [-R TPS] [-M simple|extended|prepared]\n"
 	"                   [--pipeline] [--max-tries N] [-P SECONDS] [--seed N] [--standby-lag]\n"
@@ -51,7 +53,7 @@ static const char usage[] =
 enum {
 	OPT_PGDATA = 256, OPT_JSON, OPT_RELMAP, OPT_DUTFS, OPT_JOBS, OPT_FILLFACTOR, OPT_TABLES_ON,
 	OPT_INDEXES_ON, OPT_PIPELINE, OPT_MAX_TRIES, OPT_SEED, OPT_WORKLOAD, OPT_DEBUG,
-	OPT_STANDBY_LAG, OPT_SPIN, OPT_NO_SERVER_STATS,
+	OPT_STANDBY_LAG, OPT_SPIN, OPT_NO_SERVER_STATS, OPT_ACK_LOG,
 };
 
 struct common {
@@ -237,6 +239,7 @@ static int main_init(int argc, char **argv)
 		{ "fillfactor", required_argument, NULL, OPT_FILLFACTOR },
 		{ "tables-on", required_argument, NULL, OPT_TABLES_ON },
 		{ "indexes-on", required_argument, NULL, OPT_INDEXES_ON },
+		{ "ack-log", required_argument, NULL, OPT_ACK_LOG },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
@@ -282,6 +285,7 @@ static int main_init(int argc, char **argv)
 			break;
 		case OPT_TABLES_ON: io.tables_on = optarg; break;
 		case OPT_INDEXES_ON: io.indexes_on = optarg; break;
+		case OPT_ACK_LOG: io.ack_log = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 1;
 		}

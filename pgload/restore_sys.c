@@ -3,16 +3,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/spawn.h"
 #include "pgload/pgconn.h"
 #include "pgload/psi_linux.h"
 #include "pgload/restore_sys.h"
@@ -20,90 +17,52 @@
 
 /* --- children ----------------------------------------------------------- */
 
-static void child_exec(char *const argv[], const char *out_path, const char *password, int errfd)
-{
-	int out = open(out_path ? out_path : "/dev/null",
-		       out_path ? O_WRONLY | O_CREAT | O_TRUNC : O_WRONLY, 0644);
-
-	if (out < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0) {
-		dprintf(errfd, "cannot redirect the output to %s: %s\n",
-			out_path ? out_path : "/dev/null", strerror(errno));
-		_exit(127);
-	}
-	if (password)
-		setenv("PGPASSWORD", password, 1);
-	signal(SIGPIPE, SIG_DFL);
-	execv(argv[0], argv);
-	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-/* Keep the last sizeof(tail)-1 bytes of what arrives. */
-static void tail_append(char *tail, size_t cap, size_t *used, const char *buf, size_t n)
-{
-	if (n >= cap - 1) {
-		memcpy(tail, buf + n - (cap - 1), cap - 1);
-		*used = cap - 1;
-	} else {
-		size_t drop = *used + n > cap - 1 ? *used + n - (cap - 1) : 0;
-
-		memmove(tail, tail + drop, *used - drop);
-		memcpy(tail + *used - drop, buf, n);
-		*used = *used - drop + n;
-	}
-	tail[*used] = '\0';
-}
-
 int pgl_child_run(char *const argv[], const char *out_path, const char *password,
 		  struct pgl_child *ret, struct dut_error *err)
 {
 	struct pgl_child c = { 0 };
-	struct rusage ru;
-	size_t used = 0;
-	int pipefd[2], st;
+	_cleanup_free_ char *pw_env = NULL;
+	const char *env_add[] = { NULL, NULL };
+	struct dut_capture cap = { .buf = c.err_tail, .cap = sizeof(c.err_tail), .keep_tail = true };
+	struct dut_spawn_opts o = {
+		.env_add = password ? env_add : NULL,
+		.stdin_inherit = true,
+		.out = out_path ? (struct dut_spawn_out){ .how = DUT_SPAWN_PATH, .path = out_path,
+							  .flags = O_CREAT | O_TRUNC, .mode = 0644 }
+				: (struct dut_spawn_out){ .how = DUT_SPAWN_NULL },
+		.err = { .how = DUT_SPAWN_CAPTURE },
+		.capture = &cap,
+		.signals = DUT_SPAWN_SIG_PIPE,
+	};
+	struct dut_child child;
 	uint64_t t0 = pgl_now_ns();
-	pid_t pid;
+	int r;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		dut_error_set(err, "pipe: %s", strerror(errno));
-		return -errno;
+	/* PGPASSWORD in the child's environment only: it never shows in the process list */
+	if (password && asprintf(&pw_env, "PGPASSWORD=%s", password) < 0) {
+		pw_env = NULL;
+		dut_error_set(err, "cannot start %s: %s", argv[0], strerror(ENOMEM));
+		return -ENOMEM;
 	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(pipefd[0]);
-		close(pipefd[1]);
-		dut_error_set(err, "cannot start %s: %s", argv[0], strerror(e));
-		return -e;
+	env_add[0] = pw_env;
+	if ((r = dut_spawn(argv, &o, &child)) < 0) {
+		dut_error_set(err, "cannot start %s: %s", argv[0], strerror(-r));
+		return r;
 	}
-	if (pid == 0) {
-		close(pipefd[0]);
-		child_exec(argv, out_path, password, pipefd[1]);
+	if ((r = dut_child_wait(&child, 0, 0)) < 0) {
+		dut_error_set(err, "waiting for %s: %s", argv[0], strerror(-r));
+		return r;
 	}
-	close(pipefd[1]);
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		tail_append(c.err_tail, sizeof(c.err_tail), &used, buf, (size_t)n);
-	}
-	close(pipefd[0]);
-	while (wait4(pid, &st, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			dut_error_set(err, "waiting for %s: %s", argv[0], strerror(errno));
-			return -errno;
-		}
-	}
+	/* what the child used to say on its stderr before exiting 127 */
+	if (child.fail == DUT_SPAWN_FAIL_REDIRECT)
+		snprintf(c.err_tail, sizeof(c.err_tail), "cannot redirect the output to %s: %s\n",
+			 out_path ? out_path : "/dev/null", strerror(child.fail_errno));
+	else if (child.fail != DUT_SPAWN_OK)
+		snprintf(c.err_tail, sizeof(c.err_tail), "cannot run %s: %s\n", argv[0],
+			 strerror(child.fail_errno));
 	c.wall_ns = pgl_now_ns() - t0;
-	c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	/* Linux: a child's rusage includes the children it waited for (-j workers). */
-	c.cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
-		   (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+	c.status = dut_wait_code(child.status);
+	c.cpu_ns = child.cpu_ns;
 	*ret = c;
 	return 0;
 }

@@ -25,7 +25,7 @@ struct pgl_child {
 };
 
 /*
- * fork/exec argv[0] (a path), stdout to out_path (or /dev/null when NULL),
+ * run argv[0] (a path) through lib/spawn, stdout to out_path (or /dev/null when NULL),
  * stderr captured; password (may be NULL) goes to the child as PGPASSWORD
  * so it never shows in the process list.  0 once the child has finished
  * (whatever its exit status), -errno if it could not be started.

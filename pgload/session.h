@@ -49,6 +49,9 @@ struct pgl_init_opts {
 	unsigned jobs;
 	unsigned fillfactor;
 	const char *tables_on, *indexes_on;
+	/* or NULL: after each statement the server acknowledged, a line naming
+	 * it, fdatasynced before the next is sent (dutlab crash, docs/crash.md) */
+	const char *ack_log;
 };
 
 struct pgl_run_opts {

@@ -21,7 +21,7 @@
 #include "lib/units.h"
 #include "probe/identify/identify.h"
 #include "probe/probe.h"
-#include "probe/safety.h"
+#include "lib/dev_safety.h"
 
 #define EXIT_USAGE 2
 

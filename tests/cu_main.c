@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <CUnit/Basic.h>
 
@@ -25,6 +27,27 @@ const char *cu_source_root(void)
 	const char *r = getenv("DUT_SOURCE_ROOT");
 
 	return r && *r ? r : ".";
+}
+
+int cu_tmpdir_make(char *buf, size_t len, const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	int n = snprintf(buf, len, "%s/dut-test-%s.XXXXXX", base && *base ? base : "/tmp", tag);
+
+	return n > 0 && (size_t)n < len && mkdtemp(buf) ? 0 : -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int cu_tmpdir_remove(const char *dir)
+{
+	return dir[0] && nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
 
 static int wanted(int argc, char **argv, const char *name)

@@ -50,4 +50,12 @@ void cu_fail_at(const char *file, unsigned line, const char *fmt, ...)
 /* Directory for fixtures: $DUT_SOURCE_ROOT/tests/<sub>, or a path relative to cwd. */
 const char *cu_source_root(void);
 
+/*
+ * A suite's private directory: $TMPDIR (or /tmp)/dut-test-TAG.XXXXXX made
+ * into buf (len bytes), and the directory and all below it removed: for a
+ * suite's init and cleanup.  0 or -1.
+ */
+int cu_tmpdir_make(char *buf, size_t len, const char *tag);
+int cu_tmpdir_remove(const char *dir);
+
 #endif

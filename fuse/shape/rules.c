@@ -1,55 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Rules file parser.  libinih does the INI syntax; its handler gets no
- * line numbers (Debian builds it without INI_HANDLER_LINENO), so we feed it
- * through our own ini_reader, which counts lines and also sees every
- * section header (inih calls the handler only for keys, so empty or
- * repeated sections would otherwise be invisible).  Keys are collected per
- * section with their line; models, faults and then rules are built once
- * the whole file is read, so a rule may name a model defined below it.
+ * Rules file parser.  lib/ini_doc reads the INI text (through libinih and
+ * lib/ini_lines) into sections of keys with their lines; what is ours is
+ * the header callback that says which "[kind name]" lines are sections,
+ * and the building: models, faults and then rules, once the whole file is
+ * read, so a rule may name a model defined below it.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuse/shape/rules.h"
 #include "lib/cleanup.h"
+#include "lib/ini_doc.h"
 #include "lib/ini_lines.h"
 
 enum section_kind { SEC_MODEL, SEC_FAULT, SEC_RULE };
 static const char *const kind_names[] = { "model", "fault", "rule" };
 
-struct kv {
-	char *key, *value;
-	unsigned line;
-};
-
-struct section {
-	enum section_kind kind;
-	char name[SHAPE_NAME_MAX + 1];
-	unsigned line;
-	struct kv *kv;
-	size_t nkv;
-};
-
+/* The doc's sections: kind is an enum section_kind, name 1..SHAPE_NAME_MAX bytes. */
 struct pctx {
 	const char *source;
-	struct dut_ini_lines in;   /* .line: of the line last handed to inih */
-	struct section *sec;
-	size_t nsec;
+	struct dut_ini_doc doc;
 	int failed;                /* -errno once an error is recorded */
-	unsigned err_line;
 	struct dut_error *err;
 };
 
-static void ctx_error(struct pctx *c, unsigned line, const struct section *s, const char *fmt, ...)
+static void ctx_error(struct pctx *c, unsigned line, const struct dut_ini_section *s, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void ctx_error(struct pctx *c, unsigned line, const struct section *s, const char *fmt, ...)
+static void ctx_error(struct pctx *c, unsigned line, const struct dut_ini_section *s, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -64,7 +47,6 @@ static void ctx_error(struct pctx *c, unsigned line, const struct section *s, co
 	else
 		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
 	c->failed = -EINVAL;
-	c->err_line = line;
 }
 
 static bool name_ok(const char *s, size_t n)
@@ -72,25 +54,20 @@ static bool name_ok(const char *s, size_t n)
 	return dut_ini_name_ok(s, n, SHAPE_NAME_MAX);
 }
 
-/* A "[kind name]" line (leading white space already skipped). */
-static void header_line(struct pctx *c, const char *l, size_t n)
+/* lib/ini_doc's header callback: a "[kind name]" line (leading white space already refused). */
+static int header_line(void *arg, const struct dut_ini_doc *doc, struct dut_ini_header *h)
 {
-	const char *close = memchr(l, ']', n), *p, *q, *end;
-	struct section *ns, *s;
-	size_t klen;
+	const char *l = h->text, *close = memchr(l, ']', h->len), *p, *q, *end;
+	size_t n = h->len, klen;
 	unsigned k;
 
-	if (!close) {
-		ctx_error(c, c->in.line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
-		return;
-	}
+	(void)arg;
+	if (!close)
+		return dut_ini_refuse(h, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
 	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
 		;
-	if (p < l + n && *p != ';' && *p != '#') {
-		ctx_error(c, c->in.line, NULL, "expected nothing after the section header, found \"%.*s\"",
-			  (int)(l + n - p), p);
-		return;
-	}
+	if (p < l + n && *p != ';' && *p != '#')
+		return dut_ini_refuse(h, "expected nothing after the section header, found \"%.*s\"", (int)(l + n - p), p);
 	for (p = l + 1; p < close && (*p == ' ' || *p == '\t'); p++)
 		;
 	for (end = close; end > p && (end[-1] == ' ' || end[-1] == '\t'); end--)
@@ -102,92 +79,36 @@ static void header_line(struct pctx *c, const char *l, size_t n)
 		if (strlen(kind_names[k]) == klen && memcmp(p, kind_names[k], klen) == 0)
 			break;
 	}
-	if (k == 3) {
-		ctx_error(c, c->in.line, NULL, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
-			  (int)(end - p), p);
-		return;
-	}
+	if (k == 3)
+		return dut_ini_refuse(h, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
+				      (int)(end - p), p);
 	while (q < end && (*q == ' ' || *q == '\t'))
 		q++;
-	if (!name_ok(q, (size_t)(end - q))) {
-		ctx_error(c, c->in.line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
-			  kind_names[k], SHAPE_NAME_MAX, (int)(end - q), q);
-		return;
+	if (!name_ok(q, (size_t)(end - q)))
+		return dut_ini_refuse(h, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
+				      kind_names[k], SHAPE_NAME_MAX, (int)(end - q), q);
+	for (size_t i = 0; i < doc->nsec; i++) {
+		const struct dut_ini_section *s = &doc->sec[i];
+
+		if (s->kind == (int)k && strlen(s->name) == (size_t)(end - q) && memcmp(s->name, q, (size_t)(end - q)) == 0)
+			return dut_ini_refuse(h, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
 	}
-	for (size_t i = 0; i < c->nsec; i++) {
-		s = &c->sec[i];
-		if (s->kind == k && strlen(s->name) == (size_t)(end - q) && memcmp(s->name, q, (size_t)(end - q)) == 0) {
-			ctx_error(c, c->in.line, NULL, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
-			return;
-		}
-	}
-	ns = realloc(c->sec, (c->nsec + 1) * sizeof(*ns));
-	if (!ns) {
-		c->failed = -ENOMEM;
-		return;
-	}
-	c->sec = ns;
-	s = &c->sec[c->nsec++];
-	memset(s, 0, sizeof(*s));
-	s->kind = (enum section_kind)k;
-	memcpy(s->name, q, (size_t)(end - q));
-	s->line = c->in.line;
+	h->kind = (int)k;
+	h->name = q;
+	h->name_len = (size_t)(end - q);
+	return 0;
 }
 
-/* ini_reader: one line per call, like fgets; lib/ini_lines does the checks. */
-static char *reader(char *str, int num, void *stream)
-{
-	struct pctx *c = stream;
-
-	if (c->failed)
-		return NULL;
-	switch (dut_ini_lines_next(&c->in, str, num)) {
-	case DUT_INI_TEXT:
-		return str;
-	case DUT_INI_HEADER:
-		header_line(c, c->in.header, c->in.header_len);
-		return c->failed ? NULL : str;
-	case DUT_INI_ERROR:
-		ctx_error(c, c->in.line, NULL, "%s", c->in.error);
-		return NULL;
-	case DUT_INI_END:
-		break;
-	}
-	return NULL;
-}
-
-static int handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct pctx *c = user;
-	struct section *s;
-	struct kv *nkv;
-
-	if (c->failed)
-		return 1;
-	if (!c->nsec) {
-		ctx_error(c, c->in.line, NULL, "expected a [model NAME], [fault NAME] or [rule NAME] header before the first key, found \"%s\"", name);
-		return 1;
-	}
-	s = &c->sec[c->nsec - 1];
-	nkv = realloc(s->kv, (s->nkv + 1) * sizeof(*nkv));
-	if (!nkv) {
-		c->failed = -ENOMEM;
-		return 1;
-	}
-	s->kv = nkv;
-	nkv = &s->kv[s->nkv];
-	nkv->key = strdup(name);
-	nkv->value = strdup(value);
-	nkv->line = c->in.line;
-	s->nkv++;
-	if (!nkv->key || !nkv->value)
-		c->failed = -ENOMEM;
-	return 1;
-}
+static const struct dut_ini_doc_ops rules_ini = {
+	.what = "rules",
+	.headers = "a [model NAME], [fault NAME] or [rule NAME] header",
+	.indent_why = "inih would read an indented line as the continuation of the previous value",
+	.header = header_line,
+};
 
 /* ---- building ---- */
 
-static int build_model(struct pctx *c, struct section *s, struct shape_rules *rs)
+static int build_model(struct pctx *c, struct dut_ini_section *s, struct shape_rules *rs)
 {
 	const struct shape_model_ops *ops = NULL;
 	_cleanup_free_ void *params = NULL;
@@ -241,7 +162,7 @@ static int build_model(struct pctx *c, struct section *s, struct shape_rules *rs
 	return 0;
 }
 
-static int build_fault(struct pctx *c, struct section *s, struct shape_rules *rs)
+static int build_fault(struct pctx *c, struct dut_ini_section *s, struct shape_rules *rs)
 {
 	struct shape_fault_params p;
 	struct dut_error e;
@@ -397,7 +318,7 @@ static void list_names(char *buf, size_t len, struct shape_rules *rs, bool model
 		snprintf(buf, len, "none");
 }
 
-static int rule_key(struct pctx *c, struct section *s, struct kv *kv, struct shape_rules *rs,
+static int rule_key(struct pctx *c, struct dut_ini_section *s, struct dut_ini_kv *kv, struct shape_rules *rs,
 		    struct shape_rule *rule)
 {
 	struct item_ctx ic = { 0 };
@@ -467,7 +388,7 @@ static int rule_key(struct pctx *c, struct section *s, struct kv *kv, struct sha
 	return -EINVAL;
 }
 
-static int build_rule(struct pctx *c, struct section *s, struct shape_rules *rs,
+static int build_rule(struct pctx *c, struct dut_ini_section *s, struct shape_rules *rs,
 		      struct shape_rule *rule)
 {
 	int r;
@@ -501,8 +422,8 @@ static int build(struct pctx *c, struct shape_rules *rs)
 	unsigned nrules = 0;
 	int r;
 
-	for (size_t i = 0; i < c->nsec; i++) {
-		struct section *s = &c->sec[i];
+	for (size_t i = 0; i < c->doc.nsec; i++) {
+		struct dut_ini_section *s = &c->doc.sec[i];
 
 		r = s->kind == SEC_MODEL ? build_model(c, s, rs) :
 		    s->kind == SEC_FAULT ? build_fault(c, s, rs) : 0;
@@ -511,32 +432,20 @@ static int build(struct pctx *c, struct shape_rules *rs)
 		nrules += s->kind == SEC_RULE;
 	}
 	if (!nrules) {
-		ctx_error(c, c->in.line, NULL, "expected at least one [rule NAME] section, found none: nothing would be shaped");
+		ctx_error(c, c->doc.lines, NULL, "expected at least one [rule NAME] section, found none: nothing would be shaped");
 		return -EINVAL;
 	}
 	rs->rules = calloc(nrules, sizeof(*rs->rules));
 	if (!rs->rules)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->nsec; i++) {
-		if (c->sec[i].kind != SEC_RULE)
+	for (size_t i = 0; i < c->doc.nsec; i++) {
+		if (c->doc.sec[i].kind != SEC_RULE)
 			continue;
-		r = build_rule(c, &c->sec[i], rs, &rs->rules[rs->nrules++]);
+		r = build_rule(c, &c->doc.sec[i], rs, &rs->rules[rs->nrules++]);
 		if (r < 0)
 			return c->failed ? c->failed : r;
 	}
 	return 0;
-}
-
-static void ctx_free(struct pctx *c)
-{
-	for (size_t i = 0; i < c->nsec; i++) {
-		for (size_t k = 0; k < c->sec[i].nkv; k++) {
-			free(c->sec[i].kv[k].key);
-			free(c->sec[i].kv[k].value);
-		}
-		free(c->sec[i].kv);
-	}
-	free(c->sec);
 }
 
 int shape_rules_parse(const char *text, size_t len, const char *source,
@@ -544,30 +453,21 @@ int shape_rules_parse(const char *text, size_t len, const char *source,
 {
 	struct pctx c = { .source = source ? source : "<rules>", .err = err };
 	struct shape_rules *rs;
-	int line, r;
+	int r;
 
 	rs = calloc(1, sizeof(*rs));
 	if (!rs || !(rs->source = strdup(c.source))) {
 		free(rs);
 		return -ENOMEM;
 	}
-	dut_ini_lines_init(&c.in, text, len, "inih would read an indented line as the continuation of the previous value");
-	line = ini_parse_stream(reader, &c, handler, &c);
-	if (line < 0)
-		r = -ENOMEM;
-	else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
-		c.failed = 0;
-		ctx_error(&c, (unsigned)line, NULL, "expected \"key = value\", a [section] header or a comment");
-		r = -EINVAL;
-	} else if (c.failed) {
-		r = c.failed;
-	} else {
+	r = dut_ini_doc_parse(text, len, c.source, &rules_ini, NULL, &c.doc, err);
+	if (r == 0) {
 		r = build(&c, rs);
-	}
-	ctx_free(&c);
-	if (r < 0) {
+		dut_ini_doc_free(&c.doc);
 		if (r == -ENOMEM)
 			dut_error_set(err, "%s: out of memory while reading the rules", c.source);
+	}
+	if (r < 0) {
 		shape_rules_free(rs);
 		return r;
 	}

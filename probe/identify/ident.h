@@ -201,14 +201,6 @@ int dp_parse_devnum(const char *s, unsigned *ret_major, unsigned *ret_minor);
 void dp_strip(char *s);  /* trailing white space and newline */
 /* Copy src into dst[len], truncating; always NUL-terminated when len > 0. */
 size_t dp_strlcpy(char *dst, const char *src, size_t len);
-/*
- * Find the mount holding a file from /proc/self/mountinfo text: the entry
- * with the given device number whose mount point is the longest prefix of
- * path.  Returns 0 and fills mountpoint/fstype/source, or -ENOENT.
- */
-int dp_mountinfo_find(const char *text, unsigned major, unsigned minor, const char *path,
-		      char *mountpoint, size_t mplen, char *fstype, size_t fslen,
-		      char *source, size_t srclen);
 /* statfs f_type -> "ext4", "xfs", ...; NULL if unknown */
 const char *dp_fs_magic_name(unsigned long magic);
 

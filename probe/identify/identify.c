@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/mountinfo.h"
 #include "lib/file_io.h"
 #include "probe/identify/ident.h"
 #include "probe/identify/identify.h"
@@ -38,6 +39,8 @@ static int describe_file(const char *target, const struct stat *st, struct dp_id
 			 dev_t *ret_dev, char *err, size_t errlen)
 {
 	_cleanup_free_ char *mountinfo = NULL, *real = NULL;
+	_cleanup_free_ struct dut_mount *m = NULL;
+	size_t milen = 0;
 	struct statfs sfs;
 	struct stat sst;
 	const char *name;
@@ -47,10 +50,13 @@ static int describe_file(const char *target, const struct stat *st, struct dp_id
 	if (statfs(target, &sfs) == 0 && (name = dp_fs_magic_name((unsigned long)sfs.f_type)))
 		dp_strlcpy(id->fs_type, name, sizeof(id->fs_type));
 	real = realpath(target, NULL);
-	if (real && dut_read_text_alloc("/proc/self/mountinfo", 16u << 20, &mountinfo, NULL) == 0)
-		dp_mountinfo_find(mountinfo, major(dev), minor(dev), real, id->mountpoint,
-				  sizeof(id->mountpoint), id->fs_type, sizeof(id->fs_type),
-				  id->fs_source, sizeof(id->fs_source));
+	if (real && dut_read_text_alloc("/proc/self/mountinfo", 16u << 20, &mountinfo, &milen) == 0 &&
+	    (m = malloc(sizeof(*m))) &&
+	    dut_mountinfo_find_covering(mountinfo, milen, major(dev), minor(dev), real, m) == 1) {
+		dp_strlcpy(id->mountpoint, m->mount_point, sizeof(id->mountpoint));
+		dp_strlcpy(id->fs_type, m->fstype, sizeof(id->fs_type));
+		dp_strlcpy(id->fs_source, m->source, sizeof(id->fs_source));
+	}
 
 	if (major(dev) == 0) {
 		/* btrfs, tmpfs, overlay, NFS, FUSE: an anonymous device number */

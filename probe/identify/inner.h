@@ -6,7 +6,7 @@
  *                      device types (-d) to try, in order
  *   smartctl_decode.c  pure: smartctl -j text -> struct dp_inner_drive; the argv
  *   inner.c            the attempts, through a struct dp_exec_ops (no syscalls)
- *   exec_linux.c       the real dp_exec_ops: posix_spawnp with an argv, no shell,
+ *   exec_linux.c       the real dp_exec_ops: lib/spawn with an argv, no shell,
  *                      stdin /dev/null, stdout/stderr captured and bounded, a timeout
  *   render_inner.c     human rows and the "bridge"/"inner_drive" JSON objects
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Pure parsing of sysfs attribute values and /proc/self/mountinfo lines.
+ * Pure parsing of sysfs attribute values (mountinfo: lib/mountinfo.h).
  * No I/O here (the USB bridge table is in usb_bridge.c).
  */
 #include <ctype.h>
@@ -162,81 +162,6 @@ int dp_parse_devnum(const char *s, unsigned *ret_major, unsigned *ret_minor)
 	*ret_major = ma;
 	*ret_minor = mi;
 	return 0;
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-static int path_under(const char *path, const char *mp)
-{
-	size_t n = strlen(mp);
-
-	if (strcmp(mp, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	dp_strlcpy(dst, src, len);
-}
-
-int dp_mountinfo_find(const char *text, unsigned major, unsigned minor, const char *path,
-		      char *mountpoint, size_t mplen, char *fstype, size_t fslen,
-		      char *source, size_t srclen)
-{
-	size_t best_len = 0;
-	bool found = false;
-
-	/*
-	 * Line: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS
-	 * Several lines can match (bind mounts): the longest mount point that
-	 * is a prefix of path is the one the path was resolved through.
-	 */
-	for (const char *next = text; next && *next;) {
-		const char *line = next, *eol = strchr(line, '\n');
-		size_t n = eol ? (size_t)(eol - line) : strlen(line);
-		char buf[4096], mp[PATH_MAX], fs[64], src[PATH_MAX];
-		unsigned ma, mi;
-		char *sep;
-
-		next = eol ? eol + 1 : NULL;
-		if (n == 0 || n >= sizeof(buf))
-			continue;
-		memcpy(buf, line, n);
-		buf[n] = '\0';
-		if (sscanf(buf, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3)
-			continue;
-		if (ma != major || mi != minor)
-			continue;
-		sep = strstr(buf, " - ");
-		if (!sep || sscanf(sep + 3, "%63s %4095s", fs, src) != 2)
-			continue;
-		unescape_octal(mp);
-		unescape_octal(src);
-		if (!path_under(path, mp) || strlen(mp) < best_len)
-			continue;
-		best_len = strlen(mp);
-		found = true;
-		copy_str(mountpoint, mplen, mp);
-		copy_str(fstype, fslen, fs);
-		copy_str(source, srclen, src);
-	}
-	return found ? 0 : -ENOENT;
 }
 
 const char *dp_fs_magic_name(unsigned long magic)

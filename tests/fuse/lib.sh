@@ -70,8 +70,9 @@ dut_tmpdir() {
 }
 
 # ---- mounts ----
+# mountinfo writes a space in a path as \040 (through ENVIRON: awk -v would undo the escape)
 dut_is_mounted() { # MNT
-	awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo
+	M=${1// /\\040} awk '$5 == ENVIRON["M"] { found = 1 } END { exit !found }' /proc/self/mountinfo
 }
 
 # Wait (up to $2 seconds, default 30) for a process to exit.

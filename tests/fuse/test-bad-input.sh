@@ -18,7 +18,7 @@ mkdir "$T/backing" "$T/mnt" "$T/other"
 touch "$T/plainfile"
 failures=0
 
-mount_count() { awk -v m="$1" '$5 == m { n++ } END { print n + 0 }' /proc/self/mountinfo; }
+mount_count() { M=${1// /\\040} awk '$5 == ENVIRON["M"] { n++ } END { print n + 0 }' /proc/self/mountinfo; }
 
 # expect_refusal NAME REGEX MNT EXPECTED_MOUNTS -- dutfs arguments...
 expect_refusal() {
@@ -76,6 +76,22 @@ expect_refusal "unknown view" "view" \
 dut_mount "$T/backing" "$T/mnt" --trace "$T/good.dtr"
 expect_refusal "mountpoint already mounted" "already|busy|mounted" \
 	"$T/mnt" 1 -- "$T/other" "$T/mnt"
+# dutfs found its own mount in mountinfo and gave it a disk's writeback share
+# (fuse/main.c tune_bdi: the kernel's 1 % would throttle a data load early)
+dev=$(mountpoint -d "$T/mnt")
+ratio=$(cat "/sys/class/bdi/$dev/max_ratio" 2>/dev/null)
+if [ "$ratio" = 100 ]; then
+	say "ok   writeback share of the mount's bdi $dev: max_ratio $ratio"
+else
+	say "FAIL the mount's bdi $dev has max_ratio '${ratio:-unreadable}', expected 100"
+	failures=$((failures + 1))
+fi
+# A mount point with a space: mountinfo writes it as \040, and the busy check must decode it.
+mkdir "$T/mnt sp"
+dut_mount "$T/other" "$T/mnt sp"
+expect_refusal "mountpoint with a space already mounted" "already|busy|mounted" \
+	"$T/mnt sp" 1 -- "$T/backing" "$T/mnt sp"
+dut_umount "$T/mnt sp" || die "dutfs needed a forced unmount of '$T/mnt sp'"
 # Produce some records, then unmount cleanly.
 for i in 1 2 3 4 5 6 7 8; do
 	dd if=/dev/zero of="$T/mnt/f$i" bs=8k count=4 oflag=direct conv=fsync status=none \

@@ -498,8 +498,11 @@ static int cut(const char *in, const char *out)
 	while (off + 8 <= len) {
 		uint32_t type = le32(buf + off), plen = le32(buf + off + 4);
 
-		if (type == DUT_TRACE_FRAME_RECORDS && plen >= 2 * DUT_TRACE_REC_SIZE) {
-			size_t at = off + 8 + DUT_TRACE_REC_SIZE + 20;
+		/* 2.0 (CRECORDS): a record's bytes are not known without decoding; cut mid-payload */
+		bool compact = type == DUT_TRACE_FRAME_CRECORDS && plen > 8 && le32(buf + off + 8) >= 2;
+
+		if ((type == DUT_TRACE_FRAME_RECORDS && plen >= 2 * DUT_TRACE_REC_SIZE) || compact) {
+			size_t at = compact ? off + 8 + plen / 2 : off + 8 + DUT_TRACE_REC_SIZE + 20;
 
 			f = fopen(out, "wb");
 			if (!f || fwrite(buf, 1, at, f) != at || fclose(f)) {
@@ -511,7 +514,7 @@ static int cut(const char *in, const char *out)
 		}
 		off += 8 + ((plen + 7u) & ~7u);
 	}
-	fprintf(stderr, "trace_exact: %s has no RECORDS frame with two records\n", in);
+	fprintf(stderr, "trace_exact: %s has no RECORDS or CRECORDS frame with two records\n", in);
 	return 1;
 }
 

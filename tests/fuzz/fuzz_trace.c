@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target: dut_trace_parse() on arbitrary bytes.  It must return
- * 0 or a negative errno without crashing, and what it returns must hold the
- * reader's promises: records sorted by ts, markers sorted by ts, files sorted
- * by unique id, valid_bytes within the input.
+ * libFuzzer target: dut_trace_parse() and the streaming reader on arbitrary
+ * bytes, 1.x RECORDS and 2.0 CRECORDS frames alike.  Both must return 0 or
+ * a negative errno without crashing, agree on which (with the same
+ * message), and what they return must hold the reader's promises: records
+ * sorted by ts, the stream giving the parsed records in the parsed order,
+ * markers sorted by ts, files sorted by unique id, valid_bytes within the
+ * input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +16,43 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void check_stream(const uint8_t *data, size_t size, const struct dut_trace *t, int r,
+			 const struct dut_error *err)
+{
+	struct dut_trace_stream *s = NULL;
+	struct dut_error err2;
+	const struct dut_trace_rec *recs;
+	size_t got = 0, n;
+	int r2;
+
+	memset(&err2, 0, sizeof(err2));
+	r2 = dut_trace_stream_open_buf(data, size, &s, &err2);
+	if (r2 != r || strcmp(err->msg, err2.msg) != 0)
+		abort(); /* the stream refuses what the loader refuses, with the same words */
+	if (r2 < 0) {
+		if (s)
+			abort();
+		return;
+	}
+	if (dut_trace_stream_meta(s)->nrecs != t->nrecs)
+		abort();
+	while (dut_trace_stream_next(s, &recs, &n) == 0 && n) {
+		for (size_t i = 0; i < n; i++) {
+			const struct dut_trace_rec *a = &recs[i], *b = &t->recs[got + i];
+
+			if (got + i >= t->nrecs || a->ts_ns != b->ts_ns || a->offset != b->offset ||
+			    a->lat_ns != b->lat_ns || a->len != b->len || a->result != b->result ||
+			    a->file_id != b->file_id || a->pid != b->pid || a->op != b->op ||
+			    a->flags != b->flags || a->dutfs_ns != b->dutfs_ns)
+				abort();
+		}
+		got += n;
+	}
+	if (got != t->nrecs)
+		abort();
+	dut_trace_stream_close(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dut_trace *t = NULL;
@@ -21,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&err, 0, sizeof(err));
 	r = dut_trace_parse(data, size, &t, &err);
+	check_stream(data, size, t, r, &err);
 	if (r < 0) {
 		if (t || !err.msg[0])
 			abort(); /* an error must come with a message and no result */

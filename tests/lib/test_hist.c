@@ -392,6 +392,68 @@ static void test_threads_own_histograms_and_merge_exactly(void)
 	check_same(merged, serial, "4 threads");
 }
 
+static void *worker_add_shared(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t seed = w->seed;
+
+	for (int i = 0; i < w->n; i++)
+		dut_hist_add_shared(w->h, rng_loguniform(&seed, 100, 100e9));
+	return NULL;
+}
+
+/*
+ * 4 threads add to one histogram at once (dutfs's per-file histograms):
+ * nothing is lost, and every field equals a serial replay with
+ * dut_hist_add().  Values up to 100 s make v*v about 2^83, so the low word
+ * of sumsq carries into the high one on most adds.
+ */
+static void test_shared_adds_from_threads_equal_serial_adds(void)
+{
+	enum { T = 4, N = 50000 };
+	_cleanup_hist_ struct dut_hist *shared = dut_hist_new();
+	_cleanup_hist_ struct dut_hist *serial = dut_hist_new();
+	struct worker w[T];
+	pthread_t tid[T];
+
+	CU_ASSERT_FATAL(shared && serial);
+	for (int t = 0; t < T; t++) {
+		w[t] = (struct worker) { .h = shared, .seed = 2000 + t, .n = N };
+		CU_ASSERT_FATAL(pthread_create(&tid[t], NULL, worker_add_shared, &w[t]) == 0);
+	}
+	for (int t = 0; t < T; t++)
+		pthread_join(tid[t], NULL);
+	for (int t = 0; t < T; t++) {
+		w[t].h = serial;
+		worker_add(&w[t]);
+	}
+	CU_ASSERT_EQUAL(shared->count, (uint64_t)T * N);
+	check_same(shared, serial, "4 threads sharing one");
+	CU_ASSERT_DOUBLE_EQUAL(dut_hist_stddev(shared), dut_hist_stddev(serial), 1e-6);
+}
+
+/* At the top of the range a shared histogram saturates as an owned one does:
+ * sum at UINT64_MAX, and mean/stddev from the buckets, equal to the owned one's. */
+static void test_shared_adds_saturate_like_owned_adds(void)
+{
+	_cleanup_hist_ struct dut_hist *shared = dut_hist_new();
+	_cleanup_hist_ struct dut_hist *owned = dut_hist_new();
+	const uint64_t vals[] = { UINT64_MAX, UINT64_MAX, 1000, UINT64_MAX / 3 };
+
+	CU_ASSERT_FATAL(shared && owned);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(vals); i++) {
+		dut_hist_add_shared(shared, vals[i]);
+		dut_hist_add(owned, vals[i]);
+	}
+	CU_ASSERT_EQUAL(shared->sum, UINT64_MAX);
+	CU_ASSERT_EQUAL((uint64_t)(shared->sumsq >> 64), UINT64_MAX);
+	CU_ASSERT_EQUAL(shared->count, owned->count);
+	CU_ASSERT_EQUAL(shared->min, 1000);
+	CU_ASSERT_EQUAL(shared->max, UINT64_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(dut_hist_mean(shared), dut_hist_mean(owned), 1.0);
+	CU_ASSERT_DOUBLE_EQUAL(dut_hist_stddev(shared), dut_hist_stddev(owned), 1.0);
+}
+
 struct live {
 	struct dut_hist *h;
 	volatile int stop;
@@ -448,6 +510,8 @@ static const struct cu_test tests[] = {
 	{ "merge_is_exact", test_merge_is_exact },
 	{ "threads_own_histograms_and_merge_exactly", test_threads_own_histograms_and_merge_exactly },
 	{ "snapshot_of_live_histogram_is_consistent", test_snapshot_of_live_histogram_is_consistent },
+	{ "shared_adds_from_threads_equal_serial_adds", test_shared_adds_from_threads_equal_serial_adds },
+	{ "shared_adds_saturate_like_owned_adds", test_shared_adds_saturate_like_owned_adds },
 	{ NULL, NULL },
 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/trace.h"
 #include "lib/trace_format.h"
 #include "tests/cu_main.h"
@@ -23,18 +24,12 @@ static char tmpdir[256];
 
 static int suite_init(void)
 {
-	const char *base = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/dut-test-trace.XXXXXX", base && *base ? base : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return cu_tmpdir_make(tmpdir, sizeof(tmpdir), "trace");
 }
 
 static int suite_cleanup(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return cu_tmpdir_remove(tmpdir);
 }
 
 static void tmp_path(char *buf, size_t n, const char *name)
@@ -42,21 +37,12 @@ static void tmp_path(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", tmpdir, name);
 }
 
+/* The whole file (lib/file_io), or NULL. */
 static uint8_t *slurp(const char *path, size_t *ret_len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY);
-	struct stat st;
-	uint8_t *b;
+	char *b = NULL;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return NULL;
-	b = malloc((size_t)st.st_size + 1);
-	if (!b || read(fd, b, (size_t)st.st_size) != st.st_size) {
-		free(b);
-		return NULL;
-	}
-	*ret_len = (size_t)st.st_size;
-	return b;
+	return dut_read_small_file(path, SIZE_MAX, &b, ret_len) == 0 ? (uint8_t *)b : NULL;
 }
 
 /* ---- encoding ---- */
@@ -200,7 +186,8 @@ static void check_all_once(const struct dut_trace *t, unsigned nthreads, unsigne
 	CU_CHECK(bad == 0, "%zu records duplicated, unknown, out of ts order or with a wrong dutfs_ns", bad);
 }
 
-static void test_writer_threads_round_trip(void)
+/* fixed: 1.1's 48-byte RECORDS frames (opts.fixed_records), else 2.0's CRECORDS */
+static void writer_threads_round_trip(bool fixed)
 {
 	char path[300];
 	struct dut_trace_writer *w = NULL;
@@ -211,7 +198,8 @@ static void test_writer_threads_round_trip(void)
 
 	tmp_path(path, sizeof(path), "threads.dtr");
 	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
-		.flags = DUT_TRACE_HDR_SYSCALL_VIEW, .flush_interval_ns = 2000000 }, &w), 0);
+		.flags = DUT_TRACE_HDR_SYSCALL_VIEW, .flush_interval_ns = 2000000,
+		.fixed_records = fixed }, &w), 0);
 	for (uint32_t i = 0; i < NTHREADS; i++) {
 		char p[32];
 
@@ -235,8 +223,8 @@ static void test_writer_threads_round_trip(void)
 	CU_ASSERT_EQUAL(dut_trace_writer_close(w), 0);
 
 	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
-	CU_ASSERT_EQUAL(t->hdr.version_major, DUT_TRACE_VERSION_MAJOR);
-	CU_ASSERT_EQUAL(t->hdr.version_minor, 1);
+	CU_ASSERT_EQUAL(t->hdr.version_major, fixed ? 1 : DUT_TRACE_VERSION_MAJOR);
+	CU_ASSERT_EQUAL(t->hdr.version_minor, fixed ? 1 : DUT_TRACE_VERSION_MINOR);
 	CU_ASSERT_EQUAL(t->hdr.flags, DUT_TRACE_HDR_SYSCALL_VIEW);
 	CU_ASSERT(t->hdr.start_realtime_ns > 0);
 	CU_ASSERT(t->has_footer);
@@ -261,6 +249,16 @@ static void test_writer_threads_round_trip(void)
 	CU_ASSERT_STRING_EQUAL(t->markers[1].label, "load");
 	CU_ASSERT_STRING_EQUAL(t->markers[2].label, "run");
 	CU_ASSERT_STRING_EQUAL(t->info, "view=syscall\nbacking=/srv/x\n");
+}
+
+static void test_writer_threads_round_trip(void)
+{
+	writer_threads_round_trip(false);
+}
+
+static void test_writer_threads_round_trip_fixed(void)
+{
+	writer_threads_round_trip(true);
 }
 
 /* Threads that come and go (FUSE idle workers): their buffers are still drained. */
@@ -424,7 +422,7 @@ static void test_writer_disk_full_midway_keeps_whole_frames(void)
 	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_IGN);
 	lim = old;
-	lim.rlim_cur = 1 << 20; /* room for ~21000 records */
+	lim.rlim_cur = 1 << 18; /* room for ~29000 of these records (9 bytes each, compact) */
 	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
 		.thread_buf_recs = 4096, .flush_interval_ns = 1000000 }, &w), 0);
@@ -442,7 +440,7 @@ static void test_writer_disk_full_midway_keeps_whole_frames(void)
 	CU_ASSERT_EQUAL_FATAL(dut_trace_load(path, &t, &err), 0);
 	CU_CHECK(!t->truncated, "partial frame left in the file: %s", err.msg);
 	CU_CHECK(t->nrecs > 0 && t->nrecs < N, "%zu records", t->nrecs);
-	CU_CHECK(t->valid_bytes <= (1u << 20), "valid_bytes %llu", (unsigned long long)t->valid_bytes);
+	CU_CHECK(t->valid_bytes <= (1u << 18), "valid_bytes %llu", (unsigned long long)t->valid_bytes);
 	/* The footer did not fit either; the file's records are exactly the written ones. */
 	if (t->has_footer)
 		CU_ASSERT_EQUAL(t->footer.records_written + t->footer.records_dropped, N);
@@ -490,6 +488,8 @@ static size_t frame_walk(const uint8_t *b, size_t len, size_t *bounds, size_t *r
 		recs_before[n++] = recs;
 		if (type == DUT_TRACE_FRAME_RECORDS)
 			recs += plen / DUT_TRACE_REC_SIZE;
+		else if (type == DUT_TRACE_FRAME_CRECORDS)
+			recs += dut_le32_get(b + off + 8);
 		off += 8 + ((plen + 7u) & ~7u);
 	}
 	bounds[n] = off;
@@ -560,7 +560,8 @@ static void test_reader_rejects_corrupt_input(void)
 		const char *msg; /* substring of the error */
 	} rows[] = {
 		{ "bad magic", 0, 1, 'X', -EBADMSG, "not a dutfs trace" },
-		{ "major 2", 8, 1, 2, -EBADMSG, "version 2." },
+		{ "major 3", 8, 1, 3, -EBADMSG, "version 3." },
+		{ "major 0", 8, 1, 0, -EBADMSG, "version 0." },
 		{ "header size 8", 32, 4, 8, -EBADMSG, "header size 8" },
 		{ "header size odd", 32, 4, 65, -EBADMSG, "header size 65" },
 		{ "header larger than file", 32, 4, 65528, -EBADMSG, "ends inside" },
@@ -609,6 +610,8 @@ static void test_reader_rejects_corrupt_input(void)
 		memcpy(b, full, len);
 		if (type == DUT_TRACE_FRAME_RECORDS && plen >= 2 * DUT_TRACE_REC_SIZE)
 			put32(b, off + 4, plen - 8);   /* no longer whole records */
+		else if (type == DUT_TRACE_FRAME_CRECORDS)
+			put32(b, off + 4, plen - 1);   /* the last record is cut */
 		else if (type == DUT_TRACE_FRAME_FILE)
 			put32(b, off + 12, plen);     /* inner path length disagrees */
 		else if (type == DUT_TRACE_FRAME_MARKER)
@@ -727,6 +730,37 @@ static void test_reader_dutfs_ns_only_from_1_1(void)
 	}
 }
 
+/*
+ * A thread's ring wakes the writer when an eighth of it is in use, long
+ * before the flush interval: of 3/16 of a 4096-record ring emitted with a
+ * 10 s interval, at least the eighth is written within 3 s.  Not all 3/16:
+ * the writer may drain the first eighth while the rest is still being
+ * emitted, and that rest, under an eighth, waits for the interval.  (Woken
+ * at half, as before, those records waited for the interval, and a ring
+ * filling at 1.35M records/s had 6 ms left for the writer to be scheduled.)
+ */
+static void test_writer_woken_at_an_eighth_of_the_ring(void)
+{
+	enum { RING = 4096, N = RING * 3 / 16 };
+	char path[300];
+	struct dut_trace_writer *w = NULL;
+	uint64_t written = 0, dropped = 0;
+
+	tmp_path(path, sizeof(path), "eighth.dtr");
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
+		.thread_buf_recs = RING, .flush_interval_ns = 10000000000ull }, &w), 0);
+	for (unsigned i = 0; i < N; i++)
+		dut_trace_emit(w, &(struct dut_trace_rec){ .ts_ns = i, .op = DUT_OP_READ, .len = 8192 });
+	for (int ms = 0; ms < 3000 && written < RING / 8; ms += 10) {
+		usleep(10000);
+		dut_trace_writer_counts(w, &written, &dropped);
+	}
+	CU_CHECK(written >= RING / 8 && written <= N && dropped == 0,
+		 "%llu of %u written within 3 s (at least %u expected), %llu dropped",
+		 (unsigned long long)written, N, RING / 8, (unsigned long long)dropped);
+	CU_ASSERT_EQUAL(dut_trace_writer_close(w), 0);
+}
+
 static const struct cu_test tests[] = {
 	{ "rec_encode_decode_round_trip", test_rec_encode_decode_round_trip },
 	{ "rec_layout_is_little_endian_in_order", test_rec_layout_is_little_endian_in_order },
@@ -735,9 +769,11 @@ static const struct cu_test tests[] = {
 	{ "reader_reads_v1_0_trace", test_reader_reads_v1_0_trace },
 	{ "reader_dutfs_ns_only_from_1_1", test_reader_dutfs_ns_only_from_1_1 },
 	{ "writer_threads_round_trip", test_writer_threads_round_trip },
+	{ "writer_threads_round_trip_fixed", test_writer_threads_round_trip_fixed },
 	{ "writer_drains_exited_threads", test_writer_drains_exited_threads },
 	{ "writer_full_ring_counts_drops_exactly", test_writer_full_ring_counts_drops_exactly },
 	{ "writer_close_counts_match_footer", test_writer_close_counts_match_footer },
+	{ "writer_woken_at_an_eighth_of_the_ring", test_writer_woken_at_an_eighth_of_the_ring },
 	{ "writer_to_full_device_counts_drops", test_writer_to_full_device_counts_drops },
 	{ "writer_open_unwritable_location_fails", test_writer_open_unwritable_location_fails },
 	{ "writer_disk_full_midway_keeps_whole_frames", test_writer_disk_full_midway_keeps_whole_frames },

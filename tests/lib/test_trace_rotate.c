@@ -28,18 +28,12 @@ static char tmpdir[256];
 
 static int suite_init(void)
 {
-	const char *base = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/dut-test-rotate.XXXXXX", base && *base ? base : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return cu_tmpdir_make(tmpdir, sizeof(tmpdir), "rotate");
 }
 
 static int suite_cleanup(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return cu_tmpdir_remove(tmpdir);
 }
 
 static uint64_t mono_ns(void)
@@ -84,6 +78,12 @@ struct run_result {
 	uint64_t t0;
 };
 
+/*
+ * Whether write_run writes 2.0's compact frames (else 1.1's fixed 48-byte
+ * records, whose size these tests' bounds were chosen for).
+ */
+static bool compact_run;
+
 /* n records, 100 us apart from the writer's start, over 3 files of different classes. */
 static void write_run(const char *path, uint64_t max_bytes, unsigned segs, unsigned n,
 		      struct run_result *res)
@@ -96,7 +96,7 @@ static void write_run(const char *path, uint64_t max_bytes, unsigned segs, unsig
 	res->t0 = mono_ns();
 	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(path, &(struct dut_trace_writer_opts){
 		.thread_buf_recs = 1u << 16, .flush_interval_ns = 2000000, .max_bytes = max_bytes,
-		.max_segments = segs }, &w), 0);
+		.max_segments = segs, .fixed_records = !compact_run }, &w), 0);
 	(void)dut_trace_writer_info(w, "program", "test");
 	for (uint32_t i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(dut_pg_classify(files[i], DUT_PG_ROOT_AUTO, 0, &pg), 0);
@@ -108,6 +108,8 @@ static void write_run(const char *path, uint64_t max_bytes, unsigned segs, unsig
 
 		dut_trace_emit(w, &(struct dut_trace_rec){
 			.ts_ns = res->t0 + (uint64_t)k * 100000, .op = op, .len = 8192,
+			/* scattered pages: about 17 bytes a compact record */
+			.offset = ((uint64_t)k * 2654435761u % 1000003) * 8192,
 			.result = op == DUT_OP_FSYNC ? 0 : 8192, .file_id = k % 3 + 1,
 			.lat_ns = 1000 + k % 5000 });
 		if (k == n / 2)
@@ -120,7 +122,7 @@ static void write_run(const char *path, uint64_t max_bytes, unsigned segs, unsig
 	CU_ASSERT_EQUAL(dut_trace_writer_close_counts(w, &res->written, &res->dropped), 0);
 }
 
-static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
+static void rotation_keeps_bound(const char *name, uint64_t max_bytes, unsigned segs)
 {
 	char path[300], sp[320];
 	struct run_result res;
@@ -134,13 +136,13 @@ static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
 	size_t n;
 	bool ordered = true;
 
-	snprintf(path, sizeof(path), "%s/rot.dtr", tmpdir);
-	/* 250k records of 48 bytes: 12 MB into 4 MiB */
-	write_run(path, 4u << 20, 4, 250000, &res);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	/* 250k records of 48 bytes: 12 MB into 4 MiB; compact: about 4 MB into 2 MiB */
+	write_run(path, max_bytes, segs, 250000, &res);
 	CU_ASSERT_EQUAL(res.written + res.dropped, res.emitted);
 	CU_ASSERT(res.rotations >= 2);
-	CU_ASSERT(segment_bytes("rot.dtr", &nfiles) <= (4u << 20));
-	CU_ASSERT(nfiles <= 4 && nfiles >= 2);
+	CU_ASSERT(segment_bytes(name, &nfiles) <= max_bytes);
+	CU_ASSERT(nfiles <= segs && nfiles >= 2);
 
 	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(path, &s, &err), 0);
 	m = dut_trace_stream_meta(s);
@@ -184,6 +186,20 @@ static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
 	CU_ASSERT_EQUAL(sec->end_sec, 25);
 	CU_ASSERT_EQUAL(sec->rows[0].sec, 0);
 	CU_ASSERT_EQUAL(sec->rows[sec->nrows - 1].sec, 24);
+}
+
+static void test_rotation_keeps_bound_and_reads_as_one_trace(void)
+{
+	compact_run = false;
+	rotation_keeps_bound("rot.dtr", 4u << 20, 4);
+}
+
+/* The same with 2.0's compact frames (what dutfs writes). */
+static void test_rotation_compact_keeps_bound(void)
+{
+	compact_run = true;
+	rotation_keeps_bound("crot.dtr", 2u << 20, 2);
+	compact_run = false;
 }
 
 /* A PATH.<n> of an earlier run is not read as one of this run's segments. */
@@ -329,6 +345,7 @@ static void test_seconds_aggregate_and_parse(void)
 
 static const struct cu_test tests[] = {
 	{ "rotation_keeps_bound_and_reads_as_one_trace", test_rotation_keeps_bound_and_reads_as_one_trace },
+	{ "rotation_compact_keeps_bound", test_rotation_compact_keeps_bound },
 	{ "reader_ignores_other_runs_segments", test_reader_ignores_other_runs_segments },
 	{ "no_rotation_without_max", test_no_rotation_without_max },
 	{ "writer_rejects_bad_rotation", test_writer_rejects_bad_rotation },

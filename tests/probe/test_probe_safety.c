@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Signature detection on crafted buffers and mountinfo parsing (probe/safety.c). */
+/* Signature detection on crafted buffers and the target checks (lib/dev_safety.c); mountinfo: tests/lib/test_mountinfo.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "lib/cleanup.h"
-#include "probe/safety.h"
+#include "lib/dev_safety.h"
 #include "tests/cu_main.h"
 
 static uint8_t buf[SIG_SCAN_BYTES];
@@ -126,49 +126,6 @@ static void test_blank_and_short_buffers(void)
 	CU_ASSERT_EQUAL(hits[1].offset, 65600);
 }
 
-static const char fixture[] =
-	"22 28 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
-	"28 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
-	"garbage line without fields\n"
-	"41 28 7:0 / /mnt/with\\040space rw,relatime shared:20 master:3 - ext4 /dev/loop0 rw\n"
-	"42 28 7:16 /sub /srv/bind rw - xfs /dev/loop1 rw,attr2\n"
-	"43 28 259:1 / /data rw - btrfs /dev/nvme0n1p1 rw";   /* no newline at the end */
-
-static void test_mountinfo_lines(void)
-{
-	static const struct {
-		unsigned maj, min;
-		int found;
-		const char *mnt, *fstype, *source;
-	} rows[] = {
-		{ 254, 0, 1, "/", "ext4", "/dev/vda" },
-		{ 7, 0, 1, "/mnt/with space", "ext4", "/dev/loop0" },
-		{ 7, 16, 1, "/srv/bind", "xfs", "/dev/loop1" },
-		{ 259, 1, 1, "/data", "btrfs", "/dev/nvme0n1p1" },
-		{ 7, 1, 0, NULL, NULL, NULL },
-		{ 70, 0, 0, NULL, NULL, NULL },   /* 7:0 must not match 70:0 */
-	};
-
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
-		struct mountinfo_entry e;
-		int f = mountinfo_find(fixture, rows[i].maj, rows[i].min, &e);
-
-		CU_CHECK(f == rows[i].found, "%u:%u: found %d", rows[i].maj, rows[i].min, f);
-		if (f == 1 && rows[i].found)
-			CU_CHECK(!strcmp(e.mount_point, rows[i].mnt) && !strcmp(e.fstype, rows[i].fstype) &&
-					 !strcmp(e.source, rows[i].source),
-				 "%u:%u: %s %s %s", rows[i].maj, rows[i].min, e.mount_point, e.fstype, e.source);
-	}
-	{
-		struct mountinfo_entry e;
-
-		CU_ASSERT_EQUAL(mountinfo_parse_line("1 2 3:4 / /x rw", &e), -EINVAL);  /* no " - " */
-		CU_ASSERT_EQUAL(mountinfo_parse_line("1 2 x:4 / /x rw - ext4 /dev/a rw", &e), -EINVAL);
-		CU_ASSERT_EQUAL(mountinfo_parse_line("", &e), -EINVAL);
-		CU_ASSERT_EQUAL(mountinfo_find("", 7, 0, &e), 0);
-	}
-}
-
 /* What was opened must be what the checks examined (issue #27, finding 3). */
 static void test_opened_target_must_be_the_checked_one(void)
 {
@@ -193,26 +150,12 @@ static void test_opened_target_must_be_the_checked_one(void)
 			 rows[i].name);
 }
 
-static void test_mountinfo_by_source(void)
-{
-	const char *text = "36 35 0:47 / /mnt/a rw - btrfs /dev/loop1 rw\n"
-			   "37 35 7:2 / /mnt/b rw - ext4 /dev/loop2 rw\n";
-	struct mountinfo_entry me;
-
-	CU_CHECK(mountinfo_find_source(text, "/dev/loop1", &me) == 1 && !strcmp(me.mount_point, "/mnt/a"),
-		 "btrfs by name");
-	CU_CHECK(mountinfo_find_source(text, "/dev/loop2", &me) == 1 && !strcmp(me.fstype, "ext4"), "ext4 by name");
-	CU_CHECK(mountinfo_find_source(text, "/dev/loop", &me) == 0, "no prefix match");
-}
-
 static const struct cu_test tests[] = {
 	{ "opened_target_must_be_the_checked_one", test_opened_target_must_be_the_checked_one },
-	{ "mountinfo_by_source", test_mountinfo_by_source },
 	{ "signatures_found_at_their_offsets", test_signatures_found_at_their_offsets },
 	{ "lvm_label_in_second_sector", test_lvm_label_in_second_sector },
 	{ "mbr_needs_a_partition_entry", test_mbr_needs_a_partition_entry },
 	{ "blank_and_short_buffers", test_blank_and_short_buffers },
-	{ "mountinfo_lines", test_mountinfo_lines },
 	{ NULL, NULL },
 };
 

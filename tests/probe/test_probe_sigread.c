@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The signature read before writing (probe/safety_linux.c,
+ * The signature read before writing (lib/dev_safety_linux.c,
  * safety_sig_read()): it must give up after its timeout when the device
  * does not answer, where a plain open and pread sleep as long as the
  * device does (#19).  A FIFO with no writer stands in for that device: its
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe/safety.h"
+#include "lib/dev_safety.h"
 #include "tests/cu_main.h"
 
 #define MS 1000000ull

@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 SKIP_PREFIXES = ("tests/", "subprojects/")
-SKIP_FILES = ("tools/bench-trace.c", "tools/bench-report.c", "tools/trace_gen.c")
+SKIP_FILES = ("tools/bench/bench-trace.c", "tools/bench/bench-report.c", "tools/trace/trace_gen.c")
 
 
 def sources(build, srcroot):

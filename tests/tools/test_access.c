@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * How a request continues its file's stream (tools/report.h): sequential,
+ * How a request continues its file's stream (tools/report/report.h): sequential,
  * a tail rewrite, random.  Regression (issue #18): PostgreSQL's WAL, written
  * as appends that rewrite the current page at every commit, read as 99.8 %
  * random; a random heap workload must still read as random.
@@ -12,8 +12,8 @@
 
 #include "lib/cleanup.h"
 #include "tests/cu_main.h"
-#include "tools/report.h"
-#include "tools/run_stats.h"
+#include "tools/report/report.h"
+#include "tools/report/rundir_stats.h"
 
 DUT_DEFINE_FREEP(struct report *, report_free)
 
@@ -107,7 +107,7 @@ static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
 	struct dut_trace t = { .files = files, .nfiles = DUT_ARRAY_SIZE(files), .has_footer = true };
 	const struct rep_dirstats *wal, *heap_r, *heap_w;
 	uint64_t rewrites;
-	struct run_io_class c = { 0 };
+	struct rundir_io_class c = { 0 };
 	char p[200];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
@@ -138,8 +138,8 @@ static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
 		c.seq_ops[d] = rep->phases[0].cls[RC_WAL].dir[d].seq_ops;
 		c.rewrite_ops[d] = rep->phases[0].cls[RC_WAL].dir[d].rewrite_ops;
 	}
-	CU_ASSERT_PTR_NULL(run_io_pattern(&c, REP_READ, p, sizeof(p)));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_WRITE, p, sizeof(p)));
+	CU_ASSERT_PTR_NULL(rundir_io_pattern(&c, REP_READ, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rundir_io_pattern(&c, REP_WRITE, p, sizeof(p)));
 	CU_CHECK(strncmp(p, "sequential appends with rewrites of the tail page (", 51) == 0, "WAL: %s", p);
 	/* the one random write is the first on the file */
 	CU_CHECK(strstr(p, "0.1% random of 1,000 writes") != NULL, "WAL: %s", p);
@@ -148,9 +148,9 @@ static void test_wal_tail_rewrites_are_sequential_heap_stays_random(void)
 		c.seq_ops[d] = rep->phases[0].cls[RC_HEAP].dir[d].seq_ops;
 		c.rewrite_ops[d] = rep->phases[0].cls[RC_HEAP].dir[d].rewrite_ops;
 	}
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_READ, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rundir_io_pattern(&c, REP_READ, p, sizeof(p)));
 	CU_CHECK(strncmp(p, "random (", 8) == 0, "heap reads: %s", p);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&c, REP_WRITE, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rundir_io_pattern(&c, REP_WRITE, p, sizeof(p)));
 	CU_CHECK(strncmp(p, "random (", 8) == 0, "heap writes: %s", p);
 }
 
@@ -258,14 +258,14 @@ static void test_relmap_block_size_is_the_data_page(void)
 /* Pure appends stay "sequential"; half and half is "mixed". */
 static void test_pattern_words(void)
 {
-	struct run_io_class app = { .ops = { 0, 1000 }, .seq_ops = { 0, 999 }, .rewrite_ops = { 0, 3 } };
-	struct run_io_class mix = { .ops = { 1000, 0 }, .seq_ops = { 500, 0 } };
+	struct rundir_io_class app = { .ops = { 0, 1000 }, .seq_ops = { 0, 999 }, .rewrite_ops = { 0, 3 } };
+	struct rundir_io_class mix = { .ops = { 1000, 0 }, .seq_ops = { 500, 0 } };
 	char p[200];
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&app, REP_WRITE, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rundir_io_pattern(&app, REP_WRITE, p, sizeof(p)));
 	CU_CHECK(strcmp(p, "sequential (99.6% appends, 0.3% tail rewrites, 0.1% random of 1,000 writes)") == 0,
 		 "%s", p);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run_io_pattern(&mix, REP_READ, p, sizeof(p)));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rundir_io_pattern(&mix, REP_READ, p, sizeof(p)));
 	CU_CHECK(strncmp(p, "mixed (", 7) == 0, "%s", p);
 }
 

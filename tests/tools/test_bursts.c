@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Data-file write bursts against TPS dips (tools/report_bursts.h) on
+ * Data-file write bursts against TPS dips (tools/report/report_bursts.h) on
  * synthetic series, and the per-tick data-file write series report_build
  * keeps per phase (issue #18: "write bursts against TPS dips, from the
  * per-second series and the trace").
@@ -11,8 +11,8 @@
 
 #include "lib/cleanup.h"
 #include "tests/cu_main.h"
-#include "tools/report.h"
-#include "tools/report_bursts.h"
+#include "tools/report/report.h"
+#include "tools/report/report_bursts.h"
 
 #define MIB (1024u * 1024u)
 #define NS 1000000000ull

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The charts of a run (tools/chart.c, pure) on synthetic run models
+ * The charts of a run (tools/report/chart.c, pure) on synthetic run models
  * (issue #18): no point for a partial last second, a run shorter than a
  * second still drawn (its rate over its real length), the connection
  * set-up of a connection-bound step on the time axis, legends that name the
@@ -14,20 +14,20 @@
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "tests/cu_main.h"
-#include "tools/chart.h"
-#include "tools/run_model.h"
+#include "tools/report/chart.h"
+#include "tools/report/rundir_model.h"
 
-DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct rundir_model *, rundir_model_free)
 DUT_DEFINE_FREEP(struct charts *, charts_free)
 
 #define LONG_NAME "ext4-ordered+tables-on-slow-hdd+indexes-on-fast-nvme+set.random_page_cost=1.1"
 
 /* One configuration, two repetitions of step "rw" (one document each). */
-static struct run_model *model(const char *cfg_name)
+static struct rundir_model *model(const char *cfg_name)
 {
 	char text[4096];
 	struct dut_error err = { { 0 } };
-	struct run_model *m = NULL;
+	struct rundir_model *m = NULL;
 
 	snprintf(text, sizeof(text),
 		 "{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":\"x\"},"
@@ -37,7 +37,7 @@ static struct run_model *model(const char *cfg_name)
 		 "\"status\":\"ok\",\"results\":[\"rw.json\"]}]},"
 		 "{\"rep\":2,\"dir\":\"c00-a/rep2\",\"status\":\"complete\",\"steps\":[{\"name\":\"rw\","
 		 "\"status\":\"ok\",\"results\":[\"rw.json\"]}]}]}]}", cfg_name);
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
 		cu_fail("manifest: %s", err.msg);
 	return m;
 }
@@ -92,7 +92,7 @@ static double first_x(const char *text)
 
 static void test_partial_last_second_dropped_and_legends_name_reps(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("ext4-ordered");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("ext4-ordered");
 	_cleanup_(charts_freep) struct charts *cs = NULL;
 	const struct chart *c;
 
@@ -121,7 +121,7 @@ static void test_partial_last_second_dropped_and_legends_name_reps(void)
 /* 100 clients, 10 transactions each: 2 s of connecting, 0.4 s of transactions (rep 2: 2.5 s, 0.5 s). */
 static void test_connect_bound_run_shorter_than_a_second_is_charted(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("usb");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("usb");
 	_cleanup_(charts_freep) struct charts *cs = NULL;
 	const struct chart *c;
 	double x;
@@ -149,7 +149,7 @@ static void test_connect_bound_run_shorter_than_a_second_is_charted(void)
 /* Every piece of a title is at most 90 characters, and the whole title is there. */
 static void test_long_titles_are_broken_not_cut(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model(LONG_NAME);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model(LONG_NAME);
 	_cleanup_(charts_freep) struct charts *cs = NULL;
 	const struct chart *c;
 	const char *line, *p;

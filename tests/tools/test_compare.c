@@ -16,7 +16,7 @@
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "tests/cu_main.h"
-#include "tools/compare.h"
+#include "tools/compare/compare.h"
 
 #define MAXF 4
 

@@ -14,9 +14,9 @@
 #include "lib/cleanup.h"
 #include "lib/result.h"
 #include "tests/cu_main.h"
-#include "tools/export.h"
+#include "tools/report/export.h"
 #include "lib/relmap.h"
-#include "tools/report.h"
+#include "tools/report/report.h"
 
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
@@ -598,6 +598,39 @@ static void test_json_has_dutfs_time_and_finding(void)
 	dut_result_free(res);
 }
 
+/*
+ * A step repeated (repeat = 2) marks its label twice: the JSON document, whose
+ * phase names are unique, names the second "run (2)" with the label in
+ * extra.marker, where it used to fail with "Cannot allocate memory".
+ */
+static void test_json_with_a_repeated_marker_label(void)
+{
+	static struct dut_trace_marker twice[] = { { 1000, "run" }, { 2000, "run" } };
+	struct dut_trace t = trace;
+	_cleanup_(report_freep) struct report *rep = NULL;
+	struct report_opts o = { .trace_path = "t.dtr", .by = REP_BY_PHASE };
+	struct dut_result *res = NULL;
+	struct dut_error err = { { 0 } };
+	char dir[] = "/tmp/test_report.XXXXXX", path[64];
+	json_object *v;
+
+	t.markers = twice;
+	CU_ASSERT_EQUAL_FATAL(report_build(&t, NULL, &rep), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	CU_ASSERT_EQUAL_FATAL(report_render_json.render(rep, &o, NULL, path), 0);
+	CU_CHECK(dut_result_read_file(path, &res, &err) == 0, "read back: %s", err.msg);
+	unlink(path);
+	rmdir(dir);
+	if (!res)
+		return;
+	CU_CHECK(dut_result_find_phase(res, "run") != NULL, "no phase \"run\"");
+	CU_CHECK(dut_result_find_phase(res, "run (2)") != NULL, "no phase \"run (2)\"");
+	CU_CHECK(json_pointer_get(dut_phase_extra(dut_result_find_phase(res, "run (2)")), "/marker", &v) == 0 &&
+		 strcmp(json_object_get_string(v), "run") == 0, "extra.marker of the second run");
+	dut_result_free(res);
+}
+
 /* A 1.0 trace (the fixture of tests/lib/fixtures/trace, written by the 1.0 writer). */
 static void test_v1_0_trace_says_not_recorded(void)
 {
@@ -665,6 +698,7 @@ static const struct cu_test tests[] = {
 	{ "human_shows_fsync_latency", test_human_shows_fsync_latency },
 	{ "json_report_reads_back", test_json_report_reads_back },
 	{ "export_ops_beyond_the_mask_are_not_aliased", test_export_ops_beyond_the_mask_are_not_aliased },
+	{ "json_with_a_repeated_marker_label", test_json_with_a_repeated_marker_label },
 	{ NULL, NULL },
 };
 

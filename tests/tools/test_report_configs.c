@@ -12,11 +12,11 @@
 
 #include "lib/cleanup.h"
 #include "tests/cu_main.h"
-#include "tools/findings.h"
-#include "tools/report_doc.h"
-#include "tools/run_model.h"
+#include "tools/report/findings.h"
+#include "tools/report/report_doc.h"
+#include "tools/report/rundir_model.h"
 
-DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct rundir_model *, rundir_model_free)
 DUT_DEFINE_FREEP(struct findings *, findings_free)
 DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
 
@@ -45,7 +45,7 @@ static const char manifest[] =
 
 static void test_configurations_table_filesystem_and_view(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
 	_cleanup_free_ char *md = NULL;
@@ -57,7 +57,7 @@ static void test_configurations_table_filesystem_and_view(void)
 		"| 3 | old | complete | 1 of 1 complete | device | the target's own (not recorded) | none |  |",
 	};
 
-	CU_ASSERT_EQUAL_FATAL(run_manifest_parse(manifest, strlen(manifest), "m.json", &m, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(rundir_manifest_parse(manifest, strlen(manifest), "m.json", &m, &err), 0);
 	CU_ASSERT_EQUAL(m->configs[0].reps[0].dutfs_mounts, 1);
 	CU_ASSERT_EQUAL(m->configs[2].reps[0].dutfs_mounts, 2);
 	CU_ASSERT_STRING_EQUAL(m->configs[2].reps[0].filesystems, "ext4, xfs");
@@ -95,14 +95,14 @@ static void test_configurations_postgres_line(void)
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		_cleanup_(rdoc_freep) struct rdoc *d = NULL;
 		_cleanup_free_ char *md = NULL;
 		struct dut_error err = { { 0 } };
 		const char *cfgs;
 
-		CU_ASSERT_EQUAL_FATAL(run_manifest_parse(rows[i].text, strlen(rows[i].text), "m.json", &m, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(rundir_manifest_parse(rows[i].text, strlen(rows[i].text), "m.json", &m, &err), 0);
 		CU_ASSERT_EQUAL_FATAL(findings_build(m, &f), 0);
 		CU_ASSERT_EQUAL_FATAL(report_run_build(m, f, NULL, &d), 0);
 		CU_ASSERT_EQUAL_FATAL(render_md(d, &md), 0);

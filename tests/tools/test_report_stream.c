@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The streaming reader and report against the loading ones, on synthetic
- * traces (tools/trace_gen.h) made in memory: the stream must give exactly
+ * traces (tools/trace/trace_gen.h) made in memory: the stream must give exactly
  * the records dut_trace_parse() sorts (same order, equal times in file
  * order), the same meta trace, and a report that renders byte for byte
  * like report_build() over the loaded trace, for every --by.  The cases
  * are what the merge has to get right: many and few writer threads, tiny
  * frames, records written behind later ones of their thread, a record
  * written many rounds late, equal times on one file across threads,
- * truncation inside a frame, a 1.0 trace, no records.
+ * truncation inside a frame, a 1.0 trace, no records; each also as a 2.0
+ * trace of compact frames (trace-gen --compact).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +19,11 @@
 
 #include "lib/cleanup.h"
 #include "lib/trace.h"
+#include "lib/trace_stream_tune.h"
 #include "tests/cu_main.h"
-#include "tools/report.h"
-#include "tools/export.h"
-#include "tools/trace_gen.h"
+#include "tools/report/report.h"
+#include "tools/report/export.h"
+#include "tools/trace/trace_gen.h"
 
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
@@ -163,7 +165,23 @@ static void check_reports(const char *name, const struct dut_trace *t, const uin
 	}
 }
 
-static void test_stream_gives_the_loaded_order_and_report(void)
+/*
+ * A case as a 1.1 trace (compact false) or as a 2.0 one: the same records
+ * in CRECORDS frames (not for a 1.0 case); a cut is then at a third of the
+ * bytes, about the same place in the records.
+ */
+static bool case_variant(const struct gen_case *gc, bool compact, struct trace_gen_opts *ret_o,
+			 size_t *ret_cut)
+{
+	if (compact && gc->o.v1_0)
+		return false;
+	*ret_o = gc->o;
+	ret_o->compact = compact;
+	*ret_cut = compact ? gc->cut / 3 : gc->cut;
+	return true;
+}
+
+static void stream_gives_the_loaded_order_and_report(bool compact)
 {
 	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
 		const struct gen_case *gc = &cases[c];
@@ -171,19 +189,104 @@ static void test_stream_gives_the_loaded_order_and_report(void)
 		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
 		struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
 		struct membuf mb = { 0 };
-		size_t len;
+		struct trace_gen_opts o;
+		size_t len, cut;
 
-		CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mb), 0);
-		len = gc->cut && gc->cut < mb.n ? gc->cut : mb.n;
+		if (!case_variant(gc, compact, &o, &cut))
+			continue;
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+		len = cut && cut < mb.n ? cut : mb.n;
 		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
 		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
 		CU_CHECK(strcmp(e1.msg, e2.msg) == 0, "%s: warning \"%s\", stream \"%s\"", gc->name, e1.msg, e2.msg);
-		CU_CHECK(!gc->cut || t->truncated, "%s: the cut trace is not truncated", gc->name);
+		CU_CHECK(!cut || t->truncated, "%s: the cut trace is not truncated", gc->name);
 		check_meta(gc->name, dut_trace_stream_meta(s), t);
 		check_order(gc->name, s, t);
 		check_reports(gc->name, t, mb.p, len);
 		free(mb.p);
 	}
+}
+
+/*
+ * The merge's two ways with a compact frame (decoded whole into an array
+ * when split, or kept encoded and decoded as merged, past the cap), alone
+ * and mixed: the same order as the loaded trace either way.
+ */
+static void test_compact_stream_order_at_every_decoded_cap(void)
+{
+	static const size_t caps[] = { 0, 4096, 64 * 1024 };
+	size_t checked = 0;
+
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+		const struct gen_case *gc = &cases[c];
+		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+		struct dut_error e1 = { { 0 } };
+		struct membuf mb = { 0 };
+		struct trace_gen_opts o;
+		size_t len, cut;
+
+		if (!case_variant(gc, true, &o, &cut))
+			continue;
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+		len = cut && cut < mb.n ? cut : mb.n;
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
+		for (size_t i = 0; i < DUT_ARRAY_SIZE(caps); i++) {
+			_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+			struct dut_error e2 = { { 0 } };
+			char name[128];
+
+			snprintf(name, sizeof(name), "%s, decoded cap %zu", gc->name, caps[i]);
+			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
+			dut_trace_stream_set_decoded_cap(s, caps[i]);
+			check_order(name, s, t);
+			checked++;
+		}
+		free(mb.p);
+	}
+	CU_ASSERT(checked >= 27);
+}
+
+static void test_stream_gives_the_loaded_order_and_report(void)
+{
+	stream_gives_the_loaded_order_and_report(false);
+}
+
+static void test_compact_stream_gives_the_loaded_order_and_report(void)
+{
+	stream_gives_the_loaded_order_and_report(true);
+}
+
+/* A case written compact loads to the very records of its 1.1 trace, in the same order. */
+static void test_compact_loads_as_fixed(void)
+{
+	size_t checked = 0;
+
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+		const struct gen_case *gc = &cases[c];
+		_cleanup_(dut_trace_freep) struct dut_trace *tf = NULL, *tc = NULL;
+		struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
+		struct membuf mf = { 0 }, mc = { 0 };
+		struct trace_gen_opts o;
+		size_t cut, bad = 0;
+
+		if (gc->cut || !case_variant(gc, true, &o, &cut))
+			continue;
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mf), 0);
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mc), 0);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mf.p, mf.n, &tf, &e1), 0);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mc.p, mc.n, &tc, &e2), 0);
+		CU_CHECK(tc->hdr.version_major == 2 && tf->hdr.version_major == 1, "%s: versions %u and %u",
+			 gc->name, tc->hdr.version_major, tf->hdr.version_major);
+		CU_CHECK(tc->nrecs == tf->nrecs, "%s: %zu and %zu records", gc->name, tc->nrecs, tf->nrecs);
+		for (size_t i = 0; i < tc->nrecs && i < tf->nrecs; i++)
+			bad += !rec_eq(&tc->recs[i], &tf->recs[i]);
+		CU_CHECK(bad == 0, "%s: %zu records differ", gc->name, bad);
+		CU_CHECK(tc->nrecs < 100 || mc.n * 2 < mf.n, "%s: compact %zu bytes, 1.1 %zu", gc->name, mc.n, mf.n);
+		checked++;
+		free(mf.p);
+		free(mc.p);
+	}
+	CU_ASSERT(checked >= 9);
 }
 
 /* One export into a string: its exit code, output and error text. */
@@ -229,16 +332,19 @@ static void test_streamed_export_equals_loaded(void)
 
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
-	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
-		const struct gen_case *gc = &cases[c];
+	for (size_t c = 0; c < 2 * DUT_ARRAY_SIZE(cases); c++) {
+		const struct gen_case *gc = &cases[c / 2];
 		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
 		struct dut_error e1 = { { 0 } };
 		struct membuf mb = { 0 };
-		size_t len;
+		struct trace_gen_opts o;
+		size_t len, cut;
 		FILE *f;
 
-		CU_ASSERT_EQUAL_FATAL(trace_gen(&gc->o, mem_write, &mb), 0);
-		len = gc->cut && gc->cut < mb.n ? gc->cut : mb.n;
+		if (!case_variant(gc, c % 2, &o, &cut)) /* each case 1.1, then compact */
+			continue;
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+		len = cut && cut < mb.n ? cut : mb.n;
 		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
 		f = fopen(path, "w");
 		CU_ASSERT_FATAL(f && fwrite(mb.p, 1, len, f) == len && fclose(f) == 0);
@@ -338,6 +444,9 @@ static void test_stream_rejects_what_the_loader_rejects(void)
 
 static const struct cu_test tests[] = {
 	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
+	{ "compact_stream_gives_the_loaded_order_and_report", test_compact_stream_gives_the_loaded_order_and_report },
+	{ "compact_loads_as_fixed", test_compact_loads_as_fixed },
+	{ "compact_stream_order_at_every_decoded_cap", test_compact_stream_order_at_every_decoded_cap },
 	{ "cases_are_out_of_order_in_the_file", test_cases_are_out_of_order_in_the_file },
 	{ "generator_is_deterministic", test_generator_is_deterministic },
 	{ "stream_rejects_what_the_loader_rejects", test_stream_rejects_what_the_loader_rejects },

@@ -16,15 +16,15 @@
 #include "lib/result.h"
 #include "lib/trace.h"
 #include "tests/cu_main.h"
-#include "tools/chart.h"
-#include "tools/compare_run.h"
-#include "tools/findings.h"
-#include "tools/report.h"
-#include "tools/report_doc.h"
-#include "tools/run_model.h"
-#include "tools/run_stats.h"
+#include "tools/report/chart.h"
+#include "tools/compare/compare_run.h"
+#include "tools/report/findings.h"
+#include "tools/report/report.h"
+#include "tools/report/report_doc.h"
+#include "tools/report/rundir_model.h"
+#include "tools/report/rundir_stats.h"
 
-DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct rundir_model *, rundir_model_free)
 DUT_DEFINE_FREEP(struct findings *, findings_free)
 DUT_DEFINE_FREEP(struct charts *, charts_free)
 DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
@@ -34,16 +34,16 @@ static bool near(double a, double b)
 	return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
 }
 
-static struct run_model *load_fixture(const char *name)
+static struct rundir_model *load_fixture(const char *name)
 {
 	struct dut_error err = { { 0 } };
-	struct run_model *m = NULL;
+	struct rundir_model *m = NULL;
 	char p[512];
 	int r;
 
 	snprintf(p, sizeof(p), "%s/tests/tools/fixtures/%s", cu_source_root(), name);
-	r = run_model_load(p, RUN_LOAD_DOCS | RUN_LOAD_TRACES, &m, &err);
-	CU_CHECK(r == 0, "%s: run_model_load: %d %s", name, r, err.msg);
+	r = rundir_model_load(p, RUNDIR_LOAD_DOCS | RUNDIR_LOAD_TRACES, &m, &err);
+	CU_CHECK(r == 0, "%s: rundir_model_load: %d %s", name, r, err.msg);
 	return r == 0 ? m : NULL;
 }
 
@@ -59,9 +59,9 @@ static void test_manifest_good(void)
 	static const char text[] = "{" HEAD ",\"host\":{\"hostname\":\"h\",\"cpus\":2,\"mem_bytes\":1024},"
 		"\"configs\":[" CFG ",{\"index\":1,\"name\":\"b\",\"dir\":\"c01-b\",\"status\":\"skipped\","
 		"\"reason\":\"mkfs.btrfs is not installed\"}],\"future_member\":[1,2]}\n";
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	struct dut_error err = { { 0 } };
-	int r = run_manifest_parse(text, strlen(text), "m.json", &m, &err);
+	int r = rundir_manifest_parse(text, strlen(text), "m.json", &m, &err);
 
 	CU_CHECK(r == 0, "good manifest refused: %s", err.msg);
 	if (r)
@@ -89,10 +89,10 @@ static void test_manifest_more_traces(void)
 		"\"status\":\"complete\",\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\","
 		"\"artifacts\":{\"trace\":\"trace.dtr\",\"trace-slow\":\"trace-slow.dtr\","
 		"\"stats-slow\":\"dutfs-stats-slow.json\",\"trace-wal\":\"trace-wal.dtr\"}}]}]}";
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	struct dut_error err = { { 0 } };
-	const struct run_rep *rp;
-	int r = run_manifest_parse(text, strlen(text), "m.json", &m, &err);
+	const struct rundir_rep *rp;
+	int r = rundir_manifest_parse(text, strlen(text), "m.json", &m, &err);
 
 	CU_CHECK(r == 0, "refused: %s", err.msg);
 	if (r)
@@ -106,9 +106,9 @@ static void test_manifest_more_traces(void)
 	static const char bad[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c\","
 		"\"status\":\"complete\",\"reps\":[{\"rep\":1,\"dir\":\"c/r\",\"status\":\"ok\","
 		"\"artifacts\":{\"trace-slow\":\"/etc/passwd\"}}]}]}";
-	_cleanup_(run_model_freep) struct run_model *m2 = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m2 = NULL;
 
-	CU_CHECK(run_manifest_parse(bad, strlen(bad), "m.json", &m2, &err) < 0, "absolute trace-slow accepted");
+	CU_CHECK(rundir_manifest_parse(bad, strlen(bad), "m.json", &m2, &err) < 0, "absolute trace-slow accepted");
 }
 
 static const struct bad_manifest bad_manifests[] = {
@@ -144,21 +144,21 @@ static void test_manifest_broken(void)
 {
 	for (size_t i = 0; i < sizeof(bad_manifests) / sizeof(bad_manifests[0]); i++) {
 		const struct bad_manifest *b = &bad_manifests[i];
-		struct run_model *m = NULL;
+		struct rundir_model *m = NULL;
 		struct dut_error err = { { 0 } };
-		int r = run_manifest_parse(b->text, strlen(b->text), "m.json", &m, &err);
+		int r = rundir_manifest_parse(b->text, strlen(b->text), "m.json", &m, &err);
 
 		CU_CHECK(r == -EINVAL && !m, "%s: accepted (r=%d)", b->name, r);
 		CU_CHECK(strcmp(err.msg, b->msg) == 0, "%s: message\n  got  %s\n  want %s", b->name, err.msg, b->msg);
-		run_model_free(m);
+		rundir_model_free(m);
 	}
 }
 
 static void test_load_missing_dir(void)
 {
-	struct run_model *m = NULL;
+	struct rundir_model *m = NULL;
 	struct dut_error err = { { 0 } };
-	int r = run_model_load("/nonexistent-dutlab-run", RUN_LOAD_DOCS, &m, &err);
+	int r = rundir_model_load("/nonexistent-dutlab-run", RUNDIR_LOAD_DOCS, &m, &err);
 
 	CU_CHECK(r == -EINVAL && !m, "missing run dir: r=%d", r);
 	CU_CHECK(strcmp(err.msg, "/nonexistent-dutlab-run/manifest.json: No such file or directory "
@@ -169,7 +169,7 @@ static void test_load_missing_dir(void)
 
 static void test_load_oltp_fixture(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-oltp");
 
 	if (!m)
 		return;
@@ -177,15 +177,15 @@ static void test_load_oltp_fixture(void)
 		 m->nnotes ? m->notes[0] : "");
 	for (size_t i = 0; i < m->nconfigs; i++)
 		for (size_t r = 0; r < m->configs[i].nreps; r++) {
-			const struct run_rep *rp = &m->configs[i].reps[r];
-			const struct run_step *s = run_rep_step(rp, "oltp");
+			const struct rundir_rep *rp = &m->configs[i].reps[r];
+			const struct rundir_step *s = rundir_rep_step(rp, "oltp");
 
 			CU_CHECK(rp->io && rp->io_has_relmap, "config %zu rep %zu: trace with relmap", i, r);
 			CU_CHECK(s && s->ndocs == 1 && s->docs[0].doc, "config %zu rep %zu: oltp doc", i, r);
-			CU_CHECK(run_doc_kind_of(s->docs[0].doc) == DOC_OLTP, "kind");
+			CU_CHECK(rundir_doc_kind_of(s->docs[0].doc) == DOC_OLTP, "kind");
 		}
 	/* tps of the fixture documents: 283.718... and 189.965... -> median 236.842 */
-	struct cmp_stat tps = run_metric(&m->configs[0], "oltp", "run", "tps");
+	struct cmp_stat tps = rundir_metric(&m->configs[0], "oltp", "run", "tps");
 
 	CU_CHECK(tps.n == 2 && near(tps.median, (283.71800221820763 + 189.96546486932422) / 2) &&
 		 near(tps.min, 189.96546486932422) && near(tps.max, 283.71800221820763), "tps stat");
@@ -196,7 +196,7 @@ static void test_load_reports_broken_docs(void)
 	/* a manifest naming documents that are not there: loaded, with notes */
 	static const char text[] = "{" HEAD ",\"configs\":[" CFG "]}";
 	char dir[] = "/tmp/test-run-report.XXXXXX", p[600];
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	struct dut_error err = { { 0 } };
 	FILE *f;
 
@@ -210,7 +210,7 @@ static void test_load_reports_broken_docs(void)
 		fputs(text, f);
 		fclose(f);
 	}
-	CU_CHECK(run_model_load(dir, RUN_LOAD_DOCS | RUN_LOAD_TRACES, &m, &err) == 0, "load: %s", err.msg);
+	CU_CHECK(rundir_model_load(dir, RUNDIR_LOAD_DOCS | RUNDIR_LOAD_TRACES, &m, &err) == 0, "load: %s", err.msg);
 	CU_CHECK(m && m->nnotes == 1 && strstr(m->notes[0], "c00-a/rep1/oltp.json (step oltp) not used: "),
 		 "note: %s", m && m->nnotes ? m->notes[0] : "(none)");
 	unlink(p);
@@ -231,7 +231,7 @@ static const struct finding *find(const struct findings *f, enum finding_kind k,
 
 static void test_findings_oltp(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-oltp");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	const struct finding *x;
 
@@ -270,7 +270,7 @@ static void test_findings_oltp(void)
 
 static void test_findings_probe(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-probe");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-probe");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	const struct finding *x;
 
@@ -303,7 +303,7 @@ static void test_findings_probe(void)
 
 static void test_findings_dss(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-dss");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	const struct finding *x;
 
@@ -373,12 +373,12 @@ static void test_lag_chart(void)
 	static const char text[] = "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"sync\",\"dir\":\"c00-sync\","
 		"\"status\":\"complete\",\"reps\":[" REP "]},{\"index\":1,\"name\":\"none\",\"dir\":\"c01-none\","
 		"\"status\":\"complete\",\"reps\":[" REP "]}]}";
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	struct dut_error err = { { 0 } };
 	const struct chart *x;
 
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 ||
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 ||
 	    dut_result_parse(lagdoc, strlen(lagdoc), &m->configs[0].reps[0].steps[0].docs[0].doc, &err) < 0) {
 		cu_fail("setup: %s", err.msg);
 		return;
@@ -400,7 +400,7 @@ static void test_tps_spread_verdict(void)
 	for (size_t i = 0; i < sizeof(tps_cases) / sizeof(tps_cases[0]); i++) {
 		const struct tps_case *t = &tps_cases[i];
 		char text[2048], reps[2][600];
-		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		struct dut_error err = { { 0 } };
 		const struct finding *x;
@@ -419,7 +419,7 @@ static void test_tps_spread_verdict(void)
 			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
 			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
 			 reps[0], reps[1]);
-		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+		if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
 			cu_fail("%s: manifest: %s", t->name, err.msg);
 			continue;
 		}
@@ -485,32 +485,32 @@ static void test_step_io_mix(void)
 		"{\"name\":\"ro\",\"mark\":\"select-only\",\"status\":\"ok\"}]}]}]}";
 	struct dut_trace t = { .files = mix_files, .nfiles = 2, .recs = mix_recs, .nrecs = mix_trace_recs(),
 			       .markers = mix_markers, .nmarkers = 2, .has_footer = true };
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	struct dut_error err = { { 0 } };
-	struct run_io_mix mix;
+	struct rundir_io_mix mix;
 	const struct finding *x;
 
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
 		cu_fail("manifest: %s", err.msg);
 		return;
 	}
-	CU_CHECK(strcmp(run_step_mark(&m->configs[0], "ro"), "select-only") == 0, "mark given");
-	CU_CHECK(strcmp(run_step_mark(&m->configs[0], "rw"), "rw") == 0, "mark defaults to the name");
+	CU_CHECK(strcmp(rundir_step_mark(&m->configs[0], "ro"), "select-only") == 0, "mark given");
+	CU_CHECK(strcmp(rundir_step_mark(&m->configs[0], "rw"), "rw") == 0, "mark defaults to the name");
 	if (report_build(&t, NULL, &m->configs[0].reps[0].io) < 0) {
 		cu_fail("report_build");
 		return;
 	}
-	run_io_mix_of(&m->configs[0], "rw", &mix);
+	rundir_io_mix_of(&m->configs[0], "rw", &mix);
 	CU_CHECK(mix.ntraced == 1 && mix.nrelmap == 0, "rw traced once, no relmap");
 	CU_CHECK(mix.cls[RC_HEAP].ops[REP_READ] == 15 && mix.cls[RC_HEAP].seq_ops[REP_READ] == 3,
 		 "rw heap reads %llu seq %llu", (unsigned long long)mix.cls[RC_HEAP].ops[REP_READ],
 		 (unsigned long long)mix.cls[RC_HEAP].seq_ops[REP_READ]);
 	CU_CHECK(mix.cls[RC_WAL].bytes[REP_WRITE] == 4 * 4096, "rw WAL bytes");
-	run_io_mix_of(&m->configs[0], NULL, &mix);
+	rundir_io_mix_of(&m->configs[0], NULL, &mix);
 	CU_CHECK(mix.cls[RC_HEAP].ops[REP_READ] == 25 && mix.cls[RC_WAL].bytes[REP_WRITE] == 8192 + 4 * 4096,
 		 "whole trace");
-	run_io_mix_of(&m->configs[0], "select-only", &mix);
+	rundir_io_mix_of(&m->configs[0], "select-only", &mix);
 	CU_CHECK(mix.ntraced == 0, "a step without markers in the trace has no I/O mix");
 
 	if (findings_build(m, &f) < 0) {
@@ -534,7 +534,7 @@ static void test_step_io_mix(void)
 
 static void test_compare_run_inputs(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-oltp");
 	struct cmp_run_set set = { 0 };
 	struct dut_error err = { { 0 } };
 
@@ -562,7 +562,7 @@ static const struct chart *chart_named(const struct charts *c, const char *name)
 
 static void test_charts_probe(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-probe");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-probe");
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	const struct chart *x;
 
@@ -585,7 +585,7 @@ static void test_charts_probe(void)
 
 static void test_charts_oltp(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-oltp");
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	const struct chart *x;
 
@@ -636,7 +636,7 @@ static void test_chart_metric_name_ok(void)
 /* A configuration name is data: in the script only as one single-quoted string, on one line. */
 static void test_charts_quote_config_name(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-dss");
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	const struct chart *x;
 
@@ -665,7 +665,7 @@ static void test_fmt_num(void)
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		CU_CHECK(strcmp(run_fmt_num(nums[i].v, nums[i].dec, buf, sizeof(buf)), nums[i].out) == 0,
+		CU_CHECK(strcmp(rundir_fmt_num(nums[i].v, nums[i].dec, buf, sizeof(buf)), nums[i].out) == 0,
 			 "%g/%d -> %s, want %s", nums[i].v, nums[i].dec, buf, nums[i].out);
 }
 
@@ -718,7 +718,7 @@ static void test_render_html(void)
 
 static void test_report_doc_oltp(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-oltp");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-oltp");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
@@ -740,7 +740,7 @@ static void test_report_doc_oltp(void)
 
 static void test_report_doc_dss(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-dss");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-dss");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
@@ -770,14 +770,14 @@ static void test_report_doc_interrupted(void)
 		"{\"index\":0,\"name\":\"xfs\",\"dir\":\"c00-xfs\",\"status\":\"failed\",\"reason\":"
 		"\"pgload init exited 1\",\"reps\":[{\"rep\":1,\"dir\":\"c00-xfs/rep1\",\"status\":\"failed\","
 		"\"steps\":[{\"name\":\"load\",\"status\":\"failed\",\"exit_code\":1,\"results\":[]}]}]}]}";
-	_cleanup_(run_model_freep) struct run_model *m = NULL;
+	_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
 	_cleanup_free_ char *md = NULL;
 	struct dut_error err = { { 0 } };
 
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 || findings_build(m, &f) < 0 ||
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0 || findings_build(m, &f) < 0 ||
 	    charts_build(m, &c) < 0 || report_run_build(m, f, c, &d) < 0 || render_md(d, &md) < 0) {
 		cu_fail("building the report: %s", err.msg);
 		return;
@@ -802,7 +802,7 @@ static void test_report_doc_interrupted(void)
  */
 static void test_report_doc_server_evidence(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = load_fixture("rundir-srv");
+	_cleanup_(rundir_model_freep) struct rundir_model *m = load_fixture("rundir-srv");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(charts_freep) struct charts *c = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;

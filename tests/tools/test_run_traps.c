@@ -15,14 +15,14 @@
 #include "lib/result.h"
 #include "lib/trace.h"
 #include "tests/cu_main.h"
-#include "tools/chart.h"
-#include "tools/findings.h"
-#include "tools/report.h"
-#include "tools/report_doc.h"
-#include "tools/run_model.h"
-#include "tools/run_stats.h"
+#include "tools/report/chart.h"
+#include "tools/report/findings.h"
+#include "tools/report/report.h"
+#include "tools/report/report_doc.h"
+#include "tools/report/rundir_model.h"
+#include "tools/report/rundir_stats.h"
 
-DUT_DEFINE_FREEP(struct run_model *, run_model_free)
+DUT_DEFINE_FREEP(struct rundir_model *, rundir_model_free)
 DUT_DEFINE_FREEP(struct findings *, findings_free)
 DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
 
@@ -31,16 +31,16 @@ DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
 #define DOC_HEAD "{\"schema\":\"dutlab-result\",\"schema_version\":1,\"tool\":{\"name\":"
 
 /* A run of one configuration "a" with one repetition and the given steps (JSON objects). */
-static struct run_model *model(const char *cfg_extra, const char *steps)
+static struct rundir_model *model(const char *cfg_extra, const char *steps)
 {
 	char text[4096];
 	struct dut_error err = { { 0 } };
-	struct run_model *m = NULL;
+	struct rundir_model *m = NULL;
 
 	snprintf(text, sizeof(text), "{" HEAD ",\"configs\":[{\"index\":0,\"name\":\"a\",\"dir\":\"c00-a\","
 		 "\"status\":\"complete\"%s,\"reps\":[{\"rep\":1,\"dir\":\"c00-a/rep1\",\"status\":\"complete\","
 		 "\"steps\":[%s]}]}]}", cfg_extra, steps);
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
 		cu_fail("manifest: %s", err.msg);
 	return m;
 }
@@ -55,7 +55,7 @@ static struct dut_result *doc(const char *text)
 	return r;
 }
 
-static void set_doc(struct run_model *m, size_t step, const char *text)
+static void set_doc(struct rundir_model *m, size_t step, const char *text)
 {
 	if (m)
 		m->configs[0].reps[0].steps[step].docs[0].doc = doc(text);
@@ -69,7 +69,7 @@ static const struct finding *find(const struct findings *f, enum finding_kind k)
 	return NULL;
 }
 
-static struct findings *build(const struct run_model *m)
+static struct findings *build(const struct rundir_model *m)
 {
 	struct findings *f = NULL;
 
@@ -125,7 +125,7 @@ static size_t trace_recs(unsigned nreads, unsigned nwal, uint32_t wal_bytes, uin
 	return n;
 }
 
-static void attach_trace(struct run_model *m, unsigned nreads, unsigned nwal, uint32_t wal_bytes,
+static void attach_trace(struct rundir_model *m, unsigned nreads, unsigned nwal, uint32_t wal_bytes,
 			 uint64_t span_ns)
 {
 	struct dut_trace t = { .files = tr_files, .nfiles = 2, .recs = tr_recs,
@@ -147,7 +147,7 @@ static void test_trap_page_cache(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		_cleanup_(run_model_freep) struct run_model *m =
+		_cleanup_(rundir_model_freep) struct rundir_model *m =
 			model(",\"memory_budget_bytes\":83886080", OLTP_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
@@ -168,7 +168,7 @@ static void test_trap_page_cache(void)
 	}
 	/* without a budget it says how to get one */
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 		char d[2048];
@@ -195,7 +195,7 @@ static void test_trap_connect(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 		char d[2048];
@@ -238,14 +238,14 @@ static void test_trap_no_flash(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", IDENT_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 		char d[2048];
 
 		ident_doc(d, sizeof(d), cases[i].kind, cases[i].through, cases[i].lkind, cases[i].ldesc, 7.8e9);
 		set_doc(m, 0, d);
-		CU_CHECK(m && run_doc_kind_of(m->configs[0].reps[0].steps[0].docs[0].doc) == DOC_PROBE_IDENTIFY,
+		CU_CHECK(m && rundir_doc_kind_of(m->configs[0].reps[0].steps[0].docs[0].doc) == DOC_PROBE_IDENTIFY,
 			 "identify document recognised");
 		f = build(m);
 		x = find(f, FIND_NO_FLASH);
@@ -270,7 +270,7 @@ static void test_trap_no_flash(void)
 static void test_trap_empty_drive(void)
 {
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", BENCH_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", BENCH_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 
@@ -283,7 +283,7 @@ static void test_trap_empty_drive(void)
 		CU_CHECK(find(f, FIND_NO_FLASH) == NULL, "a PCIe device has flash behind it");
 	}
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", FILL_STEP "," BENCH_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", FILL_STEP "," BENCH_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 
 		set_doc(m, 0, FILL_DOC);
@@ -292,7 +292,7 @@ static void test_trap_empty_drive(void)
 		CU_CHECK(find(f, FIND_EMPTY_DRIVE) == NULL, "fill before bench: no finding");
 	}
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", FILL_STEP "," BENCH_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", FILL_STEP "," BENCH_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 
@@ -316,7 +316,7 @@ static void test_trap_empty_drive(void)
 static void test_trap_ceiling(void)
 {
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", SLC_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", SLC_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 
@@ -328,7 +328,7 @@ static void test_trap_ceiling(void)
 			 x ? x->text : "(none)");
 	}
 	{
-		_cleanup_(run_model_freep) struct run_model *m = model("", SLC_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", SLC_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 
 		set_doc(m, 0, SLC_DOC("2e8"));
@@ -337,7 +337,7 @@ static void test_trap_ceiling(void)
 	}
 	{
 		/* identify says 450 MB/s; the OLTP step moved 4,000 x 8 KiB in 10 ms through dutfs */
-		_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP "," OLTP_STEP);
+		_cleanup_(rundir_model_freep) struct rundir_model *m = model("", IDENT_STEP "," OLTP_STEP);
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 		char d[2048];
@@ -357,7 +357,7 @@ static void test_trap_ceiling(void)
 /* A DSS query whose plan changed between repetitions is named and out of m-time. */
 static void test_trap_dss_unstable(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m =
+	_cleanup_(rundir_model_freep) struct rundir_model *m =
 		model("", "{\"name\":\"dss\",\"status\":\"ok\",\"results\":[\"dss.json\"]}");
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -395,7 +395,7 @@ static void test_trap_sequential_configs(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[4096], reps[2][1024];
-		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		struct dut_error err = { { 0 } };
 		const struct finding *x;
@@ -411,7 +411,7 @@ static void test_trap_sequential_configs(void)
 			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
 			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
 			 reps[0], reps[1]);
-		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+		if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
 			cu_fail("manifest: %s", err.msg);
 			continue;
 		}
@@ -445,7 +445,7 @@ static void dss_doc(char *buf, size_t n, double t_s)
 		 3 * t_s * 1e9, t_s * 1e9, 2 * t_s * 1e9);
 }
 
-static char *answer_md(struct run_model *m);
+static char *answer_md(struct rundir_model *m);
 
 /*
  * Two DSS configurations, B twice as slow: the m-time difference is shown
@@ -464,7 +464,7 @@ static void test_dss_mtime_verdict(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[4096], reps[2][1024];
-		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		struct dut_error err = { { 0 } };
 		const struct finding *x;
@@ -485,7 +485,7 @@ static void test_dss_mtime_verdict(void)
 			 "{\"index\":0,\"name\":\"A\",\"dir\":\"c0\",\"status\":\"complete\",\"reps\":[%s]},"
 			 "{\"index\":1,\"name\":\"B\",\"dir\":\"c1\",\"status\":\"complete\",\"reps\":[%s]}]}",
 			 reps[0], reps[1]);
-		if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
+		if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0) {
 			cu_fail("manifest: %s", err.msg);
 			continue;
 		}
@@ -517,7 +517,7 @@ static void test_trap_dss_memory(void)
 	static const struct { unsigned query_reads; bool trap; } cases[] = { { 8, true }, { 200, false } };
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		_cleanup_(run_model_freep) struct run_model *m =
+		_cleanup_(rundir_model_freep) struct rundir_model *m =
 			model("", "{\"name\":\"dss\",\"status\":\"ok\",\"results\":[\"d.json\"]}");
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
@@ -556,7 +556,7 @@ static void test_trap_dss_memory(void)
 /* A write share is said in the unit of its total: never "0.0 of 0.0 MiB". */
 static void test_no_share_of_zero(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	const struct finding *x;
 	char d[2048];
@@ -575,7 +575,7 @@ static void test_no_share_of_zero(void)
 /* A clean run: PCIe disk, reads reach the device, short connections, interleaved: no trap. */
 static void test_no_trap_on_a_clean_run(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", IDENT_STEP "," OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", IDENT_STEP "," OLTP_STEP);
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	char d[2048];
 
@@ -592,7 +592,7 @@ static void test_no_trap_on_a_clean_run(void)
 /* The report opens with the answer: what was asked, the numbers, and why from the trace. */
 static void test_answer_section(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 	_cleanup_(findings_freep) struct findings *f = NULL;
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
 	_cleanup_free_ char *md = NULL;
@@ -681,7 +681,7 @@ static void server_doc(char *buf, size_t n, int version, double server_s_per_txn
 		 "\"wal_sync_time\":\"PostgreSQL 13 has no pg_stat_wal (it is new in 14)\"" : "", server_s_per_txn);
 }
 
-static char *answer_md(struct run_model *m)
+static char *answer_md(struct rundir_model *m)
 {
 	_cleanup_(findings_freep) struct findings *f = build(m);
 	_cleanup_(rdoc_freep) struct rdoc *d = NULL;
@@ -708,7 +708,7 @@ static void test_trap_contended(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char step[256], d[8192], tail[8192], *at;
-		_cleanup_(run_model_freep) struct run_model *m = NULL;
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
 		_cleanup_(findings_freep) struct findings *f = NULL;
 		const struct finding *x;
 
@@ -738,7 +738,7 @@ static void test_trap_contended(void)
 /* The why from PostgreSQL's counters, wait events and CPU, beside the trace's figures. */
 static void test_answer_server_evidence(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 	_cleanup_free_ char *md = NULL;
 	char d[8192];
 
@@ -781,7 +781,7 @@ static void test_answer_server_evidence(void)
 /* PostgreSQL 13 has no pg_stat_wal: the answer says so, and shows no 0. */
 static void test_answer_server_pg13(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 	_cleanup_free_ char *md = NULL;
 	char d[8192];
 
@@ -800,7 +800,7 @@ static void test_answer_server_pg13(void)
 /* The two load figures measure different things and say so. */
 static void test_answer_load_labels(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m =
+	_cleanup_(rundir_model_freep) struct rundir_model *m =
 		model("", "{\"name\":\"load\",\"status\":\"ok\",\"results\":[\"load.json\"]}");
 	_cleanup_free_ char *md = NULL;
 
@@ -824,7 +824,7 @@ static void test_answer_load_labels(void)
  */
 static void test_answer_repeated_step(void)
 {
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP2);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP2);
 	_cleanup_free_ char *md = NULL;
 	char doc_text[2048];
 
@@ -852,7 +852,7 @@ static void test_answer_memory_fit(void)
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
 		char extra[64], doc_text[2048];
-		struct run_model *m;
+		struct rundir_model *m;
 		char *md;
 
 		snprintf(extra, sizeof(extra), ",\"memory_budget_bytes\":%s", rows[i].budget);
@@ -862,7 +862,7 @@ static void test_answer_memory_fit(void)
 		md = m ? answer_md(m) : NULL;
 		CU_CHECK(md && strstr(md, rows[i].says) != NULL, "budget %s:\n%s", rows[i].budget, md ? md : "");
 		free(md);
-		run_model_free(m);
+		rundir_model_free(m);
 	}
 }
 
@@ -875,7 +875,7 @@ static void test_answer_connections(void)
 {
 	char doc_text[4096];
 	char *md;
-	struct run_model *m = model("", OLTP_STEP);
+	struct rundir_model *m = model("", OLTP_STEP);
 
 	oltp_doc(doc_text, sizeof(doc_text), 10000, 300, 1000);
 	set_doc(m, 0, doc_text);
@@ -883,7 +883,7 @@ static void test_answer_connections(void)
 	CU_CHECK(md && strstr(md, "limited by connection set-up (70% of the step's time)") != NULL,
 		 "connections alone:\n%s", md ? md : "");
 	free(md);
-	run_model_free(m);
+	rundir_model_free(m);
 
 	/* the server-evidence document with 8 clients at 1 ms CPU per 2 ms transaction: CPU-bound */
 	m = model("", OLTP_STEP);
@@ -899,7 +899,7 @@ static void test_answer_connections(void)
 	CU_CHECK(md && strstr(md, "; besides, connection set-up took 70% of the step's time (300.0 tx/s "
 			      "including it)") != NULL, "beside CPU:\n%s", md ? md : "");
 	free(md);
-	run_model_free(m);
+	rundir_model_free(m);
 }
 
 /* Nothing the run measured explains the time: the Answer names the largest other waits. */
@@ -910,7 +910,7 @@ static void test_answer_other_waits(void)
 		{ "\"event\":\"WALSync\",\"count\":328", "\"event\":\"WALSync\",\"count\":8" },
 		{ "\"event\":\"WALWrite\",\"count\":96", "\"event\":\"SyncRep\",\"count\":300" },
 	};
-	_cleanup_(run_model_freep) struct run_model *m = model("", OLTP_STEP);
+	_cleanup_(rundir_model_freep) struct rundir_model *m = model("", OLTP_STEP);
 	_cleanup_free_ char *md = NULL;
 	char d[8192], tail[8192];
 

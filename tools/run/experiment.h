@@ -3,10 +3,10 @@
  * Experiment files for `dutlab run` (docs/experiment-format.md is the
  * user's guide): the parsed experiment, and its expansion into a plan.
  *
- *     [experiment]  name, description, repetitions, order, filesystem
+ *     [experiment]  name, description, repetitions, order, filesystem, progress, report-every
  *     [target T]    type = directory | image | device, path, size, destructive
  *     [filesystem F] type = ext4 | xfs | btrfs | none, data, block-size, mkfs/mount options
- *     [dutfs]       view = device | syscall | off, trace, shape
+ *     [dutfs]       view = device | syscall | off, trace, shape, trace-max, trace-segments
  *     [postgres]    target, wal-on, data-checksums, memory, version | bindir,
  *                   block_size, wal_block_size,
  *                   set = NAME=VALUE (repeatable)
@@ -80,7 +80,7 @@ struct dut_tablespace {
 	unsigned line;
 };
 
-/* ---- steps: a table of parameters per step type (experiment_steps.c) ---- */
+/* ---- steps: a table of parameters per step kind (tools/run/steps/<kind>.c) ---- */
 
 enum dut_param_kind {
 	DUT_P_UINT,       /* whole number in [min, max] */
@@ -123,7 +123,14 @@ struct dut_param_value {
 };
 
 struct dut_step;
+struct run_argv;
+struct run_step_ctx;
 
+/*
+ * A step kind (tools/run/steps/<kind>.c, listed once in tools/run/steps/steps.c):
+ * everything the parser, the planner and the runner know about it.  Code
+ * outside a kind's file asks these fields and ops, never the kind's name.
+ */
 struct dut_step_type {
 	const char *name;               /* "oltp-run" */
 	const char *tool;               /* "dutprobe" | "pgload" | "pg_restore" */
@@ -132,6 +139,21 @@ struct dut_step_type {
 	const struct dut_param_spec *params;
 	size_t nparams;
 	const char *summary;
+	/* ---- what it needs and does, for the planner and the runner ---- */
+	bool reads_only;                /* probe: only reads its target (a filesystem's directory or
+					 * the device), so needs no filesystem and no --destructive */
+	bool identify;                  /* its document describes the device (manifest's device;
+					 * the step another kind's identify = names) */
+	bool workdir;                   /* probe: its target is a directory made for it under the
+					 * target's filesystem and removed at teardown */
+	bool own_clusters;              /* runs clusters and dutfs mounts of its own (needs what a
+					 * cluster and dutfs need) */
+	bool runs_dutlab;               /* its tool is this dutlab program (ctx->dutlab) */
+	bool places_tables;             /* takes tables-on / indexes-on (the [matrix] keys too);
+					 * its space splits between the two tablespaces */
+	bool restores;                  /* restores a dump: its "dump" parameter is "self" or a file */
+	bool relmap;                    /* its tool writes relation maps (--relmap) */
+	int result_exit;                /* a non-zero exit status that is a result (a finding), not a failure */
 	/* Cross-parameter checks (threads <= clients); 0 or -EINVAL with msg. */
 	int (*check)(const struct dut_step *s, char *msg, size_t len, unsigned *ret_line);
 	/* Estimated wall time of one run of the step on a 2-core machine;
@@ -140,6 +162,12 @@ struct dut_step_type {
 	uint64_t (*estimate_ns)(const struct dut_step *s, uint64_t target_bytes, uint64_t db_bytes);
 	/* Bytes the step adds on its target (database, probe file, dump). */
 	uint64_t (*space_bytes)(const struct dut_step *s, uint64_t db_bytes);
+	/* Its command line (tools/run/steps/step_argv.h): the measured command into cmd, a command
+	 * to run before it into pre (restore's dump); 0, -ENOMEM, -ENOTSUP with err. */
+	int (*argv)(const struct dut_step *s, const struct run_step_ctx *c, struct run_argv *cmd,
+		    struct run_argv *pre, struct dut_error *err);
+	/* NULL: every setting can run; else 0 or -ENOTSUP with err. */
+	int (*supported)(const struct dut_step *s, struct dut_error *err);
 };
 
 struct dut_step {
@@ -200,6 +228,15 @@ struct dut_experiment {
 	bool trace;
 	char *shape;            /* NULL: no shaping */
 	enum dut_replica_mode replica;
+	/* [dutfs] trace-max: each trace kept within this many bytes by rotation
+	 * (dutfs --trace-max); 0: unbounded.  trace-segments: 0 = dutfs's default */
+	uint64_t trace_max_bytes;
+	unsigned trace_segments;
+	unsigned trace_max_line;
+	/* [experiment] progress: a line every this often while a step runs;
+	 * report-every: report.md rewritten (partial) this often while a step
+	 * runs.  0: neither (the default) */
+	uint64_t progress_ns, report_every_ns;
 	/* cluster */
 	char *pg_target;        /* holds the data directory */
 	char *wal_target;       /* NULL: WAL with the data directory */

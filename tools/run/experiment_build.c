@@ -19,10 +19,11 @@
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static const char *const *const section_keys[S_COUNT] = {
-	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "order", "filesystem"),
+	[S_EXPERIMENT] = KEYS("name", "description", "repetitions", "order", "filesystem", "progress",
+			     "report-every"),
 	[S_TARGET] = KEYS("type", "path", "size", "destructive", "follow-symlinks", "filesystem", "shape"),
 	[S_FILESYSTEM] = KEYS("type", "data", "block-size", "mkfs-options", "mount-options"),
-	[S_DUTFS] = KEYS("view", "trace", "shape"),
+	[S_DUTFS] = KEYS("view", "trace", "shape", "trace-max", "trace-segments"),
 	[S_POSTGRES] = KEYS("target", "wal-on", "data-checksums", "memory", "version", "bindir",
 			   "block_size", "wal_block_size", "set"),
 	[S_TABLESPACE] = KEYS("target"),
@@ -189,7 +190,7 @@ static bool build_experiment(struct exp_ctx *c, struct exp_section *s, struct du
 		if (!ref_name(c, s, kv, &e->filesystem))
 			return false;
 	}
-	return true;
+	return exp_build_soak(c, s, e);
 }
 
 static bool build_target(struct exp_ctx *c, struct exp_section *s, struct dut_target *t)
@@ -341,7 +342,7 @@ static bool build_dutfs(struct exp_ctx *c, struct exp_section *s, struct dut_exp
 		if (strcmp(kv->value, "none") != 0 && !exp_dup_to(c, &e->shape, kv->value))
 			return false;
 	}
-	return true;
+	return exp_build_trace_max(c, s, e);
 }
 
 static bool add_setting(struct exp_ctx *c, struct exp_section *s, struct exp_kv *kv, struct dut_experiment *e)
@@ -485,8 +486,16 @@ static bool build_step(struct exp_ctx *c, struct exp_section *s, const struct du
 		return false;
 	if ((kv = get(s, "target")) || (kv = get(s, "raw"))) {
 		if (!type->probe) {
+			char probes[256] = "";
+			size_t used = 0;
+
+			/* the probe kinds, from the table: "identify, bench, slc, fill, crash" */
+			for (size_t i = 0; i < dut_step_ntypes && used < sizeof(probes); i++)
+				if (dut_step_types[i]->probe)
+					used += (size_t)snprintf(probes + used, sizeof(probes) - used, "%s%s",
+								 used ? ", " : "", dut_step_types[i]->name);
 			exp_error(c, kv->line, s, "%s: a %s step runs on the cluster; only probe steps "
-				  "(identify, bench, slc, fill, crash) name a target", kv->key, type->name);
+				  "(%s) name a target", kv->key, type->name, probes);
 			return false;
 		}
 	}

@@ -58,6 +58,10 @@ bool exp_pg_version_value(const char *text, unsigned *ret, char *msg, size_t len
 /* A block_size (wal: wal_block_size) value into *ret in kB; msg says why not. */
 bool exp_pg_block_value(const char *text, bool wal, unsigned *ret, char *msg, size_t len);
 bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e);
+/* experiment_soak.c: [dutfs] trace-max, trace-segments (after trace) and
+ * [experiment] progress, report-every into e. */
+bool exp_build_trace_max(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e);
+bool exp_build_soak(struct exp_ctx *c, struct exp_section *s, struct dut_experiment *e);
 /* Sections -> experiment, then cross-checks and every configuration. */
 int exp_build(struct exp_ctx *c, struct dut_experiment *e);
 

@@ -1,23 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Experiment file parser, first half: the INI syntax.  libinih splits lines
- * into keys and values, but Debian builds it without INI_HANDLER_LINENO and
- * calls the handler only for keys; so inih reads through our line reader,
- * which counts lines, sees every [section] header (an empty section is still
- * a section, a repeated one an error) and rejects what inih would silently
- * reinterpret (an indented line continues the previous value).  Sections and
- * their keys are collected with their lines; experiment_build.c turns them
- * into the experiment once the whole file is read, so a key may name a
- * target or filesystem defined further down.
+ * Experiment file parser, first half: the INI syntax.  lib/ini_doc reads
+ * the text (through libinih and lib/ini_lines: line numbers, every
+ * [section] header, indented lines refused) into sections of keys with
+ * their lines.  What is ours: which headers are sections (an empty section
+ * is still a section, a repeated one an error), and handing the sections to
+ * experiment_build.c as exp_sections; it builds the experiment once the
+ * whole file is read, so a key may name a target or filesystem defined
+ * further down.
  */
 #include <errno.h>
-#include <ini.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/ini_lines.h"
+#include "lib/ini_doc.h"
 #include "tools/run/experiment_build.h"
 
 static const bool section_named[S_COUNT] = {
@@ -32,42 +29,21 @@ static void trim(const char **p, const char **end)
 		(*end)--;
 }
 
-static struct exp_section *add_section(struct exp_ctx *c, enum exp_section_kind k, const char *name, size_t n)
+/* lib/ini_doc's header callback: "[kind]" or "[kind name]", leading white space refused, no newline. */
+static int header_line(void *arg, const struct dut_ini_doc *doc, struct dut_ini_header *h)
 {
-	struct exp_section *ns = realloc(c->sec, (c->nsec + 1) * sizeof(*ns)), *s;
-
-	if (!ns) {
-		c->failed = -ENOMEM;
-		return NULL;
-	}
-	c->sec = ns;
-	s = &c->sec[c->nsec++];
-	memset(s, 0, sizeof(*s));
-	s->kind = k;
-	memcpy(s->name, name, n);
-	s->line = c->line;
-	return s;
-}
-
-/* A "[kind]" or "[kind name]" line, leading white space skipped, no newline. */
-static void header_line(struct exp_ctx *c, const char *l, size_t n)
-{
-	const char *close = memchr(l, ']', n), *p, *q, *end, *nm;
+	const char *l = h->text, *close = memchr(l, ']', h->len), *p, *q, *end, *nm;
 	char kind[32], sugg[96] = "";
-	size_t klen, nlen;
+	size_t n = h->len, klen, nlen;
 	int k;
 
-	if (!close) {
-		exp_error(c, c->line, NULL, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
-		return;
-	}
+	(void)arg;
+	if (!close)
+		return dut_ini_refuse(h, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
 	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
 		;
-	if (p < l + n && *p != ';' && *p != '#') {
-		exp_error(c, c->line, NULL, "expected nothing after the section header, found \"%.*s\"",
-			  (int)(l + n - p), p);
-		return;
-	}
+	if (p < l + n && *p != ';' && *p != '#')
+		return dut_ini_refuse(h, "expected nothing after the section header, found \"%.*s\"", (int)(l + n - p), p);
 	p = l + 1;
 	end = close;
 	trim(&p, &end);
@@ -78,106 +54,72 @@ static void header_line(struct exp_ctx *c, const char *l, size_t n)
 	k = exp_word_index(exp_section_names, kind);
 	if (k < 0 || klen >= sizeof(kind)) {
 		exp_suggest(sugg, sizeof(sugg), exp_section_names, S_COUNT, kind);
-		exp_error(c, c->line, NULL, "unknown section \"[%.*s]\"%s; expected [experiment], [target NAME], "
-			  "[filesystem NAME], [dutfs], [postgres], [tablespace NAME], [replica], [matrix] or [step NAME]",
-			  (int)(end - p), p, sugg);
-		return;
+		return dut_ini_refuse(h, "unknown section \"[%.*s]\"%s; expected [experiment], [target NAME], "
+				      "[filesystem NAME], [dutfs], [postgres], [tablespace NAME], [replica], [matrix] or [step NAME]",
+				      (int)(end - p), p, sugg);
 	}
 	nm = q;
 	while (nm < end && (*nm == ' ' || *nm == '\t'))
 		nm++;
 	nlen = (size_t)(end - nm);
-	if (!section_named[k] && nlen) {
-		exp_error(c, c->line, NULL, "expected [%s] without a name, found \"[%.*s]\"", kind, (int)(end - p), p);
-		return;
-	}
-	if (section_named[k] && !exp_name_ok(nm, nlen)) {
-		exp_error(c, c->line, NULL, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
-			  kind, DUT_EXP_NAME_MAX, (int)nlen, nm);
-		return;
-	}
-	for (size_t i = 0; i < c->nsec; i++) {
-		const struct exp_section *o = &c->sec[i];
+	if (!section_named[k] && nlen)
+		return dut_ini_refuse(h, "expected [%s] without a name, found \"[%.*s]\"", kind, (int)(end - p), p);
+	if (section_named[k] && !exp_name_ok(nm, nlen))
+		return dut_ini_refuse(h, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
+				      kind, DUT_EXP_NAME_MAX, (int)nlen, nm);
+	for (size_t i = 0; i < doc->nsec; i++) {
+		const struct dut_ini_section *o = &doc->sec[i];
 
-		if ((int)o->kind != k || strlen(o->name) != nlen || memcmp(o->name, nm, nlen) != 0)
+		if (o->kind != k || strlen(o->name) != nlen || memcmp(o->name, nm, nlen) != 0)
 			continue;
 		if (nlen)
-			exp_error(c, c->line, NULL, "duplicate name: [%s %s] is already defined at line %u", kind, o->name, o->line);
-		else
-			exp_error(c, c->line, NULL, "duplicate section: [%s] is already at line %u (write its keys in one place)",
-				  kind, o->line);
-		return;
+			return dut_ini_refuse(h, "duplicate name: [%s %s] is already defined at line %u", kind, o->name, o->line);
+		return dut_ini_refuse(h, "duplicate section: [%s] is already at line %u (write its keys in one place)",
+				      kind, o->line);
 	}
-	add_section(c, (enum exp_section_kind)k, nm, nlen);
+	h->kind = k;
+	h->name = nm;
+	h->name_len = nlen;
+	return 0;
 }
 
-/*
- * What inih reads from: lib/ini_lines does the line checks.  exp_ctx keeps
- * the number of the line last handed to inih for the handler and the
- * builder; its text/len/pos are the cursor's input.
- */
-struct exp_stream {
-	struct exp_ctx *c;
-	struct dut_ini_lines in;
+static const struct dut_ini_doc_ops experiment_ini = {
+	.what = "experiment",
+	.headers = "a section header such as [experiment] or [target NAME]",
+	.indent_why = "an indented line would continue the previous value",
+	.header = header_line,
 };
 
-/* ini_reader: one line per call, like fgets. */
-static char *reader(char *str, int num, void *stream)
+/*
+ * The doc's sections as experiment_build.c's exp_sections: the key and
+ * value strings move over (doc keeps NULLs), names fit (header_line checked
+ * them against DUT_EXP_NAME_MAX).
+ */
+static int take_sections(struct exp_ctx *c, struct dut_ini_doc *doc)
 {
-	struct exp_stream *st = stream;
-	struct exp_ctx *c = st->c;
-	enum dut_ini_line kind;
+	c->sec = calloc(doc->nsec ? doc->nsec : 1, sizeof(*c->sec));
+	if (!c->sec)
+		return -ENOMEM;
+	for (size_t i = 0; i < doc->nsec; i++) {
+		struct dut_ini_section *d = &doc->sec[i];
+		struct exp_section *s = &c->sec[c->nsec];
 
-	if (c->failed)
-		return NULL;
-	kind = dut_ini_lines_next(&st->in, str, num);
-	c->line = st->in.line;
-	c->pos = st->in.pos;
-	switch (kind) {
-	case DUT_INI_TEXT:
-		return str;
-	case DUT_INI_HEADER:
-		header_line(c, st->in.header, st->in.header_len);
-		return c->failed ? NULL : str;
-	case DUT_INI_ERROR:
-		exp_error(c, c->line, NULL, "%s", st->in.error);
-		return NULL;
-	case DUT_INI_END:
-		break;
+		s->kind = (enum exp_section_kind)d->kind;
+		snprintf(s->name, sizeof(s->name), "%s", d->name);
+		s->line = d->line;
+		s->kv = calloc(d->nkv ? d->nkv : 1, sizeof(*s->kv));
+		if (!s->kv)
+			return -ENOMEM;
+		c->nsec++;
+		for (size_t j = 0; j < d->nkv; j++) {
+			s->kv[j] = (struct exp_kv){ .key = d->kv[j].key, .value = d->kv[j].value, .line = d->kv[j].line };
+			d->kv[j].key = d->kv[j].value = NULL;
+		}
+		s->nkv = d->nkv;
 	}
-	return NULL;
-}
-
-static int handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct exp_ctx *c = user;
-	struct exp_section *s;
-	struct exp_kv *nkv;
-
-	(void)section;
-	if (c->failed)
-		return 1;
-	if (!c->nsec) {
-		exp_error(c, c->line, NULL, "expected a section header such as [experiment] or [target NAME] "
-			  "before the first key, found \"%s\"", name);
-		return 1;
-	}
-	s = &c->sec[c->nsec - 1];
-	nkv = realloc(s->kv, (s->nkv + 1) * sizeof(*nkv));
-	if (!nkv) {
-		c->failed = -ENOMEM;
-		return 1;
-	}
-	s->kv = nkv;
-	nkv = &s->kv[s->nkv];
-	nkv->key = strdup(name);
-	nkv->value = strdup(value);
-	nkv->line = c->line;
-	nkv->used = false;
-	s->nkv++;
-	if (!nkv->key || !nkv->value)
-		c->failed = -ENOMEM;
-	return 1;
+	c->line = doc->lines;
+	c->pos = c->len;   /* the whole text was read */
+	return 0;
 }
 
 static void ctx_free(struct exp_ctx *c)
@@ -207,9 +149,9 @@ int dut_experiment_parse(const char *text, size_t len, const char *filename,
 			 struct dut_experiment **ret, struct dut_error *err)
 {
 	struct exp_ctx c = { .source = filename ? filename : "<experiment>", .text = text, .len = len, .err = err };
-	struct exp_stream st = { .c = &c };
+	struct dut_ini_doc doc = { 0 };
 	struct dut_experiment *e;
-	int line, r;
+	int r;
 
 	if (len > DUT_EXP_MAX_BYTES) {
 		dut_error_set(err, "%s: expected at most %u bytes of experiment, found %zu", c.source,
@@ -225,23 +167,17 @@ int dut_experiment_parse(const char *text, size_t len, const char *filename,
 		dut_experiment_free(e);
 		return -ENOMEM;
 	}
-	dut_ini_lines_init(&st.in, c.text, c.len, "an indented line would continue the previous value");
-	line = ini_parse_stream(reader, &st, handler, &c);
-	if (line < 0) {
-		r = -ENOMEM;
-	} else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
-		c.failed = 0;
-		exp_error(&c, (unsigned)line, NULL, "expected \"key = value\", a [section] header or a comment");
-		r = -EINVAL;
-	} else if (c.failed) {
-		r = c.failed;
-	} else {
-		r = exp_build(&c, e);
+	r = dut_ini_doc_parse(c.text, c.len, c.source, &experiment_ini, NULL, &doc, err);
+	if (r == 0) {
+		r = take_sections(&c, &doc);
+		dut_ini_doc_free(&doc);
+		if (r == 0)
+			r = exp_build(&c, e);
+		if (r == -ENOMEM)
+			dut_error_set(err, "%s: out of memory while reading the experiment", c.source);
 	}
 	ctx_free(&c);
 	if (r < 0) {
-		if (r == -ENOMEM)
-			dut_error_set(err, "%s: out of memory while reading the experiment", c.source);
 		dut_experiment_free(e);
 		return r;
 	}

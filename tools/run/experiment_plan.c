@@ -251,7 +251,7 @@ static void check_steps(struct pb *b, struct dut_config *c)
 			pb_error(b, st->line, "[step %s]: configuration %s: raw = yes writes over all of [target %s]; "
 				 "expected an image or device target with filesystem none, found a %s with %s",
 				 st->name, c->name, ct->target->name, dut_target_type_name(ct->target->type), ct->fs->name);
-		else if (!st->raw && strcmp(st->type->name, "identify") != 0 && !mounted_fs(ct))
+		else if (!st->raw && !st->type->reads_only && !mounted_fs(ct))
 			pb_error(b, st->line, "[step %s]: configuration %s: the probe file needs a filesystem, but "
 				 "[target %s] has filesystem none; expected raw = yes or a filesystem", st->name,
 				 c->name, ct->target->name);
@@ -260,7 +260,7 @@ static void check_steps(struct pb *b, struct dut_config *c)
 		const struct dut_step *st = &e->steps[i];
 		const struct dut_param_value *to, *io;
 
-		if (strcmp(st->type->name, "oltp-init") != 0)
+		if (!st->type->places_tables)
 			continue;
 		to = dut_step_param(st, "tables-on");
 		io = dut_step_param(st, "indexes-on");
@@ -341,7 +341,7 @@ static void check_cluster(struct pb *b, struct dut_config *c)
 		bool any = false;
 
 		for (size_t i = 0; i < e->nsteps; i++)
-			any |= strcmp(e->steps[i].type->name, "oltp-init") == 0;
+			any |= e->steps[i].type->places_tables;
 		if (!any)
 			pb_error(b, dim_of(e, c->tables_on ? DUT_DIM_TABLES_ON : DUT_DIM_INDEXES_ON)->line,
 				 "[matrix]: tables-on and indexes-on place the pgbench tables, but there is no oltp-init step");
@@ -365,7 +365,7 @@ static void config_space(struct pb *b, struct dut_config *c)
 		const struct dut_step *st = &e->steps[i];
 		uint64_t add = st->type->space_bytes(st, db);
 
-		if (strcmp(st->type->name, "oltp-init") == 0) {
+		if (st->type->places_tables) {
 			const struct dut_param_value *to = dut_step_param(st, "tables-on"), *io = dut_step_param(st, "indexes-on");
 			uint64_t scale = dut_step_param(st, "scale")->u, idx = scale * DUT_PGBENCH_INDEX_BYTES_PER_SCALE;
 

@@ -11,6 +11,8 @@
 
 #include "lib/pgbin.h"
 #include "lib/redact.h"
+#include "lib/run_manifest.h"
+#include "lib/trace.h"
 #include "tools/run/runner.h"
 
 static void add_str(json_object *o, const char *k, const char *v)
@@ -50,26 +52,26 @@ static json_object *step_json(const struct dut_step *s, const struct run_step_st
 {
 	json_object *o = json_object_new_object();
 
-	add_str(o, "name", s->name);
-	add_str(o, "type", s->type->name);
-	add_str(o, "tool", s->type->tool);
-	add_str(o, "mark", s->mark ? s->mark : s->name);
-	add_int(o, "repeat", s->repeat);
-	json_object_object_add(o, "argv", strv_json(ss->argv));
-	add_str(o, "status", run_step_status_name(ss->status));
+	add_str(o, DUT_RM_NAME, s->name);
+	add_str(o, DUT_RM_TYPE, s->type->name);
+	add_str(o, DUT_RM_TOOL, s->type->tool);
+	add_str(o, DUT_RM_MARK, s->mark ? s->mark : s->name);
+	add_int(o, DUT_RM_REPEAT, s->repeat);
+	json_object_object_add(o, DUT_RM_ARGV, strv_json(ss->argv));
+	add_str(o, DUT_RM_STATUS, run_step_status_name(ss->status));
 	if (ss->exit_code >= 0)
-		add_int(o, "exit_code", ss->exit_code);
+		add_int(o, DUT_RM_EXIT_CODE, ss->exit_code);
 	else
-		json_object_object_add(o, "exit_code", NULL);
+		json_object_object_add(o, DUT_RM_EXIT_CODE, NULL);
 	if (ss->started_at[0])
-		add_str(o, "started_at", ss->started_at);
-	add_int(o, "wall_ns", (int64_t)ss->wall_ns);
+		add_str(o, DUT_RM_STARTED_AT, ss->started_at);
+	add_int(o, DUT_RM_WALL_NS, (int64_t)ss->wall_ns);
 	if (ss->dutfs_cpu_known)
-		json_object_object_add(o, "dutfs_cpu_s", json_object_new_double(ss->dutfs_cpu_s));
-	json_object_object_add(o, "results", list_json(&ss->results));
+		json_object_object_add(o, DUT_RM_DUTFS_CPU_S, json_object_new_double(ss->dutfs_cpu_s));
+	json_object_object_add(o, DUT_RM_RESULTS, list_json(&ss->results));
 	if (ss->device)
-		json_object_object_add(o, "device", json_object_get(ss->device));
-	json_object_object_add(o, "logs", list_json(&ss->logs));
+		json_object_object_add(o, DUT_RM_DEVICE, json_object_get(ss->device));
+	json_object_object_add(o, DUT_RM_LOGS, list_json(&ss->logs));
 	return o;
 }
 
@@ -83,11 +85,11 @@ static json_object *rep_memory_json(const struct run_rep_memory *m)
 {
 	json_object *o = json_object_new_object();
 
-	add_bytes(o, "budget_bytes", m->budget_bytes);
-	add_bytes(o, "shared_buffers_bytes", m->shared_buffers_bytes);
-	add_bytes(o, "peak_bytes", m->peak_bytes);
-	add_bytes(o, "database_bytes", m->database_bytes);
-	json_object_object_add(o, "database_per_budget", m->budget_bytes && m->database_bytes ?
+	add_bytes(o, DUT_RM_BUDGET_BYTES, m->budget_bytes);
+	add_bytes(o, DUT_RM_SHARED_BUFFERS_BYTES, m->shared_buffers_bytes);
+	add_bytes(o, DUT_RM_PEAK_BYTES, m->peak_bytes);
+	add_bytes(o, DUT_RM_DATABASE_BYTES, m->database_bytes);
+	json_object_object_add(o, DUT_RM_DATABASE_PER_BUDGET, m->budget_bytes && m->database_bytes ?
 			       json_object_new_double((double)m->database_bytes / (double)m->budget_bytes) : NULL);
 	return o;
 }
@@ -99,19 +101,19 @@ static json_object *rep_json(const struct run_state *st, const struct run_cfg_st
 	json_object *arts = json_object_new_object();
 	char dir[512];
 
-	add_int(o, "rep", rs->rep);
+	add_int(o, DUT_RM_REP, rs->rep);
 	snprintf(dir, sizeof(dir), "%s/rep%u", cs->dir, rs->rep);
-	add_str(o, "dir", dir);
-	add_str(o, "status", run_status_name(rs->status));
+	add_str(o, DUT_RM_DIR, dir);
+	add_str(o, DUT_RM_STATUS, run_status_name(rs->status));
 	if (rs->reason)
-		add_str(o, "reason", rs->reason);
+		add_str(o, DUT_RM_REASON, rs->reason);
 	for (size_t i = 0; i < st->exp->nsteps; i++)
 		json_object_array_add(steps, step_json(&st->exp->steps[i], &rs->steps[i]));
-	json_object_object_add(o, "steps", steps);
+	json_object_object_add(o, DUT_RM_STEPS, steps);
 	for (size_t i = 0; i < rs->nartifacts; i++)
 		add_str(arts, rs->artifacts[i].key, rs->artifacts[i].file);
-	json_object_object_add(o, "artifacts", arts);
-	json_object_object_add(o, "memory", rep_memory_json(&rs->mem));
+	json_object_object_add(o, DUT_RM_ARTIFACTS, arts);
+	json_object_object_add(o, DUT_RM_MEMORY, rep_memory_json(&rs->mem));
 	if (rs->ntargets) {
 		json_object *tg = json_object_new_array();
 
@@ -119,14 +121,14 @@ static json_object *rep_json(const struct run_state *st, const struct run_cfg_st
 			const struct run_rep_target *t = &rs->targets[i];
 			json_object *x = json_object_new_object();
 
-			add_str(x, "name", t->name);
-			add_str(x, "path", t->path);
-			json_object_object_add(x, "dir", t->dir ? json_object_new_string(t->dir) : NULL);
-			json_object_object_add(x, "filesystem", t->filesystem ? json_object_new_string(t->filesystem) : NULL);
-			json_object_object_add(x, "dutfs", json_object_new_boolean(t->dutfs));
+			add_str(x, DUT_RM_NAME, t->name);
+			add_str(x, DUT_RM_PATH, t->path);
+			json_object_object_add(x, DUT_RM_DIR, t->dir ? json_object_new_string(t->dir) : NULL);
+			json_object_object_add(x, DUT_RM_FILESYSTEM, t->filesystem ? json_object_new_string(t->filesystem) : NULL);
+			json_object_object_add(x, DUT_RM_DUTFS, json_object_new_boolean(t->dutfs));
 			json_object_array_add(tg, x);
 		}
-		json_object_object_add(o, "targets", tg);
+		json_object_object_add(o, DUT_RM_TARGETS, tg);
 	}
 	return o;
 }
@@ -138,48 +140,54 @@ static json_object *config_json(const struct run_state *st, size_t c)
 	json_object *o = json_object_new_object(), *dims = json_object_new_object();
 	json_object *reps = json_object_new_array(), *sets = json_object_new_object();
 
-	add_int(o, "index", cfg->index);
-	add_str(o, "name", cfg->name);
-	add_str(o, "dir", cs->dir);
+	add_int(o, DUT_RM_INDEX, cfg->index);
+	add_str(o, DUT_RM_NAME, cfg->name);
+	add_str(o, DUT_RM_DIR, cs->dir);
 	for (size_t d = 0; d < st->exp->ndims; d++)
 		add_str(dims, st->exp->dims[d].key, cfg->dim_values[d]);
-	json_object_object_add(o, "dims", dims);
-	add_str(o, "view", dut_view_name(cfg->view));
-	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace && cfg->view != DUT_VIEW_OFF));
-	add_str(o, "filesystem", cfg->filesystem ? cfg->filesystem->name : "none");
-	add_str(o, "replica", dut_replica_mode_name(cfg->replica));
+	json_object_object_add(o, DUT_RM_DIMS, dims);
+	add_str(o, DUT_RM_VIEW, dut_view_name(cfg->view));
+	json_object_object_add(o, DUT_RM_TRACE, json_object_new_boolean(cfg->trace && cfg->view != DUT_VIEW_OFF));
+	if (cfg->trace && cfg->view != DUT_VIEW_OFF && st->exp->trace_max_bytes) {
+		/* dutfs --trace-max: each trace rotated within this size (docs/soak.md) */
+		add_int(o, DUT_RM_TRACE_MAX_BYTES, (int64_t)st->exp->trace_max_bytes);
+		add_int(o, DUT_RM_TRACE_SEGMENTS, st->exp->trace_segments ? st->exp->trace_segments
+								   : DUT_TRACE_SEGMENTS_DEFAULT);
+	}
+	add_str(o, DUT_RM_FILESYSTEM, cfg->filesystem ? cfg->filesystem->name : "none");
+	add_str(o, DUT_RM_REPLICA, dut_replica_mode_name(cfg->replica));
 	if (cfg->shape)
-		add_str(o, "shape", cfg->shape);
+		add_str(o, DUT_RM_SHAPE, cfg->shape);
 	if (cfg->tables_on)
-		add_str(o, "tables_on", cfg->tables_on);
+		add_str(o, DUT_RM_TABLES_ON, cfg->tables_on);
 	if (cfg->indexes_on)
-		add_str(o, "indexes_on", cfg->indexes_on);
+		add_str(o, DUT_RM_INDEXES_ON, cfg->indexes_on);
 	for (size_t i = 0; i < cfg->nsettings; i++)
 		add_str(sets, cfg->settings[i].name, cfg->settings[i].value);
-	json_object_object_add(o, "settings", sets);
+	json_object_object_add(o, DUT_RM_SETTINGS, sets);
 	if (cs->pg.major) {
 		json_object *pg = json_object_new_object();
 
-		add_int(pg, "major", cs->pg.major);
-		add_str(pg, "version", cs->pg.version);
-		add_str(pg, "bindir", cs->pg.bindir);
+		add_int(pg, DUT_RM_MAJOR, cs->pg.major);
+		add_str(pg, DUT_RM_VERSION, cs->pg.version);
+		add_str(pg, DUT_RM_BINDIR, cs->pg.bindir);
 		/* BLCKSZ, XLOG_BLCKSZ: a dutlab pg build's, else Debian's 8 kB */
-		add_int(pg, "block_size_kb", cs->pg.block_kb ? cs->pg.block_kb : DUT_PG_DEFAULT_BLOCK_KB);
-		add_int(pg, "wal_block_size_kb", cs->pg.wal_block_kb ? cs->pg.wal_block_kb : DUT_PG_DEFAULT_BLOCK_KB);
-		json_object_object_add(o, "postgres", pg);
+		add_int(pg, DUT_RM_BLOCK_SIZE_KB, cs->pg.block_kb ? cs->pg.block_kb : DUT_PG_DEFAULT_BLOCK_KB);
+		add_int(pg, DUT_RM_WAL_BLOCK_SIZE_KB, cs->pg.wal_block_kb ? cs->pg.wal_block_kb : DUT_PG_DEFAULT_BLOCK_KB);
+		json_object_object_add(o, DUT_RM_POSTGRES, pg);
 	} else {
 		/* no cluster, or not found (then "reason" says why) */
-		json_object_object_add(o, "postgres", NULL);
+		json_object_object_add(o, DUT_RM_POSTGRES, NULL);
 	}
-	json_object_object_add(o, "memory_budget_bytes", st->exp->pg_memory_bytes && cfg->needs_cluster ?
+	json_object_object_add(o, DUT_RM_MEMORY_BUDGET_BYTES, st->exp->pg_memory_bytes && cfg->needs_cluster ?
 			       json_object_new_int64((int64_t)st->exp->pg_memory_bytes) : NULL);
-	add_int(o, "est_ns", (int64_t)cfg->est_ns);
-	add_str(o, "status", run_status_name(cs->status));
+	add_int(o, DUT_RM_EST_NS, (int64_t)cfg->est_ns);
+	add_str(o, DUT_RM_STATUS, run_status_name(cs->status));
 	if (cs->reason)
-		add_str(o, "reason", cs->reason);
+		add_str(o, DUT_RM_REASON, cs->reason);
 	for (unsigned r = 0; r < st->exp->repetitions; r++)
 		json_object_array_add(reps, rep_json(st, cs, &cs->reps[r]));
-	json_object_object_add(o, "reps", reps);
+	json_object_object_add(o, DUT_RM_REPS, reps);
 	return o;
 }
 
@@ -196,43 +204,47 @@ json_object *run_manifest_json(const struct run_state *st)
 		json_object_put(cfgs);
 		return NULL;
 	}
-	add_str(o, "schema", "dutlab-run");
-	add_int(o, "schema_version", 1);
-	add_str(ex, "name", e->name);
+	add_str(o, DUT_RM_SCHEMA, DUT_RUN_MANIFEST_SCHEMA);
+	add_int(o, DUT_RM_SCHEMA_VERSION, DUT_RUN_MANIFEST_VERSION);
+	add_str(ex, DUT_RM_NAME, e->name);
 	if (e->description)
-		add_str(ex, "description", e->description);
-	add_str(ex, "source", st->source);
-	add_int(ex, "repetitions", e->repetitions);
-	add_str(ex, "order", e->order == DUT_ORDER_INTERLEAVED ? "interleaved" : "sequential");
-	add_int(ex, "est_ns", (int64_t)st->plan->est_ns);
-	json_object_object_add(o, "experiment", ex);
-	add_str(o, "started_at", st->started_at);
+		add_str(ex, DUT_RM_DESCRIPTION, e->description);
+	add_str(ex, DUT_RM_SOURCE, st->source);
+	add_int(ex, DUT_RM_REPETITIONS, e->repetitions);
+	add_str(ex, DUT_RM_ORDER, e->order == DUT_ORDER_INTERLEAVED ? "interleaved" : "sequential");
+	add_int(ex, DUT_RM_EST_NS, (int64_t)st->plan->est_ns);
+	if (e->progress_ns)
+		add_int(ex, DUT_RM_PROGRESS_NS, (int64_t)e->progress_ns);
+	if (e->report_every_ns)
+		add_int(ex, DUT_RM_REPORT_EVERY_NS, (int64_t)e->report_every_ns);
+	json_object_object_add(o, DUT_RM_EXPERIMENT, ex);
+	add_str(o, DUT_RM_STARTED_AT, st->started_at);
 	if (st->finished_at[0])
-		add_str(o, "finished_at", st->finished_at);
-	add_str(o, "status", run_status_name(st->status));
+		add_str(o, DUT_RM_FINISHED_AT, st->finished_at);
+	add_str(o, DUT_RM_STATUS, run_status_name(st->status));
 	if (st->have_host) {
 		json_object *h = json_object_new_object();
 
-		add_str(h, "hostname", st->host.hostname);
-		add_str(h, "kernel", st->host.kernel);
-		add_str(h, "cpu_model", st->host.cpu_model);
-		add_int(h, "cpus", st->host.cpus);
-		add_int(h, "mem_bytes", (int64_t)st->host.mem_bytes);
-		json_object_object_add(o, "host", h);
+		add_str(h, DUT_RM_HOSTNAME, st->host.hostname);
+		add_str(h, DUT_RM_KERNEL, st->host.kernel);
+		add_str(h, DUT_RM_CPU_MODEL, st->host.cpu_model);
+		add_int(h, DUT_RM_CPUS, st->host.cpus);
+		add_int(h, DUT_RM_MEM_BYTES, (int64_t)st->host.mem_bytes);
+		json_object_object_add(o, DUT_RM_HOST, h);
 	}
 	for (size_t d = 0; d < e->ndims; d++) {
 		json_object *dim = json_object_new_object(), *vals = json_object_new_array();
 
-		add_str(dim, "key", e->dims[d].key);
+		add_str(dim, DUT_RM_KEY, e->dims[d].key);
 		for (size_t v = 0; v < e->dims[d].nvalues; v++)
 			json_object_array_add(vals, json_object_new_string(e->dims[d].values[v]));
-		json_object_object_add(dim, "values", vals);
+		json_object_object_add(dim, DUT_RM_VALUES, vals);
 		json_object_array_add(dims, dim);
 	}
-	json_object_object_add(o, "dimensions", dims);
+	json_object_object_add(o, DUT_RM_DIMENSIONS, dims);
 	for (size_t c = 0; c < st->plan->nconfigs; c++)
 		json_object_array_add(cfgs, config_json(st, c));
-	json_object_object_add(o, "configs", cfgs);
+	json_object_object_add(o, DUT_RM_CONFIGS, cfgs);
 	return o;
 }
 
@@ -244,31 +256,31 @@ int run_replica_add(json_object **doc, const char *mode, const char *step, const
 	json_object *phases, *steps;
 	size_t added = 0;
 
-	if (!json_object_object_get_ex(result, "phases", &phases) || !json_object_is_type(phases, json_type_array))
+	if (!json_object_object_get_ex(result, DUT_RM_PHASES, &phases) || !json_object_is_type(phases, json_type_array))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(phases); i++) {
 		json_object *ph = json_object_array_get_idx(phases, i), *series, *lag, *name, *e;
 
-		if (!json_object_object_get_ex(ph, "series", &series) ||
-		    !json_object_object_get_ex(series, "replica_lag", &lag))
+		if (!json_object_object_get_ex(ph, DUT_RM_SERIES, &series) ||
+		    !json_object_object_get_ex(series, DUT_RM_REPLICA_LAG, &lag))
 			continue;
 		if (!*doc) {
 			/* made on the first series: no replica.json without lag samples */
 			*doc = json_object_new_object();
 			if (!*doc)
 				return -ENOMEM;
-			add_str(*doc, "schema", "dutlab-replica");
-			add_int(*doc, "schema_version", 1);
+			add_str(*doc, DUT_RM_SCHEMA, "dutlab-replica");
+			add_int(*doc, DUT_RM_SCHEMA_VERSION, 1);
 			add_str(*doc, "mode", mode);
-			json_object_object_add(*doc, "steps", json_object_new_array());
+			json_object_object_add(*doc, DUT_RM_STEPS, json_object_new_array());
 		}
-		if (!json_object_object_get_ex(*doc, "steps", &steps))
+		if (!json_object_object_get_ex(*doc, DUT_RM_STEPS, &steps))
 			return -EINVAL;
 		e = json_object_new_object();
-		add_str(e, "step", step);
-		add_str(e, "result", result_file);
-		add_str(e, "phase", json_object_object_get_ex(ph, "name", &name) ? json_object_get_string(name) : "");
-		json_object_object_add(e, "replica_lag", json_object_get(lag));
+		add_str(e, DUT_RM_STEP, step);
+		add_str(e, DUT_RM_RESULT, result_file);
+		add_str(e, DUT_RM_PHASE, json_object_object_get_ex(ph, DUT_RM_NAME, &name) ? json_object_get_string(name) : "");
+		json_object_object_add(e, DUT_RM_REPLICA_LAG, json_object_get(lag));
 		json_object_array_add(steps, e);
 		added++;
 	}

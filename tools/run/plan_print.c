@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/trace.h"
 #include "lib/units.h"
 #include "tools/run/experiment.h"
 
@@ -105,6 +106,10 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 		c->view == DUT_VIEW_OFF ? "" : dut_view_name(c->view));
 	if (c->view != DUT_VIEW_OFF)
 		fprintf(out, ", tracing %s", c->trace ? "on" : "off");
+	if (c->view != DUT_VIEW_OFF && c->trace && e->trace_max_bytes)
+		fprintf(out, " (each trace kept within %s in %u segments, --trace-max)",
+			dut_format_size(e->trace_max_bytes, sz, sizeof(sz)),
+			e->trace_segments ? e->trace_segments : DUT_TRACE_SEGMENTS_DEFAULT);
 	if (c->needs_cluster) {
 		if (c->pg_bindir)
 			fprintf(out, "; PostgreSQL from %s", c->pg_bindir);
@@ -177,6 +182,17 @@ int dutlab_run_print_plan(const struct dut_plan *p, FILE *out)
 	if (e->description)
 		fprintf(out, "  %s\n", e->description);
 	print_order(p, out);
+	if (e->progress_ns || e->report_every_ns) {
+		char b[24];
+
+		fputs("  while a step runs:", out);
+		if (e->progress_ns)
+			fprintf(out, " a progress line every %s", eta(e->progress_ns, a, sizeof(a)));
+		if (e->report_every_ns)
+			fprintf(out, "%s report.md rewritten (a partial report) every %s", e->progress_ns ? ";" : "",
+				eta(e->report_every_ns, b, sizeof(b)));
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < e->ndims; i++) {
 		fprintf(out, "  matrix %s:", e->dims[i].key);
 		for (size_t j = 0; j < e->dims[i].nvalues; j++)

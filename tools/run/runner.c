@@ -22,26 +22,6 @@
 #include "lib/fs_safe.h"
 #include "tools/run/runner_priv.h"
 
-void runner_write_manifest(struct runner *R)
-{
-	json_object *m = run_manifest_json(R->st);
-	char path[PATH_MAX + 32];
-	int r;
-
-	if (!m) {
-		runner_warn(R, "out of memory building manifest.json");
-		return;
-	}
-	run_pathf(path, sizeof(path), "%s/manifest.json", R->st->rundir);
-	/* command lines with conninfos: root's alone */
-	r = run_write_file(path, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE),
-			   RUN_PRIVATE_FILE_MODE);
-	json_object_put(m);
-	if (r < 0)
-		runner_warn(R, "cannot write %s: %s", path, strerror(-r));
-}
-
 /* ---- the run directory ---- */
 
 static int pick_rundir(const struct runner *R, char *buf, size_t len)
@@ -133,29 +113,11 @@ static int make_rundir(struct runner *R, struct dut_error *err)
 
 /* ---- progress ---- */
 
-static void item_label(const struct runner *R, const struct dut_plan_item *it, char *buf, size_t len)
-{
-	const struct run_cfg_state *cs = &R->st->cfgs[it->config];
-
-	if (it->kind == DUT_PLAN_SETUP) {
-		run_pathf(buf, len, "%s rep %u/%u: setup", cs->dir, it->rep + 1, R->e->repetitions);
-	} else {
-		const struct dut_step *s = &R->e->steps[it->step];
-
-		if (s->repeat > 1)
-			run_pathf(buf, len, "%s rep %u/%u: %s (%s) %u/%u", cs->dir, it->rep + 1, R->e->repetitions,
-				 s->name, s->type->name, it->iteration + 1, s->repeat);
-		else
-			run_pathf(buf, len, "%s rep %u/%u: %s (%s)", cs->dir, it->rep + 1, R->e->repetitions,
-				 s->name, s->type->name);
-	}
-}
-
 static void progress_start(struct runner *R, size_t i)
 {
 	char label[512], est[32], left[32], el[32];
 
-	item_label(R, &R->plan->items[i], label, sizeof(label));
+	runner_item_label(R, &R->plan->items[i], label, sizeof(label));
 	run_fmt_duration(R->plan->items[i].est_ns, est, sizeof(est));
 	run_fmt_duration(run_progress_left_ns(&R->prog, i, 0), left, sizeof(left));
 	run_fmt_duration(run_now_ns() - R->t0_ns, el, sizeof(el));
@@ -167,7 +129,7 @@ static void progress_end(struct runner *R, size_t i, uint64_t took_ns, const cha
 {
 	char label[512], took[32], left[32], el[32];
 
-	item_label(R, &R->plan->items[i], label, sizeof(label));
+	runner_item_label(R, &R->plan->items[i], label, sizeof(label));
 	run_fmt_duration(took_ns, took, sizeof(took));
 	run_fmt_duration(run_progress_left_ns(&R->prog, i + 1, 0), left, sizeof(left));
 	run_fmt_duration(run_now_ns() - R->t0_ns, el, sizeof(el));

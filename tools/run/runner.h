@@ -32,6 +32,7 @@
 #include "lib/error.h"
 #include "lib/result.h"
 #include "tools/run/experiment.h"
+#include "tools/run/steps/step_argv.h"
 
 /* ---- status of a run, a configuration, a repetition, a step ---- */
 
@@ -167,36 +168,9 @@ unsigned run_cleanup_unwind(struct run_cleanup *c,
 			    void *ctx);
 void run_cleanup_free(struct run_cleanup *c);
 
-/* ---- argv of a step (runner_argv.c; pure) ---- */
+/* ---- argv of a step (runner_argv.c: through the kind's ops; pure) ---- */
 
-struct run_argv {
-	char **v;               /* NULL-terminated */
-	size_t n, cap;
-};
-
-int run_argv_add(struct run_argv *a, const char *s);
-int run_argv_addf(struct run_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hand the vector over (NULL-terminated) and reset a. */
-char **run_argv_take(struct run_argv *a);
-void run_argv_free(struct run_argv *a);
-void run_strv_free(char **v);
-char **run_strv_copy(char *const *v);
-
-/* What a step's command line needs to know about its setting. */
-struct run_step_ctx {
-	const char *pgload, *dutprobe;  /* program paths */
-	const struct dut_config *cfg;
-	const char *pgdata;             /* the primary's data directory (through dutfs) */
-	const char *conninfo;           /* libpq connection string of the primary */
-	const char *probe_target;       /* probe steps: the file or device to probe */
-	const char *json_path;          /* --json */
-	const char *relmap_path;        /* --relmap, or NULL */
-	const char *dump_path;          /* restore: the dump file */
-	const char *pg_bindir;          /* restore: the configuration's PostgreSQL (--bindir), or NULL */
-	bool dump_is_self;              /* restore: make it first (pgload restore dump) */
-	const char *dutlab;             /* crash: this program (dutlab crash) */
-	const char *identify_json;      /* crash: the identify step's document (--identify), or NULL */
-};
+/* struct run_argv, struct run_step_ctx and run_argv_*: tools/run/steps/step_argv.h */
 
 /* The commands of one iteration of a step: 1, or 2 for a restore of
  * "self" (pgload restore dump, then pgload restore run); the last one is
@@ -212,9 +186,6 @@ int run_step_supported(const struct dut_step *s, struct dut_error *err);
 bool run_step_exit_is_result(const struct dut_step *s, int status);
 /* Whether a step's tool writes relation maps (pgload init and run). */
 bool run_step_writes_relmap(const struct dut_step *s);
-/* Format a duration parameter for a tool's lib/units parser: "30" (whole
- * seconds) or "1500ms". */
-void run_fmt_duration_arg(uint64_t ns, char *buf, size_t len);
 
 /* ---- what comes from others' files, what others may read (runner_secure.c; pure) ---- */
 

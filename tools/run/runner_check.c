@@ -158,13 +158,13 @@ static unsigned check_var_dirs(struct runner *R, bool quiet)
 }
 
 struct needs {
-	bool cluster, dutfs, probe, restore, device, crash;
+	bool cluster, dutfs, probe, restore, device, own_clusters;
 };
 
 static bool has_restore(const struct dut_experiment *e)
 {
 	for (size_t i = 0; i < e->nsteps; i++)
-		if (strcmp(e->steps[i].type->name, "restore") == 0)
+		if (e->steps[i].type->restores)
 			return true;
 	return false;
 }
@@ -288,12 +288,12 @@ static struct needs what_runs(const struct runner *R)
 	}
 	for (size_t i = 0; i < R->e->nsteps; i++) {
 		n.probe |= R->e->steps[i].type->probe;
-		n.restore |= strcmp(R->e->steps[i].type->name, "restore") == 0;
-		n.crash |= strcmp(R->e->steps[i].type->name, "crash") == 0;
+		n.restore |= R->e->steps[i].type->restores;
+		n.own_clusters |= R->e->steps[i].type->own_clusters;
 	}
-	/* a crash campaign mounts dutfs and runs pgload itself */
-	n.dutfs |= n.crash;
-	n.cluster |= n.crash;
+	/* a kind with clusters of its own (a crash campaign) mounts dutfs and runs pgload itself */
+	n.dutfs |= n.own_clusters;
+	n.cluster |= n.own_clusters;
 	return n;
 }
 

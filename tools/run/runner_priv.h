@@ -106,6 +106,26 @@ bool cfg_target_used(const struct dut_experiment *e, const struct dut_config *cf
 /* Write "mark LABEL" on every dutfs mount of the repetition. */
 void rep_mark(struct runner *R, const char *label);
 
+/* "c00-default rep 1/1: soak (oltp-run)": a plan item in progress lines (runner.c). */
+void runner_item_label(const struct runner *R, const struct dut_plan_item *it, char *buf, size_t len);
+
+/* runner_soak.c: while a step runs, with [experiment] progress / report-every,
+ * a progress line every so often and report.md rewritten as a partial
+ * report (dutlab report RUNDIR in the background).  soak_watch_opts hooks the
+ * watch into the step's command; soak_watch_end stops a partial report still
+ * being written (the final one is written after the teardown). */
+struct soak_watch {
+	struct runner *R;
+	const struct dut_plan_item *it;
+	const char *log;        /* the step's log: its last "progress:" line (pgbench -P) */
+	uint64_t t0_ns, next_progress_ns, next_report_ns;
+	pid_t report_pid;       /* a partial report being written, or 0 */
+	unsigned reports;       /* partial reports started */
+};
+void soak_watch_start(struct soak_watch *w, struct runner *R, const struct dut_plan_item *it,
+		      const char *log, struct run_cmd_opts *o);
+void soak_watch_end(struct soak_watch *w);
+
 /* runner_steps.c: one iteration of a step.  0, -EINTR (interrupted), or
  * -errno with err (the repetition fails). */
 int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err);

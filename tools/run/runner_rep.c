@@ -427,6 +427,18 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 		r = r ?: run_argv_add(&a, "--trace");
 		r = r ?: run_argv_add(&a, trace);
 	}
+	if (cfg->trace && R->e->trace_max_bytes) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%" PRIu64, R->e->trace_max_bytes);
+		r = r ?: run_argv_add(&a, "--trace-max");
+		r = r ?: run_argv_add(&a, v);
+		if (R->e->trace_segments) {
+			snprintf(v, sizeof(v), "%u", R->e->trace_segments);
+			r = r ?: run_argv_add(&a, "--trace-segments");
+			r = r ?: run_argv_add(&a, v);
+		}
+	}
 	if (shape_rel && strcmp(shape_rel, "none") != 0) {
 		if (shape_rel[0] == '/' || !R->e->base_dir)
 			run_pathf(shape, sizeof(shape), "%s", shape_rel);

@@ -43,7 +43,7 @@ static int undo_probe_file(void *arg, struct dut_error *err)
 	return 0;
 }
 
-static int undo_crash_workdir(void *arg, struct dut_error *err)
+static int undo_workdir(void *arg, struct dut_error *err)
 {
 	struct probe_file_arg *a = arg;
 	int r = run_rm_rf(a->path);
@@ -55,25 +55,25 @@ static int undo_crash_workdir(void *arg, struct dut_error *err)
 	return 0;
 }
 
-/* A crash step's work directory on the target's filesystem (its clusters and
- * dutfs mounts), removed at teardown when the step made it. */
-static int crash_workdir(struct runner *R, const struct dut_step *s, const char *dir, char *buf, size_t len,
+/* The work directory of a kind with .workdir (a crash campaign's clusters and
+ * dutfs mounts) on the target's filesystem, removed at teardown when the step made it. */
+static int step_workdir(struct runner *R, const struct dut_step *s, const char *dir, char *buf, size_t len,
 			 struct dut_error *err)
 {
 	struct probe_file_arg *a;
 
 	if (!dir[0]) {
-		dut_error_set(err, "step %s: the crash campaign needs a filesystem on its target for its clusters",
-			      s->name);
+		dut_error_set(err, "step %s: the %s step needs a filesystem on its target for its work directory",
+			      s->name, s->type->name);
 		return -EINVAL;
 	}
-	run_pathf(buf, len, "%s/dutlab-crash-%s", dir, s->name);
+	run_pathf(buf, len, "%s/dutlab-%s-%s", dir, s->type->name, s->name);
 	if (access(buf, F_OK) == 0)
 		return 0;
 	if (!(a = calloc(1, sizeof(*a))))
 		return -ENOMEM;
 	run_pathf(a->path, sizeof(a->path), "%s", buf);
-	if (run_cleanup_push(&R->rep->cleanup, "remove the crash campaign's directory", undo_crash_workdir, a,
+	if (run_cleanup_push(&R->rep->cleanup, "remove the step's work directory", undo_workdir, a,
 			     free) < 0) {
 		free(a);
 		return -ENOMEM;
@@ -81,8 +81,9 @@ static int crash_workdir(struct runner *R, const struct dut_step *s, const char 
 	return 0;
 }
 
-/* The document of identify step `name`, run before step `s` in this repetition. */
-static int crash_identify(struct runner *R, const struct dut_step *s, char *buf, size_t len, struct dut_error *err)
+/* The document of the identify step `name` (a kind with .identify) run before step `s`
+ * in this repetition: a parameter "identify" names it. */
+static int identify_doc(struct runner *R, const struct dut_step *s, char *buf, size_t len, struct dut_error *err)
 {
 	const char *name = dut_step_param(s, "identify")->text;
 	char base[128];
@@ -92,7 +93,7 @@ static int crash_identify(struct runner *R, const struct dut_step *s, char *buf,
 
 		if (strcmp(id->name, name) != 0)
 			continue;
-		if (strcmp(id->type->name, "identify") != 0)
+		if (!id->type->identify)
 			break;
 		run_step_basename(id, 0, base, sizeof(base));
 		run_pathf(buf, len, "%s/%s.json", R->rep->dir, base);
@@ -130,11 +131,11 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 		run_pathf(buf, len, "%s", rep_stage_device(t->stage));
 		return 0;
 	}
-	if (strcmp(s->type->name, "crash") == 0)
-		return crash_workdir(R, s, t->dir, buf, len, err);
-	if (strcmp(s->type->name, "identify") == 0) {
-		/* identify only reads: the target's directory names its filesystem and device;
-		 * without a filesystem, the image's loop device or the device itself */
+	if (s->type->workdir)
+		return step_workdir(R, s, t->dir, buf, len, err);
+	if (s->type->reads_only) {
+		/* a kind that only reads (identify): the target's directory names its filesystem
+		 * and device; without a filesystem, the image's loop device or the device itself */
 		if (!t->dir[0] && !rep_stage_device(t->stage)) {
 			dut_error_set(err, "step %s: target %s has neither a filesystem nor a device", s->name, name);
 			return -EINVAL;
@@ -255,6 +256,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		.pg_bindir = R->st->cfgs[x->cfg].pg.major ? R->st->cfgs[x->cfg].pg.bindir : NULL,
 	};
 	struct run_cmd_opts o = { .log_path = log, .interruptible = true, .grace_ns = 20 * NS_PER_S };
+	struct soak_watch watch;
 	size_t ncmds = 0;
 	uint64_t t0, dutfs0 = 0, dutfs1 = 0;
 	bool dutfs_cpu_ok;
@@ -272,7 +274,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		run_pathf(relmap, sizeof(relmap), "%s/relmap.json", x->dir);
 		c.relmap_path = relmap;
 	}
-	if (strcmp(s->type->name, "restore") == 0) {
+	if (s->type->restores) {
 		const char *d = dut_step_param(s, "dump")->text;
 		const struct rep_target *pg = NULL;
 
@@ -292,21 +294,24 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 			c.dump_path = dump_ext;
 		}
 	}
-	if (strcmp(s->type->name, "crash") == 0) {
+	if (s->type->runs_dutlab) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (n < 0) {
+			int e = errno;
+
 			dut_error_set(err, "step %s: cannot find this program (/proc/self/exe): %s", s->name,
-				      strerror(errno));
-			return -errno;
+				      strerror(e));
+			return -e;
 		}
 		self[n] = '\0';
 		c.dutlab = self;
-		if (dut_step_param(s, "identify")->text) {
-			if ((r = crash_identify(R, s, idjson, sizeof(idjson), err)) < 0)
-				return r;
-			c.identify_json = idjson;
-		}
+	}
+	/* a kind with an "identify" parameter (crash) gets that step's document */
+	if (dut_step_param(s, "identify") && dut_step_param(s, "identify")->text) {
+		if ((r = identify_doc(R, s, idjson, sizeof(idjson), err)) < 0)
+			return r;
+		c.identify_json = idjson;
 	}
 	r = run_step_argv(s, &c, cmds, &ncmds, err);
 	if (r < 0)
@@ -319,11 +324,13 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	rep_mark(R, s->mark ? s->mark : s->name);
 	dutfs_cpu_ok = dutfs_cpu(x, R->e->ntargets, &dutfs0) == 0;
 	o.timeout_ns = 4 * it->est_ns > STEP_TIMEOUT_MIN_NS ? 4 * it->est_ns : STEP_TIMEOUT_MIN_NS;
+	soak_watch_start(&watch, R, it, log, &o);
 	t0 = run_now_ns();
 	r = 0;
 	for (size_t i = 0; i < ncmds && r == 0 && status == 0; i++)
 		r = run_command(cmds[i], &o, &status);
 	ss->wall_ns += run_now_ns() - t0;
+	soak_watch_end(&watch);
 	/* what the instrument cost: dutfs's CPU beside the server's and the client's */
 	if (dutfs_cpu_ok && dutfs_cpu(x, R->e->ntargets, &dutfs1) == 0 && dutfs1 >= dutfs0) {
 		ss->dutfs_cpu_known = it->iteration == 0 || ss->dutfs_cpu_known;
@@ -332,7 +339,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		ss->dutfs_cpu_known = false;
 	}
 	ss->exit_code = status;
-	/* dutlab crash's exit 1 is its finding (damage, a blind control): the document says it */
+	/* the kind's .result_exit (dutlab crash's exit 1: damage, a blind control) is a finding the document says */
 	if (r == 0 && status != 0 && run_step_exit_is_result(s, status) && access(json, F_OK) == 0)
 		status = 0;
 	ss->runs_done++;
@@ -346,7 +353,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	}
 	if (c.cfg->replica != DUT_REPLICA_NONE && access(json, F_OK) == 0)
 		save_replica_lag(R, s, json, name);
-	if (strcmp(s->type->name, "identify") == 0 && !ss->device && access(json, F_OK) == 0 &&
+	if (s->type->identify && !ss->device && access(json, F_OK) == 0 &&
 	    (ss->device = identify_device(json))) {
 		/* the path identify saw is the run's staging mount; the experiment's target names it for good */
 		const char *tn = s->target ? s->target : R->e->pg_target;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,6 +24,7 @@
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/pstat.h"
+#include "lib/spawn.h"
 #include "tools/run/runner_sys.h"
 
 int run_mkdir_p(const char *path, mode_t mode)
@@ -81,46 +81,43 @@ static int first_unsearchable(const char *path, char *bad, size_t bad_len)
 	return 0;
 }
 
+struct search_ctx {
+	const char *path;
+};
+
+/* In the child, as the user: exit 1 with the prefix on stdout when one is not searchable. */
+static int search_child(void *ctx)
+{
+	const struct search_ctx *x = ctx;
+	char bad[PATH_MAX] = "";
+
+	if (first_unsearchable(x->path, bad, sizeof(bad)) < 0)
+		return write(STDOUT_FILENO, bad, strlen(bad)) < 0 ? 2 : 1;
+	return 0;
+}
+
 int run_user_can_search(const char *path, const char *user, char *ret_bad, size_t bad_len)
 {
 	struct passwd *pw = getpwnam(user);
 	char bad[PATH_MAX] = "";
-	int fds[2], status;
-	pid_t pid;
-	ssize_t got;
+	struct dut_capture cap = { .buf = bad, .cap = sizeof(bad) };
+	struct search_ctx x = { .path = path };
+	struct dut_spawn_ids ids;
+	/* access() checks with the real ids: the child becomes the user for real, ACLs count */
+	struct dut_spawn_opts o = { .out = { .how = DUT_SPAWN_CAPTURE }, .capture = &cap, .ids = &ids };
+	struct dut_child c;
+	int r;
 
 	if (!pw)
 		return -ENOENT;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		/* access() checks with the real ids: become the user for real, ACLs count */
-		close(fds[0]);
-		if (initgroups(user, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
-			_exit(2);
-		if (first_unsearchable(path, bad, sizeof(bad)) < 0) {
-			if (write(fds[1], bad, strlen(bad)) < 0)
-				_exit(2);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	got = read(fds[0], bad, sizeof(bad) - 1);
-	close(fds[0]);
-	bad[got > 0 ? got : 0] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 2)
+	ids = (struct dut_spawn_ids){ .uid = pw->pw_uid, .gid = pw->pw_gid, .groups_of = user };
+	if ((r = dut_spawn_call(search_child, &x, &o, &c)) < 0)
+		return r;
+	if ((r = dut_child_wait(&c, 0, 0)) < 0)
+		return r;
+	if (c.fail != DUT_SPAWN_OK || !WIFEXITED(c.status) || WEXITSTATUS(c.status) == 2)
 		return -EIO;
-	if (WEXITSTATUS(status) == 1) {
+	if (WEXITSTATUS(c.status) == 1) {
 		snprintf(ret_bad, bad_len, "%s", bad);
 		return -EACCES;
 	}

@@ -21,6 +21,10 @@ struct run_cmd_opts {
 	uint64_t grace_ns;      /* between SIGINT, SIGTERM and SIGKILL */
 	bool no_header;         /* do not write "$ argv..." into the log first */
 	bool inherit_output;    /* without log_path: the child writes to our stdout/stderr */
+	/* while the child runs (not once it is being stopped): tick(tick_ctx, now)
+	 * about every 20 ms; NULL: none (the soak watch, runner_soak.c) */
+	void (*tick)(void *tick_ctx, uint64_t now_ns);
+	void *tick_ctx;
 };
 
 /* Run argv[0] (a path) with argv, wait for it.  *ret_status: exit code, or

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
-#include "probe/safety.h"
+#include "lib/mountinfo.h"
 #include "tools/run/runner_priv.h"
 #include "tools/run/stage.h"
 #include "tools/run/stage/stage_pure.h"
@@ -43,6 +43,7 @@ void rep_target_path(const struct runner *R, const struct dut_target *t, char *b
 int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen)
 {
 	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ struct dut_mount *e = NULL;
 	char probe[PATH_MAX], line[4096];
 	struct stat st;
 
@@ -60,15 +61,15 @@ int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt,
 	}
 	if (!(f = fopen("/proc/self/mountinfo", "re")))
 		return -errno;
+	if (!(e = malloc(sizeof(*e))))
+		return -ENOMEM;
 	while (fgets(line, sizeof(line), f)) {
-		struct mountinfo_entry e;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (mountinfo_parse_line(line, &e) < 0 || e.major != major(st.st_dev) || e.minor != minor(st.st_dev))
+		if (dut_mountinfo_parse_line(line, strcspn(line, "\n"), e) < 0 || e->major != major(st.st_dev) ||
+		    e->minor != minor(st.st_dev))
 			continue;
-		snprintf(fstype, fslen, "%s", e.fstype);
+		snprintf(fstype, fslen, "%s", e->fstype);
 		if (mnt)
-			snprintf(mnt, mntlen, "%s", e.mount_point);
+			snprintf(mnt, mntlen, "%s", e->mount_point);
 		return 0;
 	}
 	return -ENOENT;

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +22,8 @@
 #include <unistd.h>
 
 #include "lib/redact.h"
+#include "lib/spawn.h"
 #include "tools/run/runner_sys.h"
-
-extern char **environ;
 
 volatile sig_atomic_t run_signal_received;
 
@@ -65,39 +63,31 @@ void run_sleep_ms(unsigned ms)
 
 int run_spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret_pid)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, defaults;
-	pid_t pid;
-	int r;
+	struct dut_spawn_opts o = {
+		.err = { .how = DUT_SPAWN_STDOUT },
+		.signals = DUT_SPAWN_SIG_ALL,
+		.new_pgroup = true,
+	};
+	struct dut_child c;
+	int r, st;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (log_path || !inherit) {
+	if (log_path) {
 		/* logs are in the root-owned run directory: never through a link, not for others to read */
-		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log_path ? log_path : "/dev/null",
-						 log_path ? O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW : O_WRONLY,
-						 RUN_PRIVATE_FILE_MODE);
-		posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+		o.out = (struct dut_spawn_out){ .how = DUT_SPAWN_PATH, .path = log_path,
+						.flags = O_CREAT | O_APPEND | O_NOFOLLOW, .mode = RUN_PRIVATE_FILE_MODE };
+	} else if (inherit) {
+		o.out.how = DUT_SPAWN_INHERIT;
+		o.err.how = DUT_SPAWN_INHERIT;
 	}
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r != 0)
-		return -r;
-	*ret_pid = pid;
+	if ((r = dut_spawn(argv, &o, &c)) < 0)
+		return r;
+	if (c.fail != DUT_SPAWN_OK) {
+		/* as posix_spawn did: a program that could not start is an error, not a status */
+		while (waitpid(c.pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return -c.fail_errno;
+	}
+	*ret_pid = c.pid;
 	return 0;
 }
 
@@ -160,13 +150,13 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 	if (r < 0)
 		return r;
 	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
+		int w = dut_wait_pid_nohang(pid, &st);
 		uint64_t now = run_now_ns();
 
-		if (w == pid)
+		if (w == 1)
 			break;
-		if (w < 0 && errno != EINTR)
-			return -errno;
+		if (w < 0)
+			return w;
 		if (!stop_at && o->interruptible && run_signal_received) {
 			interrupted = true;
 			stop_at = now;
@@ -175,6 +165,8 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 			timed_out = true;
 			stop_at = now;
 		}
+		if (!stop_at && o->tick)
+			o->tick(o->tick_ctx, now);
 		if (stop_at) {
 			/* the child's whole group: pgload's worker processes too */
 			uint64_t since = now - stop_at;
@@ -194,10 +186,7 @@ int run_command(char *const argv[], const struct run_cmd_opts *o, int *ret_statu
 	}
 	if (stop_at)
 		reap_group(pid, o->grace_ns);
-	if (WIFEXITED(st))
-		*ret_status = WEXITSTATUS(st);
-	else
-		*ret_status = 128 + WTERMSIG(st);
+	*ret_status = dut_wait_code(st);
 	if (interrupted)
 		return -EINTR;
 	if (timed_out)

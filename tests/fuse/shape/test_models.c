@@ -47,7 +47,7 @@ struct step {
 	const char *why;
 };
 
-static void run_steps(const char *model_text, const struct step *steps, size_t n)
+static void rundir_steps(const char *model_text, const struct step *steps, size_t n)
 {
 	struct shape_rules *rs = parse_model(model_text);
 
@@ -76,7 +76,7 @@ static void test_fixed_latency_plus_per_byte(void)
 		{ SHAPE_OP_OPEN, 2, 0, 0, 5, 5, "open costs nothing" },
 	};
 
-	run_steps("type = fixed\nread_latency = 100us\nwrite_latency = 50us\n"
+	rundir_steps("type = fixed\nread_latency = 100us\nwrite_latency = 50us\n"
 		  "read_bw = 100MB/s\nwrite_bw = 50MB/s\nfsync_latency = 2ms\n",
 		  steps, DUT_ARRAY_SIZE(steps));
 }
@@ -117,8 +117,8 @@ static void test_token_bucket_refill(void)
 		{ SHAPE_OP_WRITE, 1, 0, 8192, 0, 2048 * US, "write bucket is separate, 2 MB/s" },
 	};
 
-	run_steps("type = bandwidth\nrate = 1MB/s\nburst = 64k\n", combined, DUT_ARRAY_SIZE(combined));
-	run_steps("type = bandwidth\nread_rate = 1MB/s\nwrite_rate = 2MB/s\nburst = 4k\n", split,
+	rundir_steps("type = bandwidth\nrate = 1MB/s\nburst = 64k\n", combined, DUT_ARRAY_SIZE(combined));
+	rundir_steps("type = bandwidth\nread_rate = 1MB/s\nwrite_rate = 2MB/s\nburst = 4k\n", split,
 		  DUT_ARRAY_SIZE(split));
 }
 
@@ -275,7 +275,7 @@ static void test_hdd_readahead_hits(void)
 		  "past the window" },
 	};
 
-	run_steps(HDD "cache = 1M\n", steps, DUT_ARRAY_SIZE(steps));
+	rundir_steps(HDD "cache = 1M\n", steps, DUT_ARRAY_SIZE(steps));
 }
 
 /* SLC 1 MiB filled at 1 GB/s (262144 B in 262.144 us), native 100 MB/s, 20 us write latency,

@@ -130,46 +130,12 @@ static void test_path_within(void)
 			 "row %zu: %s within %s", i, rows[i].path, rows[i].dir);
 }
 
-static void test_mountinfo(void)
-{
-	static const char mi[] =
-		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
-		"\n"
-		"40 22 0:35 / /tmp/my\\040mnt rw,nosuid - fuse.dutfs dutfs rw,user_id=0\n"
-		"41 22 0:36 / /var/tmp/a rw - tmpfs tmpfs rw\n";
-	static const struct {
-		const char *path;
-		int ret;
-	} rows[] = {
-		{ "/", 1 }, { "/tmp/my mnt", 1 }, { "/tmp/my\\040mnt", 0 }, { "/var/tmp/a", 1 },
-		{ "/var/tmp", 0 }, { "/var/tmp/a/b", 0 },
-	};
-
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
-		int r = dutfs_mountinfo_has(mi, sizeof(mi) - 1, rows[i].path);
-
-		CU_CHECK(r == rows[i].ret, "row %zu \"%s\": %d, want %d", i, rows[i].path, r, rows[i].ret);
-	}
-	{
-		char dev[16] = "";
-		static const char stacked[] = "40 22 0:35 / /m rw - fuse.a a rw\n41 40 0:52 / /m rw - fuse.b b rw\n";
-
-		CU_CHECK(dutfs_mountinfo_find(mi, sizeof(mi) - 1, "/tmp/my mnt", dev, sizeof(dev)) == 1 &&
-			 !strcmp(dev, "0:35"), "devid of a mount: \"%s\"", dev);
-		CU_CHECK(dutfs_mountinfo_find(stacked, sizeof(stacked) - 1, "/m", dev, sizeof(dev)) == 1 &&
-			 !strcmp(dev, "0:52"), "stacked mounts: the top one, got \"%s\"", dev);
-	}
-	CU_CHECK(dutfs_mountinfo_has("22 1 8:1\n", 9, "/") == -EINVAL, "short line is malformed");
-	CU_CHECK(dutfs_mountinfo_has("", 0, "/") == 0, "empty table");
-}
-
 static const struct cu_test tests[] = {
 	{ "name_ok", test_name_ok },
 	{ "path_follows_renames", test_path_follows_renames },
 	{ "pnode_below", test_pnode_below },
 	{ "cycle_is_reported", test_cycle_is_reported },
 	{ "path_within", test_path_within },
-	{ "mountinfo", test_mountinfo },
 	{ NULL, NULL },
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Pure parts of identify: sysfs value parsers, mountinfo lookup, the link
+ * Pure parts of identify: sysfs value parsers, the link
  * rate table and the USB bridge explanation.
  */
 #include <errno.h>
@@ -68,41 +68,6 @@ static void test_numbers(void)
 	CU_CHECK(dp_parse_u64("12 MB", &u) == -EINVAL, "trailing unit");
 	CU_CHECK(dp_parse_hex16("174c\n", &h) == 0 && h == 0x174c, "hex");
 	CU_CHECK(dp_parse_hex16("12345", &h) == -ERANGE, "hex too big");
-}
-
-static void test_mountinfo(void)
-{
-	static const char text[] =
-		"22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n"
-		"30 22 8:17 / /srv/pg rw,noatime shared:5 - xfs /dev/sdb1 rw,attr2\n"
-		"31 22 8:17 /data /mnt/bind rw,noatime shared:5 - xfs /dev/sdb1 rw\n"
-		"32 22 0:45 / /var/lib/docker rw - btrfs /dev/nvme0n1p3 rw,ssd\n"
-		"33 22 8:33 / /mnt/with\\040space rw - ext4 /dev/sdc1 rw\n"
-		"34 22 0:26 / /tmp rw shared:7 - tmpfs tmpfs rw\n";
-	static const struct {
-		unsigned ma, mi;
-		const char *path;
-		int r;
-		const char *mp, *fs, *src;
-	} rows[] = {
-		{ 8, 2, "/home/u/f", 0, "/", "ext4", "/dev/sda2" },
-		{ 8, 17, "/srv/pg/base/1/1259", 0, "/srv/pg", "xfs", "/dev/sdb1" },
-		{ 8, 17, "/mnt/bind/x", 0, "/mnt/bind", "xfs", "/dev/sdb1" },
-		{ 8, 17, "/srv/pgx/y", -ENOENT, NULL, NULL, NULL },  /* prefix, not a path component */
-		{ 0, 45, "/var/lib/docker/a", 0, "/var/lib/docker", "btrfs", "/dev/nvme0n1p3" },
-		{ 8, 33, "/mnt/with space/f", 0, "/mnt/with space", "ext4", "/dev/sdc1" },
-		{ 9, 9, "/x", -ENOENT, NULL, NULL, NULL },
-	};
-
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
-		char mp[256] = "", fs[32] = "", src[256] = "";
-		int r = dp_mountinfo_find(text, rows[i].ma, rows[i].mi, rows[i].path, mp, sizeof(mp), fs,
-					  sizeof(fs), src, sizeof(src));
-		CU_CHECK(r == rows[i].r, "%s: r %d", rows[i].path, r);
-		if (r == 0 && rows[i].r == 0)
-			CU_CHECK(strcmp(mp, rows[i].mp) == 0 && strcmp(fs, rows[i].fs) == 0 &&
-				 strcmp(src, rows[i].src) == 0, "%s: '%s' '%s' '%s'", rows[i].path, mp, fs, src);
-	}
 }
 
 static void test_rate_table(void)
@@ -214,7 +179,6 @@ static const struct cu_test tests[] = {
 	{ "scheduler", test_scheduler },
 	{ "speeds", test_speeds },
 	{ "numbers", test_numbers },
-	{ "mountinfo", test_mountinfo },
 	{ "rate_table", test_rate_table },
 	{ "link_descriptions", test_link_descriptions },
 	{ "usb_bridge_note", test_usb_bridge_note },

@@ -17,12 +17,19 @@
 #                               no start; and the campaign verdict must be PASS
 #   test-campaign.sh fsync-eio  WAL fsync fails with EIO: PostgreSQL PANICs,
 #                               restarts and recovers; the ledger is intact
+#   test-campaign.sh init       crashes during pgload init -s 1 and its
+#                               CHECKPOINT: every state starts, amcheck clean,
+#                               the load check clean (docs/crash.md); then
+#                               fsync=off with every unsynced write lost must
+#                               be seen as damage in both of 2 states
+#   test-campaign.sh bindir     --bindir is the PostgreSQL it runs, not the
+#                               newest installed (a fake 99 that only fails)
 #
 # The test reads the result document (--json), so it checks each state, not
 # only dutlab's exit code.  Whatever dutlab leaves (interrupted), the trap
 # kills and unmounts.
 set -u
-MODE=${1:?usage: test-campaign.sh campaign|controls|fsync-eio}
+MODE=${1:?usage: test-campaign.sh campaign|controls|fsync-eio|init|bindir}
 build=${DUT_BUILD_ROOT:?DUT_BUILD_ROOT not set (run through meson test)}
 DUTLAB=$build/tools/dutlab
 say() { printf 'crash-%s: %s\n' "$MODE" "$*"; }
@@ -55,12 +62,32 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# PostgreSQL's shared memory: the /dev/shm/PostgreSQL.N segments, and the System V
+# segments of user postgres nobody is attached to (a SIGKILLed server's, never removed)
+pg_dsm() { ls /dev/shm 2>/dev/null | grep '^PostgreSQL\.[0-9]*$' | sort; }
+pg_sysv_idle() { awk -v u="$(id -u postgres)" 'NR > 1 && $7 == 0 && $8 == u { print $2 }' /proc/sysvipc/shm | sort; }
+# What a campaign's killed servers left behind: the segments that appeared during
+# the run and that no live process maps (another crashed PostgreSQL on this machine
+# during the run would show here too: the message names them)
+shm_leaks() { # DSM-BEFORE SYSV-BEFORE
+	local n left=""
+	for n in $(pg_dsm | comm -13 "$1" -); do
+		grep -qs "/dev/shm/$n" /proc/[0-9]*/maps || left="$left /dev/shm/$n"
+	done
+	for n in $(pg_sysv_idle | comm -13 "$2" -); do left="$left shmid $n"; done
+	echo "$left"
+}
+
 run() { # dutlab crash options...: the document in $T/r.json, the output in $T/out
+	pg_dsm >"$T/dsm.before"
+	pg_sysv_idle >"$T/sysv.before"
 	"$DUTLAB" crash --workdir "$W" --json "$T/r.json" "$@" >"$T/out" 2>&1 &
 	DL=$!
 	wait "$DL"
 	RC=$?
 	DL=""
+	leaks=$(shm_leaks "$T/dsm.before" "$T/sysv.before")
+	[ -z "$leaks" ] || die "the killed servers' shared memory was left behind:$leaks"
 	[ -s "$T/r.json" ] || { cat "$T/out"; die "dutlab crash $* wrote no result document (exit $RC)"; }
 	# a dutlab-result document: the states and the verdict are in the campaign phase's extra
 	[ "$(jq -r '.schema + " " + .tool.name + " " + .config.workload' "$T/r.json")" = "dutlab-result dutlab crash" ] \
@@ -119,6 +146,50 @@ fsync-eio)
 	[ "$(j '[.states[] | select(.panic_before_restart)] | length')" -ge 1 ] \
 		|| die "no state saw PostgreSQL PANIC on the failed WAL fsync (the EIO did not reach it)"
 	say "PASS: $(j '[.states[] | select(.panic_before_restart)] | length') of 3 states PANICked on fsync EIO; all recovered intact"
+	;;
+init)
+	# crash points during pgload init -s 1 (COPY, vacuum, keys, CHECKPOINT) into an empty cluster
+	N=${CRASH_STATES:-5}
+	run --states "$N" --controls 0 --points init --seed "${CRASH_SEED:-1}"
+	cat "$T/out"
+	[ "$(j '.states | length')" = "$N" ] || die "$(j '.states | length') states in the document, want $N"
+	[ "$(j '[.states[] | select(.point == "init")] | length')" = "$N" ] || die "a state is not at the init point"
+	bad=$(j '[.states[] | select(.harness_error != null or .started != true or .load_findings != 0
+		or .amcheck_exit != 0 or .amcheck_lines != 0)] | map("state \(.index): \(.summary)") | join("; ")')
+	[ -z "$bad" ] || die "a crash during the load, fsync honoured: $bad"
+	[ "$(j '[.states[] | select(.trigger == "fault")] | length')" -ge 1 ] || die "no crash came from the Nth-write fault"
+	# the crashes fell in the load and after it (the last acknowledged statement says where)
+	before=$(j '[.states[] | select(.load_acked < 6)] | length')
+	after=$(j '[.states[] | select(.load_acked >= 6)] | length')
+	[ "$before" -ge 1 ] && [ "$after" -ge 1 ] || die "crashes before the load's COMMIT: $before, after it: $after (want both)"
+	# the check can see a lost load: fsync=off and every unsynced write lost
+	# takes the acknowledged tables and rows away
+	run --states 2 --controls 0 --points init --losses lose-all --set fsync=off --seed "${CRASH_SEED:-1}"
+	cat "$T/out"
+	[ "$(j '[.states[] | select(.harness_error != null)] | length')" = 0 ] || die "a fsync=off load state could not be run"
+	seen=$(j '[.states[] | select(.damaged)] | length')
+	[ "$seen" = 2 ] || die "fsync=off during the load: $seen of 2 states damaged; the load check cannot see a lost load"
+	[ "$RC" = 1 ] || die "fsync=off during the load: dutlab crash exited $RC, want 1 (damage)"
+	say "PASS: $N load states clean ($before crashed before the load's COMMIT, $after after); fsync=off: 2/2 damaged"
+	j '.states[] | "  state \(.index): \(.summary)"'
+	;;
+bindir)
+	# --bindir is the server the campaign runs (a dutlab run step passes its
+	# configuration's): a newer "PostgreSQL 99" whose programs only fail is
+	# the newest under DUT_PG_ROOT, and must not be used
+	mkdir -p "$T/pgroot/99/bin"
+	for p in initdb pg_ctl postgres pg_amcheck psql; do
+		printf '#!/bin/sh\necho "fake PostgreSQL 99: the newest installed was used" >&2\nexit 1\n' >"$T/pgroot/99/bin/$p"
+		chmod 755 "$T/pgroot/99/bin/$p"
+	done
+	ln -s /usr/lib/postgresql/15 "$T/pgroot/15"
+	export DUT_PG_ROOT=$T/pgroot
+	run --states 1 --controls 0 --points time --losses lose-all --bindir /usr/lib/postgresql/15/bin --duration 2
+	cat "$T/out"
+	[ "$RC" = 0 ] || die "dutlab crash --bindir /usr/lib/postgresql/15/bin exited $RC"
+	[ "$(j .config.pg_bindir)" = /usr/lib/postgresql/15/bin ] || die "the document says it ran $(j .config.pg_bindir)"
+	! grep -q "fake PostgreSQL 99" "$T/out" || die "the newest installed PostgreSQL ran, not --bindir"
+	say "PASS: the campaign ran $(j .config.pg_bindir), not the newest installed (a fake 99)"
 	;;
 *) die "unknown mode $MODE" ;;
 esac

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The device's atomicity in a crash campaign (tools/crash_atomic.c): read
+ * The device's atomicity in a crash campaign (tools/crash/crash_atomic.c): read
  * from a dutprobe identify document, the tear unit, and the report's
  * sentence about 8 KiB pages; also through the report renderers.
  */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "tests/cu_main.h"
-#include "tools/crash_atomic.h"
-#include "tools/crash_result.h"
+#include "tools/crash/crash_atomic.h"
+#include "tools/crash/crash_result.h"
 
 static json_object *doc(const char *text)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The crash plan builder (tools/crash_plan.c): reproducible states, valid dutfs rules. */
+/* The crash plan builder (tools/crash/crash_plan.c): reproducible states, valid dutfs rules. */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "fuse/shape/rules.h"
 #include "tests/cu_main.h"
-#include "tools/crash_plan.h"
-#include "tools/crash_result.h"
+#include "tools/crash/crash_plan.h"
+#include "tools/crash/crash_result.h"
 
 static bool same_state(const struct crash_state *a, const struct crash_state *b)
 {
@@ -79,8 +79,10 @@ static void test_seeds_differ_and_cover_every_kind(void)
 			 (unsigned long long)a.checkpoint_at_ms);
 	}
 	CU_CHECK(same < 30, "seeds 1 and 2 agree on %u of 300 states", same);
+	/* init (the load's crash points) only when named: it needs a second template */
 	for (unsigned p = 0; p < CRASH_POINTS; p++)
-		CU_CHECK(points[p] > 20, "point %s drawn %u times in 300", crash_point_name(p), points[p]);
+		CU_CHECK(CRASH_POINTS_DEFAULT & (1u << p) ? points[p] > 20 : points[p] == 0,
+			 "point %s drawn %u times in 300", crash_point_name(p), points[p]);
 	for (unsigned l = 0; l < CRASH_LOSSES; l++)
 		CU_CHECK(losses[l] > 20, "loss %s drawn %u times in 300", crash_loss_name(l), losses[l]);
 }
@@ -101,10 +103,46 @@ static void test_thirty_states_cover_every_pair(void)
 			crash_plan_state(&c, i, &s);
 			seen[s.point][s.loss]++;
 		}
-		for (unsigned p = 0; p < CRASH_POINTS; p++)
+		for (unsigned p = 0; p < CRASH_AT_INIT; p++)
 			for (unsigned l = 0; l < CRASH_LOSSES; l++)
 				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 40 states",
 					 (unsigned long long)seed, crash_point_name(p), crash_loss_name(l), seen[p][l]);
+	}
+}
+
+/* --points init: a crash after the Nth write of any file, N over the whole load and its CHECKPOINT. */
+static void test_init_point(void)
+{
+	struct crash_campaign c;
+	char rules[8192], bad[32];
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	crash_campaign_defaults(&c);
+	c.states = 200;
+	c.control_states = 1;
+	CU_ASSERT_FATAL(crash_points_parse_list("init", &c.points_mask, bad, sizeof(bad)) == 0);
+	for (unsigned i = 0; i < c.states; i++) {
+		struct crash_state s;
+
+		crash_plan_state(&c, i, &s);
+		CU_CHECK(s.point == CRASH_AT_INIT && s.nth >= 1 && s.nth <= 4800, "state %u: %s nth %llu", i,
+			 crash_point_name(s.point), (unsigned long long)s.nth);
+		lo = s.nth < lo ? s.nth : lo;
+		hi = s.nth > hi ? s.nth : hi;
+		CU_CHECK(crash_state_rules(&s, rules, sizeof(rules)) == 0 &&
+			 strstr(rules, "[rule point]\nop = write\nfault = ") &&
+			 strstr(rules, "[rule harness]") < strstr(rules, "[rule point]"),
+			 "state %u: the point rule counts every write but the harness's:\n%s", i, rules);
+	}
+	CU_CHECK(lo < 500 && hi > 4300, "N from %llu to %llu: the COPY and the CHECKPOINT both reached",
+		 (unsigned long long)lo, (unsigned long long)hi);
+	{
+		struct crash_state s;
+
+		/* the negative controls keep their own points */
+		crash_plan_state(&c, c.states, &s);
+		CU_CHECK(s.control == CRASH_CONTROL_FPW_OFF && s.point == CRASH_AT_CHECKPOINT, "control: %s",
+			 crash_point_name(s.point));
 	}
 }
 
@@ -287,6 +325,7 @@ static const struct cu_test tests[] = {
 	{ "seeds_differ_and_cover_every_kind", test_seeds_differ_and_cover_every_kind },
 	{ "thirty_states_cover_every_pair", test_thirty_states_cover_every_pair },
 	{ "masks_restrict_the_draws", test_masks_restrict_the_draws },
+	{ "init_point", test_init_point },
 	{ "controls_come_last", test_controls_come_last },
 	{ "rules_parse_in_dutfs", test_rules_parse_in_dutfs },
 	{ "verdict_needs_controls_to_see_damage", test_verdict_needs_controls_to_see_damage },

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "tests/cu_main.h"
-#include "tools/crash_result.h"
+#include "tools/crash/crash_result.h"
 #include "tools/run/runner.h"
-#include "tools/run_stats.h"
+#include "tools/report/rundir_stats.h"
 
 #define HEAD "[target t]\ntype = directory\npath = /tmp/x\n"
 
@@ -37,6 +37,7 @@ static char *join(char **v)
 static const struct {
 	const char *name, *text, *want;   /* want: the command, or the parse error's text */
 	bool ok;
+	const char *pg_bindir;            /* the configuration's resolved PostgreSQL (runner_steps.c) */
 } rows[] = {
 	{ "defaults", HEAD "[step c]\ntype = crash\n",
 	  "DUTLAB crash --states 40 --controls 2 --seed 1 --duration 4 --clients 4 --json J --workdir W", true },
@@ -48,6 +49,10 @@ static const struct {
 	  "DUTLAB crash --states 30 --controls 0 --seed 7 --points wal-write,time --losses torn,subset "
 	  "--sector 4096 --duration 3 --clients 2 --set shared_buffers=64MB --set full_page_writes=off "
 	  "--identify ID.json --json J --workdir W", true },
+	{ "the configuration's PostgreSQL, and the init point", HEAD
+	  "[postgres]\nversion = 16\n[step c]\ntype = crash\npoints = init\n",
+	  "DUTLAB crash --states 40 --controls 2 --seed 1 --points init --duration 4 --clients 4 "
+	  "--bindir=/usr/lib/postgresql/16/bin --json J --workdir W", true, "/usr/lib/postgresql/16/bin" },
 	{ "unknown point", HEAD "[step c]\ntype = crash\npoints = wal-writes\n", "points", false },
 	{ "duration not whole seconds", HEAD "[step c]\ntype = crash\nduration = 1500ms\n", "whole seconds", false },
 	{ "no states at all", HEAD "[step c]\ntype = crash\nstates = 0\ncontrols = 0\n", "at least one state", false },
@@ -76,7 +81,7 @@ static void test_crash_step_keys_and_argv(void)
 		{
 			const struct dut_step *s = &e->steps[e->nsteps - 1];
 			struct run_step_ctx c = { .dutlab = "DUTLAB", .cfg = &p->configs[0], .json_path = "J",
-						  .probe_target = "W",
+						  .probe_target = "W", .pg_bindir = rows[i].pg_bindir,
 						  .identify_json = dut_step_param(s, "identify")->text ? "ID.json" : NULL };
 			char **cmds[2] = { NULL, NULL };
 			size_t n = 0;
@@ -142,7 +147,7 @@ static void test_result_document_reads_back_as_crash(void)
 	if (!back)
 		goto out;
 	CU_ASSERT_STRING_EQUAL(dut_result_tool_name(back), "dutlab");
-	CU_ASSERT_EQUAL(run_doc_kind_of(back), DOC_CRASH);
+	CU_ASSERT_EQUAL(rundir_doc_kind_of(back), DOC_CRASH);
 	CU_ASSERT_PTR_NOT_NULL(dut_result_find_phase(back, "template"));
 	ph = dut_result_find_phase(back, "campaign");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ph);

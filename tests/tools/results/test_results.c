@@ -7,9 +7,9 @@
 
 #include "tests/cu_main.h"
 #include "lib/file_io.h"
-#include "tools/chart.h"
-#include "tools/report_doc.h"
-#include "tools/results.h"
+#include "tools/report/chart.h"
+#include "tools/report/report_doc.h"
+#include "tools/results/results.h"
 
 static const char manifest_fmt[] =
 	"{ \"schema\": \"dutlab-run\", \"schema_version\": 1,"
@@ -18,14 +18,14 @@ static const char manifest_fmt[] =
 	"  \"host\": { \"hostname\": %s, \"kernel\": \"k\", \"cpu_model\": \"c\", \"cpus\": 2, \"mem_bytes\": 1 },"
 	"  \"configs\": [] }";
 
-static struct run_model *manifest(const char *name, const char *started, const char *host)
+static struct rundir_model *manifest(const char *name, const char *started, const char *host)
 {
 	struct dut_error err = { { 0 } };
-	struct run_model *m = NULL;
+	struct rundir_model *m = NULL;
 	char text[2048];
 
 	snprintf(text, sizeof(text), manifest_fmt, name, started, host);
-	if (run_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
+	if (rundir_manifest_parse(text, strlen(text), "m.json", &m, &err) < 0)
 		CU_FAIL_FATAL(err.msg);
 	return m;
 }
@@ -42,7 +42,7 @@ static void test_run_id_from_identity(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct run_model *m = manifest(cases[i].name, cases[i].started, cases[i].host);
+		struct rundir_model *m = manifest(cases[i].name, cases[i].started, cases[i].host);
 		struct dut_error err = { { 0 } };
 		char id[256];
 		int r = results_run_id(m, id, sizeof(id), &err);
@@ -54,18 +54,18 @@ static void test_run_id_from_identity(void)
 			CU_ASSERT_EQUAL(r, -EINVAL);
 			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the manifest has no"));
 		}
-		run_model_free(m);
+		rundir_model_free(m);
 	}
 }
 
 static void test_run_id_too_long_is_refused(void)
 {
-	struct run_model *m = manifest("\"a-rather-long-experiment-name\"", "\"2026-12-01T10:00:00Z\"", "\"db1\"");
+	struct rundir_model *m = manifest("\"a-rather-long-experiment-name\"", "\"2026-12-01T10:00:00Z\"", "\"db1\"");
 	struct dut_error err = { { 0 } };
 	char id[16];
 
 	CU_ASSERT_EQUAL(results_run_id(m, id, sizeof(id), &err), -EINVAL);
-	run_model_free(m);
+	rundir_model_free(m);
 }
 
 static const char doc_text[] =

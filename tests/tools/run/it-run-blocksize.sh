@@ -82,6 +82,12 @@ tail -3 "$WORK/build.err" | sed 's/^/    /'
 echo "ok: 15 with 16 kB blocks in $CACHE/15-bs16k ($took s now, $(sed -n 's/^build_seconds=//p' "$CACHE/15-bs16k/dutlab-build.conf") s to build)"
 "$DUTLAB" pg build --major 15 --block-size 16k >/dev/null 2>"$WORK/again.err" || fail "the second pg build failed"
 grep -q "reusing $CACHE/15-bs16k" "$WORK/again.err" || fail "the second pg build did not reuse the cache: $(cat "$WORK/again.err")"
+# its modules are its own (built with 16 kB blocks), not Debian's: no warning on reuse
+! grep -q "warning" "$WORK/again.err" || fail "the reused build warns: $(cat "$WORK/again.err")"
+[ "$("$CACHE/15-bs16k/bin/pg_config" --pkglibdir)" = "$CACHE/15-bs16k/lib/postgresql" ] &&
+	[ -f "$CACHE/15-bs16k/lib/postgresql/plpgsql.so" ] ||
+	fail "the build's modules are not in it (pkglibdir $("$CACHE/15-bs16k/bin/pg_config" --pkglibdir)): dutlab pg build --major 15 --block-size 16kB --rebuild"
+want buildhelp 0 "usage: dutlab pg build" "$DUTLAB" pg build --help
 "$DUTLAB" pg list >"$WORK/list.out" || fail "pg list failed"
 grep -qE "^15-bs16k +15\.[0-9]+-[^ ]+ +bookworm +16kB +8kB " "$WORK/list.out" || fail "pg list: $(cat "$WORK/list.out")"
 [ "$("$DUTLAB" pg list --json | jq -r '.[] | select(.key == "15-bs16k") | .block_size_kb')" = 16 ] ||

@@ -49,9 +49,17 @@ if [ -r /proc/pressure/io ] && cat /proc/pressure/io >/dev/null 2>&1; then psi=$
 for ph in pre-data data total; do
 	v='(cpu-bound|cpu-starved|io-bound|lock-or-other-wait|unknown)'
 	[ "$ph" = total ] && v='(cpu-bound|cpu-starved|io-bound|lock-or-other-wait)'
-	it_expect restore "^\| $cfg \| $ph \| 1 \| $num \| $num \| $num \| $num \| $psi \| $psi \| $psi \| $num \| $num / $num \| $v \| [^|]*cores busy $num of [0-9]+; cpu pressure [^|]*io pressure [^|]*blocked \|" \
+	# a phase under 50 ms says so instead of the busy/pressure evidence
+	ev="([^|]*cores busy $num of [0-9]+; cpu pressure [^|]*io pressure [^|]*blocked|under 50 ms: too short for tick-resolution CPU times)"
+	it_expect restore "^\| $cfg \| $ph \| 1 \| $num \| $num \| $num \| $num \| $psi \| $psi \| $psi \| $num \| $num / $num \| $v \| $ev \|" \
 		"phase $ph: no wall time, CPU, cpu/io wait, blocked, server writes, verdict or evidence"
 done
+# "under 50 ms" only on a phase that took under 50 ms (49.6 ms prints as
+# 0.050), and only as "unknown"
+it_rows restore "$cfg" | awk -F'|' '$15 ~ /under 50 ms/ {
+	t = $5; gsub(/[ ,]/, "", t); v = $14; gsub(/ /, "", v)
+	if (t + 0 > 0.05 || v != "unknown") { print "phase" $3 "took " t " s, verdict " v ", evidence:" $15; bad = 1 } }
+	END { exit bad }' || fail "restore: a phase says 'under 50 ms' but is not one, or has a verdict"
 # the evidence names the same cpu wait as its column (one reading, two renderings)
 it_rows restore "$cfg" | awk -F'|' -v psi="$psi" '$3 ~ /total/ {
 	c = $9; gsub(/ /, "", c); found = 1

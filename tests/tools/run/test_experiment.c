@@ -574,11 +574,49 @@ static const struct bad_row {
 	{ "matrix_version_and_bindir", TGT "[postgres]\nbindir = /opt/pg/bin\n[matrix]\nversion = 15, 16\n" RUN,
 	  "t.ini:7: [matrix]: version: [postgres] bindir at line 5 already names" },
 	{ "matrix_version_duplicate", TGT "[matrix]\nversion = 15, 15\n" RUN, "t.ini:5: [matrix]: version: duplicate value \"15\"" },
+	{ "trace_max_not_a_size", TGT "[dutfs]\ntrace-max = lots\n" RUN,
+	  "t.ini:5: [dutfs]: trace-max: expected the most disk each trace may use, a size such as 512MiB or 8GiB (or none), found \"lots\"" },
+	{ "trace_max_too_small", TGT "[dutfs]\ntrace-max = 3M\n" RUN,
+	  "t.ini:5: [dutfs]: trace-max: 3M is too small for 4 segments of at least 1 MiB (give at least 4MiB, or fewer trace-segments)" },
+	{ "trace_max_too_small_for_segments", TGT "[dutfs]\ntrace-max = 8M\ntrace-segments = 16\n" RUN,
+	  "t.ini:5: [dutfs]: trace-max: 8M is too small for 16 segments of at least 1 MiB (give at least 16MiB" },
+	{ "trace_segments_alone", TGT "[dutfs]\ntrace-segments = 8\n" RUN,
+	  "t.ini:5: [dutfs]: trace-segments only serves trace-max: give trace-max = SIZE too" },
+	{ "trace_segments_one", TGT "[dutfs]\ntrace-max = 8M\ntrace-segments = 1\n" RUN,
+	  "t.ini:6: [dutfs]: trace-segments: expected a number of segments from 2 to 64, found \"1\"" },
+	{ "trace_max_without_trace", TGT "[dutfs]\ntrace = no\ntrace-max = 8M\n" RUN,
+	  "t.ini:6: [dutfs]: trace-max bounds the trace, but trace = no writes none" },
+	{ "trace_max_underscore", TGT "[dutfs]\ntrace_max = 8M\n" RUN,
+	  "t.ini:5: [dutfs]: unknown key \"trace_max\" (did you mean \"trace-max\"?)" },
+	{ "progress_too_short", "[experiment]\nprogress = 0.5s\n" TGT RUN,
+	  "t.ini:2: [experiment]: progress: expected how often a running step prints a progress line, a duration from 1s to 24h" },
+	{ "report_every_too_short", "[experiment]\nreport-every = 5s\n" TGT RUN,
+	  "t.ini:2: [experiment]: report-every: expected how often report.md is rewritten while a step runs, a duration from 10s to 24h" },
 	{ "pg_target_unknown", TGT "[postgres]\ntarget = main\n" RUN, "t.ini:5: [postgres]: target: expected the name of a [target NAME], found \"main\"" },
 	{ "nul_byte", TGT "x\0y\n" RUN, "t.ini:4: expected text, found a NUL byte" },
 	{ "too_many_runs", TGT "[experiment]\nrepetitions = 100\n[matrix]\nset.a = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\n[step r]\ntype = oltp-run\nduration = 1s\nrepeat = 100\n",
 	  "the plan has 202000 setups and step runs (20 configurations x 100 repetitions x (1 setup + 100 step runs)); expected at most 100000" },
 };
+
+/* [dutfs] trace-max/trace-segments and [experiment] progress/report-every are kept */
+static void test_soak_keys(void)
+{
+	struct dut_experiment *e = parse_ok("[experiment]\nprogress = 30s\nreport-every = 10m\n" TGT
+					    "[dutfs]\ntrace-max = 2GiB\ntrace-segments = 8\n" RUN, "soak keys");
+
+	if (e) {
+		CU_CHECK(e->trace_max_bytes == 2ull << 30 && e->trace_segments == 8, "trace-max %llu in %u",
+			 (unsigned long long)e->trace_max_bytes, e->trace_segments);
+		CU_CHECK(e->progress_ns == 30 * S && e->report_every_ns == 600 * S, "progress %llu, report-every %llu",
+			 (unsigned long long)e->progress_ns, (unsigned long long)e->report_every_ns);
+		dut_experiment_free(e);
+	}
+	e = parse_ok(TGT "[dutfs]\ntrace-max = none\n" RUN, "trace-max none");
+	if (e) {
+		CU_CHECK(e->trace_max_bytes == 0 && e->trace_segments == 0 && e->progress_ns == 0, "defaults");
+		dut_experiment_free(e);
+	}
+}
 
 static void test_postgres_memory(void)
 {
@@ -746,7 +784,11 @@ static void test_shipped_experiments_parse_and_fit_15_minutes(void)
 			for (size_t j = 0; e->dims[i].kind == DUT_DIM_SHAPE && j < e->dims[i].nvalues; j++)
 				check_shape(e, de->d_name, e->dims[i].values[j]);
 		CU_CHECK(dut_experiment_plan(e, &p) == 0, "%s: plan failed", de->d_name);
-		if (p) {
+		if (p && strcmp(de->d_name, "soak.ini") == 0) {
+			/* the soak is meant to run all night, and to bound its trace */
+			CU_CHECK(p->est_ns >= 4 * 3600 * S && e->trace_max_bytes && e->progress_ns && e->report_every_ns,
+				 "soak.ini: expected hours, trace-max, progress and report-every");
+		} else if (p) {
 			CU_CHECK(p->est_ns <= 15 * 60 * S, "%s: estimated %llu s, expected at most 15 min", de->d_name,
 				 (unsigned long long)(p->est_ns / S));
 			for (size_t i = 0; i < e->ntargets; i++)
@@ -810,6 +852,7 @@ static const struct cu_test tests[] = {
 	{ "dss_and_restore", test_dss_and_restore },
 	{ "plan_renderer_names_everything", test_plan_renderer_names_everything },
 	{ "postgres_memory", test_postgres_memory },
+	{ "soak_keys", test_soak_keys },
 	{ "postgres_version_and_bindir", test_postgres_version_and_bindir },
 	{ "bad_input_cites_the_line", test_bad_input_cites_the_line },
 	{ "load_reports_missing_file", test_load_reports_missing_file },

@@ -126,6 +126,109 @@ static void test_step_argv_from_params(void)
 	}
 }
 
+/*
+ * The step-kind table (tools/run/steps/steps.c): every kind complete, and the
+ * fields the planner and runner ask instead of a kind's name say what the
+ * name-keyed special cases used to: identify only reads and describes the
+ * device, crash has a work directory and clusters of its own and exit 1 is
+ * a finding, restore restores, oltp-init places tables, pgload writes relmaps.
+ */
+static void test_step_kind_table(void)
+{
+	static const struct {
+		const char *name;
+		bool probe, reads_only, identify, workdir, own_clusters, runs_dutlab, places_tables, restores, relmap;
+		int result_exit;
+	} want[] = {
+		{ "identify", .probe = true, .reads_only = true, .identify = true },
+		{ "bench", .probe = true },
+		{ "slc", .probe = true },
+		{ "fill", .probe = true },
+		{ "oltp-init", .places_tables = true, .relmap = true },
+		{ "oltp-run", .relmap = true },
+		{ "dss", .relmap = true },
+		{ "restore", .restores = true },
+		{ "crash", .probe = true, .workdir = true, .own_clusters = true, .runs_dutlab = true, .result_exit = 1 },
+	};
+
+	CU_ASSERT_EQUAL(dut_step_ntypes, DUT_ARRAY_SIZE(want));
+	CU_ASSERT_PTR_NULL(dut_step_types[dut_step_ntypes]);
+	for (size_t i = 0; i < dut_step_ntypes && i < DUT_ARRAY_SIZE(want); i++) {
+		const struct dut_step_type *t = dut_step_types[i];
+
+		CU_CHECK(strcmp(t->name, want[i].name) == 0, "row %zu: %s, want %s", i, t->name, want[i].name);
+		CU_CHECK(dut_step_type_find(t->name) == t, "%s: not found by name", t->name);
+		CU_CHECK(t->tool && t->summary && t->estimate_ns && t->space_bytes && t->argv,
+			 "%s: a kind needs a tool, a summary, estimates and an argv op", t->name);
+		CU_CHECK(t->probe == want[i].probe && t->reads_only == want[i].reads_only &&
+			 t->identify == want[i].identify && t->workdir == want[i].workdir &&
+			 t->own_clusters == want[i].own_clusters && t->runs_dutlab == want[i].runs_dutlab &&
+			 t->places_tables == want[i].places_tables && t->restores == want[i].restores &&
+			 t->relmap == want[i].relmap && t->result_exit == want[i].result_exit,
+			 "%s: its fields differ from what the runner and planner expect of it", t->name);
+		CU_CHECK(!(t->reads_only || t->workdir) || t->probe, "%s: reads_only and workdir are for probe kinds",
+			 t->name);
+		for (size_t k = 0; k < i; k++)
+			CU_CHECK(strcmp(dut_step_types[k]->name, t->name) != 0, "%s: listed twice", t->name);
+		for (size_t k = 0; k < t->nparams; k++)
+			CU_CHECK(t->params[k].key && t->params[k].help, "%s: parameter %zu without key or help",
+				 t->name, k);
+	}
+	CU_ASSERT_PTR_NULL(dut_step_type_find("nope"));
+}
+
+/* What the probe kinds' argv says about raw targets, and the crash kind's
+ * command line: identify only reads, so no --destructive; bench writes. */
+static void test_step_argv_raw_and_crash(void)
+{
+	static const struct {
+		const char *name, *text;
+		bool raw;
+		const char *want;
+	} rows[] = {
+		{ "identify on a raw device: read only", HEAD "[step i]\ntype = identify\n", true,
+		  "DUTPROBE identify --json J /d/f" },
+		{ "identify on a filesystem", HEAD "[step i]\ntype = identify\n", false,
+		  "DUTPROBE identify --json J /d/f" },
+		{ "bench on a raw device: --destructive, no --size", HEAD "[step b]\ntype = bench\nsize = 64M\n", true,
+		  "DUTPROBE bench --time 5 --warmup 1 --reps 3 --destructive --json J /d/f" },
+		{ "crash: its keys, its document, its work directory", HEAD "[step c]\ntype = crash\nstates = 3\n", false,
+		  "DUTLAB crash --states 3 --controls 2 --seed 1 --duration 4 --clients 4 --identify ID "
+		  "--json J --workdir /d/f" },
+	};
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
+		struct dut_experiment *e = parse(rows[i].text);
+		struct dut_plan *p = NULL;
+		char **cmds[2] = { NULL, NULL };
+		struct dut_error err = { "" };
+		size_t n = 0;
+
+		if (!e)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		e->steps[0].raw = rows[i].raw;
+		struct run_step_ctx c = {
+			.pgload = "PGLOAD", .dutprobe = "DUTPROBE", .dutlab = "DUTLAB", .cfg = &p->configs[0],
+			.probe_target = "/d/f", .json_path = "J", .identify_json = "ID",
+		};
+		int r = run_step_argv(&e->steps[0], &c, cmds, &n, &err);
+
+		CU_CHECK(r == 0 && n == 1, "%s: run_step_argv %d (%zu commands): %s", rows[i].name, r, n, err.msg);
+		if (r == 0) {
+			char *got = join(cmds[0]);
+
+			CU_CHECK(strcmp(got, rows[i].want) == 0, "%s:\n  got  %s\n  want %s", rows[i].name, got,
+				 rows[i].want);
+			free(got);
+			for (size_t k = 0; k < n; k++)
+				run_strv_free(cmds[k]);
+		}
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+}
+
 static void test_matrix_placement_reaches_oltp_init(void)
 {
 	static const char text[] =
@@ -519,6 +622,59 @@ static void test_manifest_document(void)
 	dut_experiment_free(e);
 }
 
+/* [dutfs] trace-max and [experiment] progress/report-every reach the manifest and the dry run */
+static void test_soak_keys_in_manifest_and_plan(void)
+{
+	static const char *const texts[2] = {
+		"[experiment]\nprogress = 30s\nreport-every = 10m\n" HEAD
+		"[dutfs]\ntrace-max = 64MiB\n[step rw]\ntype = oltp-run\nduration = 8h\n",
+		HEAD "[step rw]\ntype = oltp-run\nduration = 5s\n",
+	};
+
+	for (int k = 0; k < 2; k++) {
+		struct dut_experiment *e = parse(texts[k]);
+		struct dut_plan *p = NULL;
+		struct run_state *st = NULL;
+		json_object *m;
+		char *txt = NULL;
+		size_t len = 0;
+		FILE *f;
+		const char *mb, *seg, *prog, *rep;
+
+		if (!e)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(run_state_new(p, "t.ini", "/r", &st), 0);
+		m = run_manifest_json(st);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		mb = jstr(m, "configs.0.trace_max_bytes");
+		seg = jstr(m, "configs.0.trace_segments");
+		prog = jstr(m, "experiment.progress_ns");
+		rep = jstr(m, "experiment.report_every_ns");
+		f = open_memstream(&txt, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		dutlab_run_print_plan(p, f);
+		fclose(f);
+		if (k == 0) {
+			CU_CHECK(mb && strcmp(mb, "67108864") == 0 && seg && strcmp(seg, "4") == 0,
+				 "trace_max_bytes %s, trace_segments %s", mb ? mb : "(absent)", seg ? seg : "(absent)");
+			CU_CHECK(prog && strcmp(prog, "30000000000") == 0 && rep && strcmp(rep, "600000000000") == 0,
+				 "progress_ns %s, report_every_ns %s", prog ? prog : "(absent)", rep ? rep : "(absent)");
+			CU_CHECK(strstr(txt, "tracing on (each trace kept within 64 MiB in 4 segments, --trace-max)") &&
+				 strstr(txt, "while a step runs: a progress line every 30s; report.md rewritten (a "
+					"partial report) every 10m00s"), "plan: %s", txt);
+		} else {
+			CU_CHECK(!mb && !seg && !prog && !rep, "soak keys in a manifest without them");
+			CU_CHECK(!strstr(txt, "--trace-max") && !strstr(txt, "while a step runs"), "plan: %s", txt);
+		}
+		free(txt);
+		json_object_put(m);
+		run_state_free(st);
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+}
+
 static void test_replica_lag_collected_per_step(void)
 {
 	static const char doc1[] =
@@ -672,6 +828,8 @@ static const struct cu_test tests[] = {
 	{ "manifest_argv_has_no_password", test_manifest_argv_has_no_password },
 	{ "setting_values_without_control_characters", test_setting_values_without_control_characters },
 	{ "step_argv_from_params", test_step_argv_from_params },
+	{ "step_kind_table", test_step_kind_table },
+	{ "step_argv_raw_and_crash", test_step_argv_raw_and_crash },
 	{ "matrix_placement_reaches_oltp_init", test_matrix_placement_reaches_oltp_init },
 	{ "restore_formats_other_than_custom_are_refused", test_restore_formats_other_than_custom_are_refused },
 	{ "duration_args", test_duration_args },
@@ -682,6 +840,7 @@ static const struct cu_test tests[] = {
 	{ "cleanup_stack_frees_owned_args", test_cleanup_stack_frees_owned_args },
 	{ "config_dirnames", test_config_dirnames },
 	{ "manifest_document", test_manifest_document },
+	{ "soak_keys_in_manifest_and_plan", test_soak_keys_in_manifest_and_plan },
 	{ "replica_lag_collected_per_step", test_replica_lag_collected_per_step },
 	{ NULL, NULL },
 };

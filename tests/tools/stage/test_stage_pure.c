@@ -201,55 +201,6 @@ static void test_space_checks(void)
 		 "missing bytes");
 }
 
-static const char mountinfo_text[] =
-	"22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw,errors=remount-ro\n"
-	"41 22 7:0 / /var/tmp/dl/mnt/pg-abc123 rw,relatime shared:30 - ext4 /dev/loop0 rw,data=journal\n"
-	"this line is not mountinfo\n"
-	"43 22 0:39 / /var/tmp/dl/mnt/wal-x rw,relatime shared:31 - btrfs /dev/loop1 rw,space_cache=v2\n"
-	"44 22 0:40 / /mnt/with\\040space rw - tmpfs tmpfs rw\n"
-	"45 41 0:41 / /var/tmp/dl/mnt/pg-abc123 rw - tmpfs over rw\n"
-	"46 22 7:2 / /mnt/trunc rw - xfs";   /* no source: malformed, skipped */
-
-static void test_mountinfo_lookups(void)
-{
-	static const struct {
-		bool by_point;
-		const char *want;
-		int found;
-		const char *fstype, *other;     /* other: source (by point) or mount point (by source) */
-	} rows[] = {
-		{ true, "/", 1, "ext4", "/dev/nvme0n1p2" },
-		/* stacked: the top mount wins */
-		{ true, "/var/tmp/dl/mnt/pg-abc123", 1, "tmpfs", "over" },
-		{ true, "/mnt/with space", 1, "tmpfs", "tmpfs" },
-		{ true, "/mnt/with\\040space", 0, NULL, NULL },
-		{ true, "/mnt/trunc", 0, NULL, NULL },
-		{ true, "/var/tmp/dl/mnt", 0, NULL, NULL },
-		/* btrfs: 0:39 in mountinfo, found by its source */
-		{ false, "/dev/loop1", 1, "btrfs", "/var/tmp/dl/mnt/wal-x" },
-		{ false, "/dev/loop0", 1, "ext4", "/var/tmp/dl/mnt/pg-abc123" },
-		{ false, "/dev/loop2", 0, NULL, NULL },
-		{ false, "/dev/loop", 0, NULL, NULL },
-	};
-
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct mountinfo_entry e = { 0 };
-		int r = rows[i].by_point ? stage_mountinfo_find_point(mountinfo_text, rows[i].want, &e)
-					 : stage_mountinfo_find_source(mountinfo_text, rows[i].want, &e);
-
-		CU_CHECK(r == rows[i].found, "row %zu (%s): returned %d", i, rows[i].want, r);
-		if (r == 1 && rows[i].found == 1)
-			CU_CHECK(!strcmp(e.fstype, rows[i].fstype) &&
-				 !strcmp(rows[i].by_point ? e.source : e.mount_point, rows[i].other),
-				 "row %zu (%s): got %s %s %s", i, rows[i].want, e.fstype, e.source, e.mount_point);
-	}
-	{
-		struct mountinfo_entry e;
-
-		CU_CHECK(stage_mountinfo_find_point("", "/", &e) == 0, "empty text");
-	}
-}
-
 static void test_backing_file_text(void)
 {
 	static const struct {
@@ -383,7 +334,6 @@ static const struct cu_test tests[] = {
 	{ "mount_options_split_flags_from_data", test_mount_options_split_flags_from_data },
 	{ "ext4_data_mode_reaches_mount_data", test_ext4_data_mode_reaches_mount_data },
 	{ "space_checks", test_space_checks },
-	{ "mountinfo_lookups", test_mountinfo_lookups },
 	{ "backing_file_text", test_backing_file_text },
 	{ "paths", test_paths },
 	{ NULL, NULL },

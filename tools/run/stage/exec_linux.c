@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Running mkfs for target staging: fork + exec (never a shell), output
- * captured for the error message; and small /proc, /sys reads.
+ * Running mkfs for target staging (lib/spawn.h: never a shell, output
+ * captured for the error message); and small /proc, /sys reads.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
+#include "lib/spawn.h"
 #include "lib/sysfs_root.h"
 #include "tools/run/stage/stage_sys.h"
 
@@ -59,68 +57,28 @@ int stage_find_program(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* In the child: never returns. */
-static void run_child(char *const argv[], int out_fd)
-{
-	int null_fd = open("/dev/null", O_RDONLY);
-
-	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-	    dup2(out_fd, STDERR_FILENO) < 0)
-		_exit(127);
-	/* a caller that ignores SIGPIPE or blocks signals must not pass that on */
-	signal(SIGPIPE, SIG_DFL);
-	{
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-	}
-	execv(argv[0], argv);
-	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
 int stage_run(char *const argv[], char *out, size_t outlen, int *ret_status)
 {
-	int pipefd[2];
-	size_t used = 0;
-	pid_t pid;
-	int status;
+	struct dut_capture cap = { .buf = out, .cap = outlen };
+	/* a caller that ignores SIGPIPE or blocks signals must not pass that on */
+	struct dut_spawn_opts o = {
+		.out = { .how = DUT_SPAWN_CAPTURE },
+		.err = { .how = DUT_SPAWN_STDOUT },
+		.capture = &cap,
+		.signals = DUT_SPAWN_SIG_UNBLOCK | DUT_SPAWN_SIG_PIPE,
+	};
+	struct dut_child c;
+	int r;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int r = -errno;
-
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return r;
-	}
-	if (pid == 0)
-		run_child(argv, pipefd[1]);
-	close(pipefd[1]);
-	for (;;) {
-		char chunk[4096];
-		ssize_t n = read(pipefd[0], chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (used + 1 < outlen) {
-			size_t take = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
-
-			memcpy(out + used, chunk, take);
-			used += take;
-		}
-	}
 	if (outlen)
-		out[used] = '\0';
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	*ret_status = status;
+		out[0] = '\0';
+	if ((r = dut_spawn(argv, &o, &c)) < 0)
+		return r;
+	if ((r = dut_child_wait(&c, 0, 0)) < 0)
+		return r;
+	/* a program that cannot be run exits 127 with the reason as its output, as a shell says it */
+	if (c.fail == DUT_SPAWN_FAIL_EXEC)
+		snprintf(out, outlen, "cannot run %s: %s\n", argv[0], strerror(c.fail_errno));
+	*ret_status = c.status;
 	return 0;
 }

@@ -4,7 +4,7 @@
  * attach, detach), and the filesystem steps they share (mkfs, mount,
  * umount).  The decisions are pure (stage_pure.h); this file gathers the
  * facts and makes the syscalls.  Device safety is dutprobe's
- * (probe/safety.h): the same rules decide what "in use" means.
+ * (lib/dev_safety.h): the same rules decide what "in use" means.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/mountinfo.h"
 #include "lib/units.h"
-#include "probe/safety.h"
+#include "lib/dev_safety.h"
 #include "tools/run/stage.h"
 #include "tools/run/stage/stage_pure.h"
 #include "tools/run/stage/stage_sys.h"
@@ -328,9 +329,9 @@ static int image_detach(struct dut_stage *st, bool failed, struct dut_error *err
 
 /* ---- block device or partition ---- */
 
-/* A partition of the device (sysfs) mounted under its /dev name; true with its path in part. */
-static bool partition_mounted_by_name(dev_t rdev, const char *mountinfo, char *part, size_t len,
-				      struct mountinfo_entry *ret)
+/* A partition of the device (sysfs) mounted under its /dev name: 1 with its path in part, 0, -errno. */
+static int partition_mounted_by_name(dev_t rdev, const char *mountinfo, char *part, size_t len,
+				     struct dut_mount *ret)
 {
 	char dir[PATH_MAX];
 	_cleanup_closedir_ DIR *d = NULL;
@@ -345,11 +346,15 @@ static bool partition_mounted_by_name(dev_t rdev, const char *mountinfo, char *p
 		    snprintf(pfile, sizeof(pfile), "%s/%s/partition", dir, de->d_name) >= (int)sizeof(pfile) ||
 		    access(pfile, F_OK) < 0)
 			continue;
+		int r;
+
 		snprintf(part, len, "/dev/%s", de->d_name);
-		if (stage_mountinfo_find_source(mountinfo, part, ret))
-			return true;
+		/* the last mount of it: the one on top */
+		r = dut_mountinfo_find_source(mountinfo, strlen(mountinfo), part, 1, ret);
+		if (r)
+			return r;
 	}
-	return false;
+	return 0;
 }
 
 static int device_check(const struct stage_ctx *c, struct dut_error *err)
@@ -360,7 +365,7 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 	_cleanup_free_ char *real = NULL, *mountinfo = NULL;
 	char msg[sizeof(err->msg)];
 	struct safety_report rep;
-	struct mountinfo_entry me;
+	_cleanup_free_ struct dut_mount *me = malloc(sizeof(*me));
 	struct stat st;
 	int r;
 
@@ -368,6 +373,10 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 		dut_error_set(err, "[target %s]: refusing to use device %s without destructive = yes in its "
 			      "[target] section (everything on it is lost)", c->t->name, c->path);
 		return -EPERM;
+	}
+	if (!me) {
+		dut_error_set(err, "out of memory");
+		return -ENOMEM;
 	}
 	if (stat(c->path, &st) < 0) {
 		r = -errno;
@@ -383,19 +392,29 @@ static int device_check(const struct stage_ctx *c, struct dut_error *err)
 	 * lookup by device number misses (it would only see an exclusive opener) */
 	real = realpath(c->path, NULL);
 	if (stage_read_text("/proc/self/mountinfo", &mountinfo) == 0) {
+		size_t milen = strlen(mountinfo);
 		char part[PATH_MAX];
 
-		if (stage_mountinfo_find_source(mountinfo, c->path, &me) ||
-		    (real && stage_mountinfo_find_source(mountinfo, real, &me))) {
+		r = dut_mountinfo_find_source(mountinfo, milen, c->path, 1, me);
+		if (r == 0 && real)
+			r = dut_mountinfo_find_source(mountinfo, milen, real, 1, me);
+		if (r > 0) {
 			dut_error_set(err, "[target %s]: %s is mounted at %s (%s); refusing to write (unmount it, "
-				      "or pick a device nothing uses)", c->t->name, c->path, me.mount_point, me.fstype);
+				      "or pick a device nothing uses)", c->t->name, c->path, me->mount_point, me->fstype);
 			return -EBUSY;
 		}
-		if (partition_mounted_by_name(st.st_rdev, mountinfo, part, sizeof(part), &me)) {
+		if (r == 0)
+			r = partition_mounted_by_name(st.st_rdev, mountinfo, part, sizeof(part), me);
+		if (r > 0) {
 			dut_error_set(err, "[target %s]: its partition %s is mounted at %s (%s); refusing to write "
-				      "(unmount it, or pick a device nothing uses)", c->t->name, part, me.mount_point,
-				      me.fstype);
+				      "(unmount it, or pick a device nothing uses)", c->t->name, part, me->mount_point,
+				      me->fstype);
 			return -EBUSY;
+		}
+		if (r < 0) {
+			dut_error_set(err, "[target %s]: cannot check whether %s is mounted: %s", c->t->name, c->path,
+				      strerror(-r));
+			return r;
 		}
 	}
 	/* dutprobe's rules: mounts of it or its partitions, holders, swap, an exclusive opener */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Target staging, pure helpers: space arithmetic and its messages,
- * mountinfo lookups by mount point and by source, loop backing_file text,
+ * loop backing_file text,
  * paths.  See stage_pure.h.
  */
 #include <errno.h>
@@ -69,38 +69,6 @@ int stage_space_check(const struct stage_space_facts *f, char *msg, size_t msgle
 	}
 	snprintf(msg, msglen, "unknown target type %d", (int)f->type);
 	return -EINVAL;
-}
-
-/* The last well-formed mountinfo line whose mount point (or source) is want: the top mount. */
-static int mountinfo_find_last(const char *text, const char *want, bool by_point, struct mountinfo_entry *ret)
-{
-	const char *p = text;
-	int found = 0;
-
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		struct mountinfo_entry e;
-
-		/* mountinfo_parse_line() stops at the newline */
-		if (mountinfo_parse_line(p, &e) == 0 && strcmp(by_point ? e.mount_point : e.source, want) == 0) {
-			*ret = e;
-			found = 1;
-		}
-		p += len;
-		if (*p == '\n')
-			p++;
-	}
-	return found;
-}
-
-int stage_mountinfo_find_point(const char *text, const char *path, struct mountinfo_entry *ret)
-{
-	return mountinfo_find_last(text, path, true, ret);
-}
-
-int stage_mountinfo_find_source(const char *text, const char *source, struct mountinfo_entry *ret)
-{
-	return mountinfo_find_last(text, source, false, ret);
 }
 
 int stage_image_verdict(const struct stage_image_facts *f, char *msg, size_t msglen)

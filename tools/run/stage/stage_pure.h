@@ -2,7 +2,7 @@
 /*
  * The pure half of target staging (no I/O; unit-tested in
  * tests/tools/stage/test_stage_pure.c): per-filesystem mkfs argv and mount
- * options, space arithmetic, mountinfo and loop sysfs text, paths.
+ * options, space arithmetic, loop sysfs text, paths.
  * stage_linux.c, loop_linux.c and exec_linux.c do the syscalls.
  */
 #ifndef DUTLAB_RUN_STAGE_PURE_H
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe/safety.h"       /* struct mountinfo_entry, mountinfo_parse_line() */
+#include "lib/dev_safety.h"       /* struct sig_hit, sig_detect() */
 #include "tools/run/experiment.h"
 
 /* ---- filesystems (stage_fs.c) ---- */
@@ -107,16 +107,10 @@ struct stage_image_facts {
  */
 int stage_image_verdict(const struct stage_image_facts *f, char *msg, size_t msglen);
 
-/* ---- mountinfo, loop sysfs text, paths (stage_pure.c) ---- */
+/* ---- loop sysfs text, paths (stage_pure.c) ---- */
 
-/*
- * The last mount (the one on top) whose mount point is path, or whose
- * source is path (btrfs shows an anonymous 0:N device number in mountinfo,
- * so a device is also looked up by name).  1 found, 0 not; malformed lines
- * are skipped.
- */
-int stage_mountinfo_find_point(const char *text, const char *path, struct mountinfo_entry *ret);
-int stage_mountinfo_find_source(const char *text, const char *source, struct mountinfo_entry *ret);
+/* mountinfo lookups: lib/mountinfo.h (by source, last = 1: the mount on top;
+ * btrfs shows an anonymous 0:N device number, so devices are looked up by name) */
 
 /* /sys/block/loopN/loop/backing_file text -> the path: strips the newline
  * and a " (deleted)" suffix (then *ret_deleted = true).  Returns out. */

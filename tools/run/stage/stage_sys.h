@@ -24,10 +24,11 @@ int stage_read_text(const char *path, char **ret);
 int stage_find_program(const char *name, char *out, size_t len);
 
 /*
- * fork + execv argv[0] (a full path) with stdin from /dev/null and
+ * Run argv[0] (a full path; lib/spawn.h) with stdin from /dev/null and
  * stdout+stderr into out (NUL-terminated; the first outlen-1 bytes, the
  * rest is read and dropped).  0 when the program ran: *ret_status is its
- * wait status; -errno when it could not be started.
+ * wait status (exit 127 with "cannot run ARGV0: REASON" in out when the
+ * exec failed); -errno when no child could be made.
  */
 int stage_run(char *const argv[], char *out, size_t outlen, int *ret_status);
 

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dutlab crash: the plan of a campaign (pure).
+ *
+ * A state is derived from (campaign seed, state index) alone, so a state can
+ * be re-run on its own (dutlab crash --seed S --state I) and gets the same
+ * crash point and loss.  A state is:
+ *   - a crash point: after the Nth write (or fsync) of a class of files, as a
+ *     dutfs crash fault with nth = N, or at a time into the workload (the
+ *     control command `crash`);
+ *   - a loss mode: what the crash discards of the data written since each
+ *     file's last fsync, as a dutfs `unsynced` fault;
+ *   - a CHECKPOINT time, so data files and pg_control are written.
+ * Points and losses are stratified (state i takes the next kind in turn, from
+ * a seeded offset): 30 states cover all 30 (point, loss) pairs; the rest
+ * (N, times, loss draws) is random from the state's seed.
+ * The plan also renders the state's dutfs rules file.
+ *
+ * Negative controls are states with PostgreSQL set up to be unsafe:
+ * full_page_writes = off with 8 KiB pages torn at 4 KiB (damage expected:
+ * checksum or amcheck errors, or no start), and fsync = off (lost commits
+ * expected).  A campaign fails when a control sees no damage.
+ */
+#ifndef DUTLAB_CRASH_PLAN_H
+#define DUTLAB_CRASH_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum crash_point {
+	CRASH_AT_WAL_WRITE = 0,
+	CRASH_AT_WAL_FSYNC,
+	CRASH_AT_HEAP_WRITE,
+	CRASH_AT_INDEX_WRITE,
+	CRASH_AT_PG_CONTROL,
+	CRASH_AT_SLRU_WRITE,     /* pg_xact, pg_subtrans, pg_multixact, ...: written at checkpoints */
+	CRASH_AT_CHECKPOINT,     /* ckpt_delay_ms after the state's CHECKPOINT starts (server log) */
+	CRASH_AT_TIME,
+	/* during `pgload init -s 1` and its CHECKPOINT in an empty cluster (crash_load.h):
+	 * after the Nth write to any file; not in the default set (--points init) */
+	CRASH_AT_INIT,
+	CRASH_POINTS
+};
+/* The points a campaign takes when none are named: all but init. */
+#define CRASH_POINTS_DEFAULT ((1u << CRASH_AT_INIT) - 1)
+
+enum crash_loss {
+	CRASH_LOSS_ALL = 0,      /* every unsynced byte lost, in-flight writes lost whole */
+	CRASH_LOSS_NONE,         /* no unsynced byte lost (in-flight writes still lost) */
+	CRASH_LOSS_SUBSET,       /* each unsynced 8 KiB page lost with probability lose_pct: out of order */
+	CRASH_LOSS_TORN,         /* each unsynced sector lost on its own: pages torn at the sector size */
+	CRASH_LOSS_FSYNC_EIO,    /* the Nth WAL fsync fails with EIO; what it should have synced is lost */
+	CRASH_LOSSES
+};
+
+enum crash_control {
+	CRASH_CONTROL_NONE = 0,  /* a regular state: no damage expected */
+	CRASH_CONTROL_FPW_OFF,   /* full_page_writes = off, 4 KiB torn pages: damage expected */
+	CRASH_CONTROL_FSYNC_OFF, /* fsync = off: lost commits expected */
+};
+
+struct crash_campaign {
+	uint64_t seed;
+	unsigned states;          /* regular states */
+	unsigned control_states;  /* per negative control (0: none) */
+	uint32_t points_mask;     /* bit per enum crash_point; 0 = CRASH_POINTS_DEFAULT */
+	uint32_t losses_mask;     /* bit per enum crash_loss; 0 = all */
+	uint32_t sector;          /* torn mode's sector (the device's atomic unit); 0 = 512 */
+	double workload_s;        /* ledger run duration */
+	unsigned clients;
+};
+
+struct crash_state {
+	unsigned index;           /* 0.. states-1, then the controls */
+	uint64_t seed;            /* this state's seed (faults, workload) */
+	enum crash_control control;
+	enum crash_point point;
+	enum crash_loss loss;
+	uint64_t nth;             /* the crash fault's nth (not for CRASH_AT_TIME) */
+	uint64_t at_ms;           /* CRASH_AT_TIME: into the workload; else the fallback crash time */
+	uint64_t checkpoint_at_ms;
+	uint64_t ckpt_delay_ms;   /* CRASH_AT_CHECKPOINT: after "checkpoint starting:" in the log */
+	uint64_t eio_nth;         /* CRASH_LOSS_FSYNC_EIO */
+	double lose_pct;
+	uint32_t sector;          /* in-flight writes torn at this size */
+	uint64_t grain;           /* 0, or the unit a loss is drawn for */
+};
+
+void crash_campaign_defaults(struct crash_campaign *c);
+unsigned crash_campaign_total(const struct crash_campaign *c);
+
+/* State index of campaign c (0 <= index < crash_campaign_total(c)). */
+void crash_plan_state(const struct crash_campaign *c, unsigned index, struct crash_state *ret);
+
+/* The state's dutfs rules file; -ENOSPC when len is too small. */
+int crash_state_rules(const struct crash_state *s, char *buf, size_t len);
+/* PostgreSQL settings of the state's control ("" for none). */
+const char *crash_control_settings(enum crash_control c);
+
+const char *crash_point_name(enum crash_point p);
+const char *crash_loss_name(enum crash_loss l);
+const char *crash_control_name(enum crash_control c);
+/* "wal-write" -> CRASH_AT_WAL_WRITE; -EINVAL */
+int crash_point_parse(const char *s, enum crash_point *ret);
+int crash_loss_parse(const char *s, enum crash_loss *ret);
+/* A comma-separated list of names into a mask; -EINVAL (bad names the first unknown one). */
+int crash_points_parse_list(const char *s, uint32_t *ret_mask, char *bad, size_t bad_len);
+int crash_losses_parse_list(const char *s, uint32_t *ret_mask, char *bad, size_t bad_len);
+
+#endif

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Report building: records in timestamp order -> struct report, in one
+ * pass (pure: no I/O).  The builder holds per-file, per-relation,
+ * per-process and per-phase statistics, never the records, so it can take
+ * them from a whole loaded trace (report_build) or from the streaming
+ * reader (report_build_stream) with the same result.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cleanup.h"
+#include "tools/report/report.h"
+#include "tools/report/report_priv.h"
+#include "tools/report/report_seconds.h"
+
+/* Per-file state during the walk, with the file's row. */
+struct fstate {
+	uint32_t id;
+	const struct dut_trace_file *f; /* NULL: no FILE entry */
+	bool has_last;
+	uint64_t last_end;
+	struct rep_row row;
+	/*
+	 * The file's records since its relation row or phase last changed:
+	 * merged into its own row, that relation row and that phase's class
+	 * when they change and at the end (part_flush), so a record costs one
+	 * statistics add here instead of three.
+	 */
+	struct rep_stats part;
+	bool part_used;
+	size_t part_rel_row, part_phase;
+	enum rep_class part_cls;
+	const struct relmap_rel *rel_cached;
+	bool rel_valid;
+	size_t rel_row;
+};
+
+/* File ids are handed out in sequence: below this, look them up in a table. */
+#define DIRECT_IDS (1u << 20)
+#define PID_SLOTS 1024u
+
+struct pid_slot {
+	uint32_t pid;
+	uint32_t row_plus1;            /* 0: empty */
+};
+
+struct report_builder {
+	const struct dut_trace *meta;
+	const struct relmap *m;
+	struct report *rep;
+	struct fstate *fs;             /* sorted by id: the FILE entries, then ids records name */
+	size_t nfs, cap_fs;
+	uint32_t *by_id;               /* id < nby_id -> index in fs + 1 (0: none) */
+	size_t nby_id;
+	struct rep_rows rels, procs;
+	struct pid_slot pids[PID_SLOTS]; /* pid -> process row, a cache in front of rep_rows_get */
+	size_t phase;
+	uint64_t nrecs;                /* records added */
+	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
+	struct dut_hist *dutfs_lat[RC_COUNT];
+	bool added;                    /* a record came: the page sizes are fixed */
+};
+
+static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
+		       const struct dut_trace_file *f)
+{
+	enum rep_class c = f ? rep_classify(&f->pg, b->m, 0, NULL) : RC_OTHER;
+	char name[64];
+
+	snprintf(name, sizeof(name), "file #%u (no FILE entry)", id);
+	memset(fs, 0, sizeof(*fs));
+	fs->id = id;
+	fs->f = f;
+	fs->row.name = strdup(f ? f->path : name);
+	fs->row.detail = strdup(rep_class_name(c));
+	if (!fs->row.name || !fs->row.detail) {
+		free(fs->row.name);
+		free(fs->row.detail);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void by_id_rebuild(struct report_builder *b)
+{
+	memset(b->by_id, 0, b->nby_id * sizeof(*b->by_id));
+	for (size_t i = 0; i < b->nfs; i++)
+		if (b->fs[i].id < b->nby_id)
+			b->by_id[b->fs[i].id] = (uint32_t)(i + 1);
+}
+
+/* A record names an id without a FILE entry: give it a row, in id order. */
+static int fstate_insert(struct report_builder *b, uint32_t id, size_t at)
+{
+	int r;
+
+	if (b->nfs == b->cap_fs) {
+		size_t ncap = b->cap_fs ? 2 * b->cap_fs : 16;
+		struct fstate *p = realloc(b->fs, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		b->fs = p;
+		b->cap_fs = ncap;
+	}
+	memmove(&b->fs[at + 1], &b->fs[at], (b->nfs - at) * sizeof(*b->fs));
+	r = fstate_init(b, &b->fs[at], id, NULL);
+	if (r < 0) {
+		memmove(&b->fs[at], &b->fs[at + 1], (b->nfs - at) * sizeof(*b->fs));
+		return r;
+	}
+	b->nfs++;
+	by_id_rebuild(b);
+	return 0;
+}
+
+static int fstate_of(struct report_builder *b, uint32_t id, struct fstate **ret)
+{
+	size_t lo = 0, hi = b->nfs;
+	int r;
+
+	if (id < b->nby_id && b->by_id[id]) {
+		*ret = &b->fs[b->by_id[id] - 1];
+		return 0;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->fs[mid].id == id) {
+			*ret = &b->fs[mid];
+			return 0;
+		}
+		if (b->fs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	r = fstate_insert(b, id, lo);
+	if (r < 0)
+		return r;
+	*ret = &b->fs[lo];
+	return 0;
+}
+
+static int relation_row(struct rep_rows *rels, struct fstate *fs, const struct relmap_rel *rel,
+			enum rep_class c, size_t *ret)
+{
+	char name[600];
+	const char *detail;
+	const struct dut_pg_file *pg = fs->f ? &fs->f->pg : NULL;
+	int r;
+
+	if (fs->rel_valid && fs->rel_cached == rel) {
+		*ret = fs->rel_row;
+		return 0;
+	}
+	if (rel) {
+		bool pub = !rel->schema[0] || strcmp(rel->schema, "public") == 0;
+
+		snprintf(name, sizeof(name), "%s%s%s%s%s", rel->database, rel->database[0] ? ":" : "",
+			 pub ? "" : rel->schema, pub ? "" : ".", rel->name);
+		detail = relmap_kind_name(rel->kind);
+	} else if (pg && (pg->cls == DUT_PG_REL || pg->cls == DUT_PG_TEMP_REL)) {
+		snprintf(name, sizeof(name), "%srelfilenode %u/%u/%u",
+			 pg->cls == DUT_PG_TEMP_REL ? "temp " : "", pg->tablespace_oid, pg->db_oid,
+			 pg->relfilenode);
+		detail = "unknown kind";
+	} else {
+		/* not a relation: one row per class, so the rows add up to the total */
+		snprintf(name, sizeof(name), "(%s files)", rep_class_name(c));
+		detail = "";
+	}
+	r = rep_rows_get(rels, name, detail, ret);
+	if (r < 0)
+		return r;
+	fs->rel_cached = rel;
+	fs->rel_valid = true;
+	fs->rel_row = *ret;
+	return 0;
+}
+
+static int process_row(struct report_builder *b, const struct dut_trace_rec *r, size_t *ret)
+{
+	uint32_t pid = r->flags & DUT_TRACE_F_WRITEBACK ? 0 : r->pid;
+	struct pid_slot *slot = &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
+	const char *role;
+	char name[64];
+	int err;
+
+	if (slot->row_plus1 && slot->pid == pid) {
+		*ret = slot->row_plus1 - 1;
+		return 0;
+	}
+	if (pid == 0) {
+		snprintf(name, sizeof(name), "(kernel writeback)");
+		role = "";
+	} else {
+		snprintf(name, sizeof(name), "pid %u", pid);
+		role = relmap_role(b->m, pid);
+	}
+	err = rep_rows_get(&b->procs, name, role ? role : "", ret);
+	if (err < 0)
+		return err;
+	slot->pid = pid;
+	slot->row_plus1 = (uint32_t)(*ret + 1);
+	return 0;
+}
+
+/* A write to a table's or an index's file, into its phase's series of REP_TICK_NS. */
+static int data_tick_add(struct rep_phase *ph, const struct dut_trace_rec *r, enum rep_class c)
+{
+	uint64_t tick;
+
+	if (r->result <= 0 || r->ts_ns < ph->start_ns || (c != RC_HEAP && c != RC_INDEX && c != RC_TOAST))
+		return 0;
+	tick = (r->ts_ns - ph->start_ns) / REP_TICK_NS;
+	if (tick >= ph->ndata_ticks) {
+		size_t n = ph->ndata_ticks ? ph->ndata_ticks : 64;
+		uint64_t *v;
+
+		while (n <= tick)
+			n *= 2;
+		if (!(v = realloc(ph->data_write_ticks, n * sizeof(*v))))
+			return -ENOMEM;
+		memset(v + ph->ndata_ticks, 0, (n - ph->ndata_ticks) * sizeof(*v));
+		ph->data_write_ticks = v;
+		ph->ndata_ticks = n;
+	}
+	ph->data_write_ticks[tick] += (uint64_t)r->result;
+	return 0;
+}
+
+static int dutfs_lat_add(struct report_builder *b, const struct dut_trace_rec *r, enum rep_class c)
+{
+	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_hist_new()))
+		return -ENOMEM;
+	dut_hist_add(b->dutfs_lat[c], r->lat_ns);
+	return 0;
+}
+
+static int part_flush(struct report_builder *b, struct fstate *fs)
+{
+	int r;
+
+	if (!fs->part_used)
+		return 0;
+	if ((r = rep_stats_merge(&fs->row.st, &fs->part)) < 0 ||
+	    (r = rep_stats_merge(&b->rels.v[fs->part_rel_row].st, &fs->part)) < 0 ||
+	    (r = rep_stats_merge(&b->rep->phases[fs->part_phase].cls[fs->part_cls], &fs->part)) < 0)
+		return r;
+	rep_stats_reset(&fs->part);
+	fs->part_used = false;
+	return 0;
+}
+
+static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, size_t phase)
+{
+	static const struct dut_pg_file no_pg = { .cls = DUT_PG_OTHER };
+	const struct relmap_rel *rel = NULL;
+	enum rep_rec_kind k = rep_rec_kind(r);
+	struct rep_phase *ph = b->rep->phases;
+	enum rep_access seq = REP_ACCESS_RANDOM;
+	const struct dut_pg_file *pg;
+	struct fstate *fs;
+	enum rep_class c;
+	size_t rrow, prow;
+	int err;
+
+	if ((err = fstate_of(b, r->file_id, &fs)) < 0)
+		return err;
+	pg = fs->f ? &fs->f->pg : &no_pg;
+	c = rep_classify(pg, b->m, r->ts_ns, &rel);
+	if (k == REP_RK_READ || k == REP_RK_WRITE) {
+		bool wal = pg->cls == DUT_PG_WAL || pg->cls == DUT_PG_WAL_OTHER;
+
+		seq = rep_access_of(fs->has_last, fs->last_end, r->offset,
+				    wal ? b->rep->pages.wal_block_bytes : b->rep->pages.block_bytes);
+		fs->has_last = true;
+		fs->last_end = r->offset + r->len;
+	}
+	if (!fs->f)
+		b->rep->unknown_file_recs++;
+	else if (pg->cls == DUT_PG_REL && b->m && !rel)
+		b->rep->unmapped_rel_recs++;
+	if ((err = relation_row(&b->rels, fs, rel, c, &rrow)) < 0 ||
+	    (err = process_row(b, r, &prow)) < 0)
+		return err;
+	if (fs->part_used && (fs->part_rel_row != rrow || fs->part_phase != phase || fs->part_cls != c) &&
+	    (err = part_flush(b, fs)) < 0)
+		return err;
+	fs->part_used = true;
+	fs->part_rel_row = rrow;
+	fs->part_phase = phase;
+	fs->part_cls = c;
+	/* the totals of the phase and of the whole trace are sums of the classes (rep_phases_total) */
+	if ((err = rep_stats_add(&fs->part, r, k, seq)) < 0 ||
+	    (phase && k == REP_RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
+	    (err = rep_stats_add(&b->procs.v[prow].st, r, k, seq)) < 0 ||
+	    (r->dutfs_ns && k != REP_RK_OTHER && (err = dutfs_lat_add(b, r, c)) < 0))
+		return err;
+	return 0;
+}
+
+void report_builder_free(struct report_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nfs; i++) {
+		free(b->fs[i].row.name);
+		free(b->fs[i].row.detail);
+		rep_stats_free(&b->fs[i].row.st);
+		rep_stats_free(&b->fs[i].part);
+	}
+	free(b->fs);
+	free(b->by_id);
+	rep_rows_free(b->rels.v, b->rels.n);
+	rep_rows_free(b->procs.v, b->procs.n);
+	for (unsigned c = 0; c < RC_COUNT; c++)
+		dut_hist_free(b->dutfs_lat[c]);
+	report_free(b->rep);
+	free(b);
+}
+DUT_DEFINE_FREEP(struct report_builder *, report_builder_free)
+
+int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t last_ns,
+		       const struct relmap *m, struct report_builder **ret)
+{
+	_cleanup_(report_builder_freep) struct report_builder *b = calloc(1, sizeof(*b));
+	struct report *rep;
+	uint32_t max_id = 0;
+	int r;
+
+	if (!b || !(b->rep = rep = calloc(1, sizeof(*rep))))
+		return -ENOMEM;
+	b->meta = meta;
+	b->m = m;
+	rep->syscall_view = meta->hdr.flags & DUT_TRACE_HDR_SYSCALL_VIEW;
+	rep->nrecs = meta->nrecs;
+	rep->has_footer = meta->has_footer;
+	rep->footer = meta->footer;
+	rep->truncated = meta->truncated;
+	rep->valid_bytes = meta->valid_bytes;
+	rep->have_relmap = m != NULL;
+	rep->trace_version_major = meta->hdr.version_major;
+	rep->trace_version_minor = meta->hdr.version_minor;
+	/* the relation map says the server's block size; the WAL page only the run's manifest does */
+	rep->pages.block_bytes = m && m->block_size ? m->block_size : REP_TAIL_PAGE_BYTES;
+	rep->pages.wal_block_bytes = REP_TAIL_PAGE_BYTES;
+	r = rep_phases_init(rep, meta, first_ns, last_ns);
+	if (r < 0)
+		return r;
+	b->cap_fs = meta->nfiles + 16;
+	b->fs = calloc(b->cap_fs, sizeof(*b->fs));
+	if (!b->fs)
+		return -ENOMEM;
+	for (size_t i = 0; i < meta->nfiles; i++) {
+		r = fstate_init(b, &b->fs[i], meta->files[i].id, &meta->files[i]);
+		if (r < 0)
+			return r;
+		b->nfs++;
+		if (meta->files[i].id > max_id)
+			max_id = meta->files[i].id;
+	}
+	b->nby_id = (max_id < DIRECT_IDS ? max_id : DIRECT_IDS) + 1;
+	b->by_id = calloc(b->nby_id, sizeof(*b->by_id));
+	if (!b->by_id)
+		return -ENOMEM;
+	by_id_rebuild(b);
+	*ret = TAKE_PTR(b);
+	return 0;
+}
+
+static void prefetch_stats(const struct rep_stats *st, const struct dut_trace_rec *r,
+			   enum rep_rec_kind k)
+{
+	const struct dut_hist *h = k == REP_RK_READ ? st->dir[REP_READ].lat :
+				   k == REP_RK_WRITE ? st->dir[REP_WRITE].lat :
+				   k == REP_RK_FSYNC ? st->fsync_lat : NULL;
+
+	if (h) {
+		__builtin_prefetch(h, 1);
+		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->lat_ns)], 1);
+	}
+	if (r->dutfs_ns && k != REP_RK_OTHER && (h = st->dutfs.hist)) {
+		__builtin_prefetch(h, 1);
+		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->dutfs_ns)], 1);
+	}
+}
+
+/*
+ * Ask for the histogram lines a coming record will add to (its file's part
+ * and its process's row) while the current ones are added: the adds are
+ * cache misses otherwise, most of the builder's time.
+ */
+static void prefetch_rec(const struct report_builder *b, const struct dut_trace_rec *r)
+{
+	enum rep_rec_kind k = rep_rec_kind(r);
+	uint32_t pid = r->flags & DUT_TRACE_F_WRITEBACK ? 0 : r->pid;
+	const struct pid_slot *slot = &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
+
+	if (k == REP_RK_OTHER)
+		return;
+	if (r->file_id < b->nby_id && b->by_id[r->file_id])
+		prefetch_stats(&b->fs[b->by_id[r->file_id] - 1].part, r, k);
+	if (slot->row_plus1 && slot->pid == pid)
+		prefetch_stats(&b->procs.v[slot->row_plus1 - 1].st, r, k);
+}
+
+#define PREFETCH_AHEAD 6
+
+int report_builder_add(struct report_builder *b, const struct dut_trace_rec *recs, size_t n)
+{
+	const struct rep_phase *ph = b->rep->phases;
+
+	b->added |= n > 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct dut_trace_rec *rec = &recs[i];
+		int r;
+
+		if (i + PREFETCH_AHEAD < n)
+			prefetch_rec(b, &recs[i + PREFETCH_AHEAD]);
+		/* records come in ts order; phases are consecutive after phases[0] */
+		while (b->phase + 1 < b->rep->nphases && rec->ts_ns >= ph[b->phase + 1].start_ns)
+			b->phase++;
+		r = walk_rec(b, rec, b->phase);
+		if (r < 0)
+			return r;
+	}
+	b->nrecs += n;
+	return 0;
+}
+
+int report_builder_finish(struct report_builder *b, struct report **ret)
+{
+	_cleanup_(report_builder_freep) struct report_builder *bb = b;
+	struct report *rep = b->rep;
+	struct rep_rows files = { 0 };
+
+	int r;
+
+	if (b->nrecs != b->meta->nrecs)
+		return -EINVAL; /* the meta trace's count is what the report says it read */
+	for (size_t i = 0; i < b->nfs; i++) {
+		if ((r = part_flush(b, &b->fs[i])) < 0)
+			return r;
+		rep_stats_free(&b->fs[i].part);
+		memset(&b->fs[i].part, 0, sizeof(b->fs[i].part));
+	}
+	r = rep_phases_total(rep);
+	if (r < 0)
+		return r;
+	rep->dutfs_recorded = rep->phases[0].total.dutfs.reqs > 0;
+	rep_dutfs_findings(rep, b->dutfs_lat);
+	/* the file rows, in id order as they were made, then as every breakdown */
+	files.v = malloc((b->nfs ? b->nfs : 1) * sizeof(*files.v));
+	if (!files.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nfs; i++)
+		files.v[i] = b->fs[i].row;
+	files.n = files.cap = b->nfs;
+	b->nfs = 0;
+	rep_rows_finish(&files);
+	rep_rows_finish(&b->rels);
+	rep_rows_finish(&b->procs);
+	rep->nfiles = files.n;
+	rep->files = files.v;
+	rep->nrelations = b->rels.n;
+	rep->relations = TAKE_PTR(b->rels.v);
+	rep->nprocesses = b->procs.n;
+	rep->processes = TAKE_PTR(b->procs.v);
+	b->rels.n = b->procs.n = 0;
+	*ret = TAKE_PTR(b->rep);
+	return 0;
+}
+
+void report_builder_set_pages(struct report_builder *b, const struct rep_pages *pages)
+{
+	if (!pages || b->added)
+		return;
+	if (pages->block_bytes)
+		b->rep->pages.block_bytes = pages->block_bytes;
+	if (pages->wal_block_bytes)
+		b->rep->pages.wal_block_bytes = pages->wal_block_bytes;
+}
+
+int report_build(const struct dut_trace *t, const struct relmap *m, struct report **ret)
+{
+	return report_build_pages(t, m, NULL, ret);
+}
+
+int report_build_pages(const struct dut_trace *t, const struct relmap *m, const struct rep_pages *pages,
+		       struct report **ret)
+{
+	struct report_builder *b;
+	uint64_t first = t->nrecs ? t->recs[0].ts_ns : 0;
+	uint64_t last = t->nrecs ? t->recs[t->nrecs - 1].ts_ns : 0;
+	int r = report_builder_new(t, first, last, m, &b);
+
+	if (r < 0)
+		return r;
+	report_builder_set_pages(b, pages);
+	r = report_builder_add(b, t->recs, t->nrecs);
+	if (r < 0) {
+		report_builder_free(b);
+		return r;
+	}
+	return report_builder_finish(b, ret);
+}
+
+int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret)
+{
+	return report_build_stream_pages(s, m, NULL, ret);
+}
+
+int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
+			      const struct rep_pages *pages, struct report **ret)
+{
+	struct report_builder *b;
+	uint64_t first, last;
+	int r;
+
+	dut_trace_stream_span(s, &first, &last);
+	r = report_builder_new(dut_trace_stream_meta(s), first, last, m, &b);
+	if (r < 0)
+		return r;
+	report_builder_set_pages(b, pages);
+	if (dut_trace_stream_meta(s)->segmented) {
+		r = rep_rotation_new(dut_trace_stream_meta(s), dut_trace_stream_seconds(s), first, last,
+				     &b->rep->rot);
+		if (r < 0) {
+			report_builder_free(b);
+			return r;
+		}
+	}
+	for (;;) {
+		const struct dut_trace_rec *v;
+		size_t n;
+
+		r = dut_trace_stream_next(s, &v, &n);
+		if (r < 0 || n == 0)
+			break;
+		r = report_builder_add(b, v, n);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		report_builder_free(b);
+		return r;
+	}
+	return report_builder_finish(b, ret);
+}
