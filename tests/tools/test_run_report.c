@@ -182,7 +182,7 @@ static void test_load_oltp_fixture(void)
 
 			CU_CHECK(rp->io && rp->io_has_relmap, "config %zu rep %zu: trace with relmap", i, r);
 			CU_CHECK(s && s->ndocs == 1 && s->docs[0].doc, "config %zu rep %zu: oltp doc", i, r);
-			CU_CHECK(rundir_doc_kind_of(s->docs[0].doc) == DOC_OLTP, "kind");
+			CU_CHECK(rundir_doc_kind_of(s->docs[0].doc) == DOC_oltp_run, "kind");
 		}
 	/* tps of the fixture documents: 283.718... and 189.965... -> median 236.842 */
 	struct cmp_stat tps = rundir_metric(&m->configs[0], "oltp", "run", "tps");
@@ -540,9 +540,9 @@ static void test_compare_run_inputs(void)
 
 	if (!m)
 		return;
-	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_OLTP), "oltp") == 0, "step of kind oltp");
-	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_OLTP_INIT), "load") == 0, "step of kind init");
-	CU_CHECK(cmp_run_step_of_kind(m, DOC_DSS) == NULL, "no dss step");
+	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_oltp_run), "oltp") == 0, "step of kind oltp");
+	CU_CHECK(strcmp(cmp_run_step_of_kind(m, DOC_oltp_init), "load") == 0, "step of kind init");
+	CU_CHECK(cmp_run_step_of_kind(m, DOC_dss) == NULL, "no dss step");
 	CU_CHECK(cmp_run_add_step(&set, m, "oltp", &err) == 0 && set.n == 2, "two inputs");
 	CU_CHECK(set.n == 2 && set.in[0].ndocs == 2 && set.in[1].ndocs == 2, "two documents each");
 	CU_CHECK(set.n && strstr(set.in[1].source, ": sync-off (2 documents of step oltp)"), "source %s",

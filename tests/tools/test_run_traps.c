@@ -245,7 +245,7 @@ static void test_trap_no_flash(void)
 
 		ident_doc(d, sizeof(d), cases[i].kind, cases[i].through, cases[i].lkind, cases[i].ldesc, 7.8e9);
 		set_doc(m, 0, d);
-		CU_CHECK(m && rundir_doc_kind_of(m->configs[0].reps[0].steps[0].docs[0].doc) == DOC_PROBE_IDENTIFY,
+		CU_CHECK(m && rundir_doc_kind_of(m->configs[0].reps[0].steps[0].docs[0].doc) == DOC_identify,
 			 "identify document recognised");
 		f = build(m);
 		x = find(f, FIND_NO_FLASH);

@@ -11,12 +11,11 @@
 #include "tests/cu_main.h"
 #include "tools/report/rundir_kinds.h"
 #include "tools/run/experiment.h"
+#include "tools/step_kinds.h"
 
-/* enum rundir_doc_kind, DOC_OTHER excluded */
-static const enum rundir_doc_kind doc_kinds[] = {
-	DOC_OLTP, DOC_OLTP_INIT, DOC_DSS, DOC_PROBE_SLC, DOC_PROBE_FILL, DOC_PROBE_BENCH,
-	DOC_PROBE_IDENTIFY, DOC_RESTORE, DOC_CRASH,
-};
+/* enum rundir_doc_kind, DOC_OTHER excluded: every kind of tools/step_kinds.h */
+#define KIND_VALUE(k) DOC_##k,
+static const enum rundir_doc_kind doc_kinds[] = { DUTLAB_STEP_KINDS(KIND_VALUE) };
 
 static void test_every_document_kind_has_ops(void)
 {

@@ -32,5 +32,8 @@ int findings_fill(const struct rundir_model *m, size_t ci, const char *step, str
 int findings_crash(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
 int findings_tps(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
 int findings_dss(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
+/* The PostgreSQL kinds' traps (findings_traps_pg.c; the kinds' traps ops). */
+int findings_traps_oltp(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
+int findings_traps_dss(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
 
 #endif

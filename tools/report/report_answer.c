@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The answer section of a run directory's report (pure): what the experiment
- * asked, the device and the memory the server had, the headline figure of
+ * asked, the kinds' head (the device) and the memory the server had, the headline figure of
  * each step per configuration, why (what limited each OLTP step, the
  * restore verdicts, from the evidence in the run directory), and the trap
  * findings: what the run did not measure.
@@ -48,17 +48,59 @@ static void answer_numbers(struct rdoc *d, const struct rundir_model *m, const s
 	}
 }
 
+/* The memory the server had against the data set: what makes a run out of cache. */
+static void answer_memory(struct rdoc *d, const struct rundir_model *m, const struct rundir_stepinfo *steps,
+			  size_t nsteps)
+{
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct rundir_config *c = &m->configs[i];
+		double db = 0;
+		char a[32], b[32];
+
+		for (size_t s = 0; s < nsteps && !db; s++) {
+			const struct rundir_kind_ops *ops = rundir_kind_ops_of(steps[s].kind);
+			const struct dut_result *docs[1];
+
+			if (ops && ops->database_bytes && rundir_config_docs(c, steps[s].name, docs, 1))
+				db = ops->database_bytes(docs[0]);
+		}
+		if (!db && !c->memory_budget_bytes)
+			continue;
+		if (c->memory_budget_bytes && db > (double)c->memory_budget_bytes)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
+				  "(%.1fx the budget), so the data set did not fit in its memory.", c->name,
+				  rundir_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
+				  rundir_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
+		else if (c->memory_budget_bytes && db > 0)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget with a %s MiB database "
+				  "(%.1fx the budget): the data set fit in its memory, so its reads could be "
+				  "served from memory; a budget below the database size measures the device.", c->name,
+				  rundir_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)),
+				  rundir_fmt_num(db / 1048576, 0, b, sizeof(b)), db / (double)c->memory_budget_bytes);
+		else if (c->memory_budget_bytes)
+			rdoc_para(d, "Memory, %s: the server ran in a %s MiB budget.", c->name,
+				  rundir_fmt_num((double)c->memory_budget_bytes / 1048576, 0, a, sizeof(a)));
+		else
+			rdoc_para(d, "Memory, %s: no memory budget; the %s MiB database could sit in the "
+				  "host's page cache (%s GiB of memory).", c->name, rundir_fmt_num(db / 1048576, 0, a, sizeof(a)),
+				  m->have_host ? rundir_fmt_num((double)m->host.mem_bytes / 1073741824, 1, b, sizeof(b)) : "?");
+	}
+}
+
 void report_answer_section(struct rdoc *d, const struct rundir_model *m, const struct findings *f,
 			   const struct rundir_stepinfo *steps, size_t nsteps)
 {
 	size_t ntraps = 0, nwhy = 0;
+	bool open = false;
 
 	rdoc_heading(d, 2, "Answer");
 	if (m->description && m->description[0])
 		rdoc_para(d, "Asked: %s (experiment %s).", m->description, m->name);
 	else
 		rdoc_para(d, "Asked: experiment %s (the manifest has no description).", m->name);
-	answer_target(d, m, steps, nsteps);
+	for (size_t s = 0; s < nsteps; s++)
+		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer_head)
+			rundir_kind_ops_of(steps[s].kind)->answer_head(d, m, steps[s].name, &open);
 	answer_memory(d, m, steps, nsteps);
 	for (size_t s = 0; s < nsteps; s++)
 		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer) {
@@ -95,7 +137,10 @@ void report_answer_section(struct rdoc *d, const struct rundir_model *m, const s
 		rdoc_item(d, "no step of this run has the evidence the report explains from (OLTP steps "
 			  "with a trace, restore verdicts, DSS phases, fill levels); the numbers above stand "
 			  "alone.");
-	answer_bursts_table(d, m, steps, nsteps);
+	open = false;
+	for (size_t s = 0; s < nsteps; s++)
+		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer_table)
+			rundir_kind_ops_of(steps[s].kind)->answer_table(d, m, steps[s].name, &open);
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;
 	if (ntraps) {

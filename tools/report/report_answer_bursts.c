@@ -265,28 +265,24 @@ void answer_bursts_item(struct rdoc *d, const struct rundir_config *c, const cha
 	rdoc_item(d, "%s, step %s, %s.", c->name, step, text);
 }
 
-void answer_bursts_table(struct rdoc *d, const struct rundir_model *m, const struct rundir_stepinfo *steps,
-				size_t nsteps)
+void answer_bursts_step(struct rdoc *d, const struct rundir_model *m, const char *step, bool *open)
 {
-	bool any = false;
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		struct burst_result b;
+		int r = answer_bursts_of(&m->configs[i], step, &b);
 
-	for (size_t s = 0; s < nsteps; s++)
-		for (size_t i = 0; steps[s].kind == DOC_OLTP && i < m->nconfigs; i++) {
-			struct burst_result b;
-			int r = answer_bursts_of(&m->configs[i], steps[s].name, &b);
-
-			if (r == -ENOMEM)
-				d->oom = true;
-			if (r < 0 || !b.nsecs)
-				continue;   /* the why list says when no second could be compared */
-			if (!any)
-				rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
-					   "(the first and last second of each run left out): a dip is a second below "
-					   "70% of the run's median TPS; a burst a second whose writes to tables' and "
-					   "indexes' files (the trace) are at least 2x the run's median second and 1 MiB; "
-					   "a dip is at a burst or a checkpoint (pgload's checkpointer samples) when "
-					   "that is in the same or the previous second.", ANSWER_BURSTS_HEADERS);
-			any = true;
-			answer_bursts_row(d, m->configs[i].name, steps[s].name, &b);
-		}
+		if (r == -ENOMEM)
+			d->oom = true;
+		if (r < 0 || !b.nsecs)
+			continue;   /* the why list says when no second could be compared */
+		if (!*open)
+			rdoc_table(d, "Data-file write bursts against TPS dips, per second of the OLTP steps "
+				   "(the first and last second of each run left out): a dip is a second below "
+				   "70% of the run's median TPS; a burst a second whose writes to tables' and "
+				   "indexes' files (the trace) are at least 2x the run's median second and 1 MiB; "
+				   "a dip is at a burst or a checkpoint (pgload's checkpointer samples) when "
+				   "that is in the same or the previous second.", ANSWER_BURSTS_HEADERS);
+		*open = true;
+		answer_bursts_row(d, m->configs[i].name, step, &b);
+	}
 }

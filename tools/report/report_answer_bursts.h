@@ -26,7 +26,8 @@ void answer_bursts_text(const struct burst_result *b, const char *view, char *bu
 void answer_bursts_row(struct rdoc *d, const char *cfg, const char *step, const struct burst_result *b);
 /* The why list's item of an OLTP step of a configuration (nothing when it has no per-second series). */
 void answer_bursts_item(struct rdoc *d, const struct rundir_config *c, const char *step);
-/* The table of every OLTP step of every configuration with a second to compare (none when no step has one). */
-void answer_bursts_table(struct rdoc *d, const struct rundir_model *m, const struct rundir_stepinfo *steps, size_t nsteps);
+/* The table's rows of OLTP step `step`, each configuration with a second to compare; the
+ * table's heading first unless *open (then set): oltp-run's answer_table op. */
+void answer_bursts_step(struct rdoc *d, const struct rundir_model *m, const char *step, bool *open);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * THE table of the report's step kinds (rundir_kinds.h): one row per
- * tools/report/kinds/<kind>.c.  Adding a kind to the report is that file,
- * one row here and its value in enum rundir_doc_kind (rundir_stats.h).
+ * THE table of the report's step kinds (rundir_kinds.h), made from the
+ * list in tools/step_kinds.h: rundir_kind_<kind> of
+ * tools/report/kinds/<kind>.c for each.  Adding a kind to the report is that
+ * file and the list's row (which also gives its value DOC_<kind>).
  *
  * Which kind a result document is (rundir_doc_kind_of) and a run's steps
  * with their kinds (rundir_steps) are answered here from the kinds'

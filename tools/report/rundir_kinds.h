@@ -31,6 +31,13 @@
 #include "tools/report/report_doc.h"
 #include "tools/report/rundir_stats.h"
 
+/* Where the traps (findings_traps.c) read what a configuration's target is. */
+enum rundir_target_source {
+	RUNDIR_TARGET_NONE = 0,
+	RUNDIR_TARGET_IDENTIFY,  /* identify's target object, link an object: read first */
+	RUNDIR_TARGET_PROBE,     /* a dutprobe test's target, link a description */
+};
+
 struct rundir_kind_ops {
 	enum rundir_doc_kind kind;
 	const char *step_kind;          /* the experiment's step kind writing these documents */
@@ -54,6 +61,32 @@ struct rundir_kind_ops {
 	 * then per configuration. */
 	size_t (*why_step)(struct rdoc *d, const struct rundir_model *m, const char *step);
 	void (*why_config)(struct rdoc *d, const struct rundir_config *c, const char *step);
+	/* The answer's head (before the numbers), over all configurations; *list: a list is
+	 * open (the op opens one for its first item and sets it). */
+	void (*answer_head)(struct rdoc *d, const struct rundir_model *m, const char *step, bool *list);
+	/* The size of the database the step's document d ran on, bytes; 0 unknown (the
+	 * answer's memory paragraph: the first step of a kind with this op that knows it). */
+	double (*database_bytes)(const struct dut_result *d);
+	/* A table after the answer's why list, one row per configuration; *open: its
+	 * heading is out (the op writes it before its first row and sets it). */
+	void (*answer_table)(struct rdoc *d, const struct rundir_model *m, const char *step, bool *open);
+
+	/* ---- traps (findings_traps.c): what the run did not measure ---- */
+	enum rundir_target_source target;
+	/* Whether document d wrote to the device (the empty-drive trap); NULL: never. */
+	bool (*writes)(const struct dut_result *d);
+	/* Why the device was not ready for d's writes; NULL: it was.  written: a step
+	 * before it in the repetition wrote; fresh: d's target is a file or loop image the
+	 * run created; loop: the configuration's target is a loop image. */
+	const char *(*unprepared)(const struct dut_result *d, bool written, bool fresh, bool loop);
+	/* The figure-above-the-link trap: the highest device throughput the step's documents
+	 * claim in configuration c, B/s (0: none), described in what; NULL: the I/O dutfs
+	 * traced between the step's markers.  no_link_check: the kind checks its own figures
+	 * (bench: the cache findings) or has none (identify). */
+	double (*peak_bps)(const struct rundir_config *c, const char *step, char *what, size_t n);
+	bool no_link_check;
+	/* The kind's own traps in configuration ci; 0 or -errno. */
+	int (*traps)(const struct rundir_model *m, size_t ci, const char *step, struct findings *fs);
 };
 
 /* The ops of a document kind; NULL for DOC_OTHER (and kinds without any). */

@@ -15,18 +15,18 @@
 #include "tools/compare/compare.h"
 #include "tools/report/report.h"
 #include "tools/report/rundir_model.h"
+#include "tools/step_kinds.h"
 
+/*
+ * The kind of a result document: DOC_<kind> for each step kind of
+ * tools/step_kinds.h (the documents that kind's steps write), and DOC_OTHER
+ * for a document no kind recognises.  Generated from that list, so adding a
+ * kind adds its value here too.
+ */
+#define DUTLAB_DOC_KIND_VALUE(k) DOC_##k,
 enum rundir_doc_kind {
 	DOC_OTHER = 0,
-	DOC_OLTP,          /* pgload run: config.workload "oltp" */
-	DOC_OLTP_INIT,     /* pgload init: config.workload "oltp-init" */
-	DOC_DSS,           /* pgload dss: config.scale_factor */
-	DOC_PROBE_SLC,     /* dutprobe: config.test "slc" */
-	DOC_PROBE_FILL,    /* "fill" */
-	DOC_PROBE_BENCH,   /* "bench" */
-	DOC_PROBE_IDENTIFY, /* dutprobe identify: target.link is an object */
-	DOC_RESTORE,       /* pgload restore: config.workload "restore" */
-	DOC_CRASH,         /* dutlab crash: config.workload "crash" */
+	DUTLAB_STEP_KINDS(DUTLAB_DOC_KIND_VALUE)
 };
 
 /* The kind of a result document, and its label (rundir_kinds.c: each kind's recognition fields). */

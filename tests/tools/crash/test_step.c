@@ -147,7 +147,7 @@ static void test_result_document_reads_back_as_crash(void)
 	if (!back)
 		goto out;
 	CU_ASSERT_STRING_EQUAL(dut_result_tool_name(back), "dutlab");
-	CU_ASSERT_EQUAL(rundir_doc_kind_of(back), DOC_CRASH);
+	CU_ASSERT_EQUAL(rundir_doc_kind_of(back), DOC_crash);
 	CU_ASSERT_PTR_NOT_NULL(dut_result_find_phase(back, "template"));
 	ph = dut_result_find_phase(back, "campaign");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ph);

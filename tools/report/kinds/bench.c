@@ -30,8 +30,34 @@ static void bench_answer(struct rdoc *d, const struct rundir_model *m, const cha
 	}
 }
 
+/* A bench writes with its write rows ("SEQ1M Q8T1 W"). */
+static bool bench_writes(const struct dut_result *d)
+{
+	for (size_t p = 0; p < dut_result_phase_count(d); p++) {
+		const char *n = dut_phase_name(dut_result_phase_at(d, p));
+		size_t len = strlen(n);
+
+		if (len > 2 && strcmp(n + len - 2, " W") == 0)
+			return true;
+	}
+	return false;
+}
+
+static const char *bench_unprepared(const struct dut_result *d, bool written, bool fresh, bool loop)
+{
+	(void)d;
+	if (!written)
+		return "no fill or sequential write ran on the target before it in the repetition";
+	if (fresh)
+		return loop ? "the target is a loop image the run created, never written before"
+			    : "the target is a file the step created, never written before";
+	return NULL;
+}
+
 const struct rundir_kind_ops rundir_kind_bench = {
-	.kind = DOC_PROBE_BENCH, .step_kind = "bench", .label = "dutprobe bench",
+	.kind = DOC_bench, .step_kind = "bench", .label = "dutprobe bench",
 	.doc_tool = "dutprobe", .doc_key = "test", .doc_value = "bench",
 	.table = report_bench_table, .findings = findings_cache, .answer = bench_answer,
+	/* its figures above the link are the cache findings' (findings_cache) */
+	.target = RUNDIR_TARGET_PROBE, .writes = bench_writes, .unprepared = bench_unprepared, .no_link_check = true,
 };

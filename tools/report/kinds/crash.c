@@ -26,7 +26,7 @@ static void crash_answer(struct rdoc *d, const struct rundir_model *m, const cha
 }
 
 const struct rundir_kind_ops rundir_kind_crash = {
-	.kind = DOC_CRASH, .step_kind = "crash", .label = "dutlab crash",
+	.kind = DOC_crash, .step_kind = "crash", .label = "dutlab crash",
 	.doc_tool = "dutlab", .doc_key = "workload", .doc_value = "crash",
 	.table = report_crash_table, .findings = findings_crash, .answer = crash_answer,
 };

@@ -59,8 +59,9 @@ static size_t dss_why(struct rdoc *d, const struct rundir_model *m, const char *
 }
 
 const struct rundir_kind_ops rundir_kind_dss = {
-	.kind = DOC_DSS, .step_kind = "dss", .label = "pgload dss",
+	.kind = DOC_dss, .step_kind = "dss", .label = "pgload dss",
 	.doc_tool = "pgload", .recognise = dss_doc,
 	.table = dss_table, .step_charts = chart_dss, .findings = findings_dss, .answer = dss_answer,
 	.why_step = dss_why,
+	.traps = findings_traps_dss,
 };

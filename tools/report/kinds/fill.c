@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "tools/report/chart_priv.h"
 #include "tools/report/findings_priv.h"
 #include "tools/report/report_answer_rows.h"
@@ -38,9 +40,55 @@ static void fill_answer(struct rdoc *d, const struct rundir_model *m, const char
 	}
 }
 
+/* A fill writes the device at every level. */
+static bool fill_writes(const struct dut_result *d)
+{
+	(void)d;
+	return true;
+}
+
+static const char *fill_unprepared(const struct dut_result *d, bool written, bool fresh, bool loop)
+{
+	json_object *pre = rundir_jget(findings_doc_member(d, "config"), "preconditioned");
+
+	(void)written, (void)fresh, (void)loop;
+	return pre && !json_object_get_boolean(pre) ? "dutprobe fill says the target was not preconditioned"
+						    : NULL;
+}
+
+/* The link check: random-write IOPS times the block size, at every level and queue depth. */
+static double fill_peak(const struct rundir_config *c, const char *step, char *what, size_t n)
+{
+	const struct dut_result *docs[RUNDIR_MAX_DOCS];
+	size_t nd = rundir_config_docs(c, step, docs, RUNDIR_MAX_DOCS);
+	double best = 0;
+
+	for (size_t d = 0; d < nd; d++) {
+		double bs = json_object_get_double(rundir_jget(findings_doc_member(docs[d], "config"), "block_bytes"));
+
+		for (size_t p = 0; bs > 0 && p < dut_result_phase_count(docs[d]); p++) {
+			struct dut_result_phase *ph = dut_result_phase_at(docs[d], p);
+
+			for (int q = 1; q <= 256; q *= 2) {
+				char name[32];
+				const char *unit;
+				double v;
+
+				snprintf(name, sizeof(name), "iops_qd%d", q);
+				if (dut_phase_get_metric(ph, name, &v, &unit) == 0 && v * bs > best) {
+					best = v * bs;
+					snprintf(what, n, "random writes at QD %d", q);
+				}
+			}
+		}
+	}
+	return best;
+}
+
 const struct rundir_kind_ops rundir_kind_fill = {
-	.kind = DOC_PROBE_FILL, .step_kind = "fill", .label = "dutprobe fill",
+	.kind = DOC_fill, .step_kind = "fill", .label = "dutprobe fill",
 	.doc_tool = "dutprobe", .doc_key = "test", .doc_value = "fill",
 	.table = report_fill_table, .config_charts = chart_fill, .findings = findings_fill, .answer = fill_answer,
 	.why_config = answer_why_fill,
+	.target = RUNDIR_TARGET_PROBE, .writes = fill_writes, .unprepared = fill_unprepared, .peak_bps = fill_peak,
 };

@@ -2,6 +2,7 @@
 /* The report of step kind identify (dutprobe identify documents): what the device is.  No headline figure. */
 #include <json-c/json.h>
 
+#include "tools/report/report_answer_head.h"
 #include "tools/report/report_run_steps.h"
 #include "tools/report/rundir_kinds.h"
 
@@ -15,7 +16,8 @@ static bool identify_doc(const struct dut_result *r)
 }
 
 const struct rundir_kind_ops rundir_kind_identify = {
-	.kind = DOC_PROBE_IDENTIFY, .step_kind = "identify", .label = "dutprobe identify",
+	.kind = DOC_identify, .step_kind = "identify", .label = "dutprobe identify",
 	.doc_tool = "dutprobe", .recognise = identify_doc,
-	.table = report_identify_table,
+	.table = report_identify_table, .answer_head = answer_target,
+	.target = RUNDIR_TARGET_IDENTIFY, .no_link_check = true,
 };

@@ -20,7 +20,7 @@ static void init_answer(struct rdoc *d, const struct rundir_model *m, const char
 }
 
 const struct rundir_kind_ops rundir_kind_oltp_init = {
-	.kind = DOC_OLTP_INIT, .step_kind = "oltp-init", .label = "pgload init",
+	.kind = DOC_oltp_init, .step_kind = "oltp-init", .label = "pgload init",
 	.doc_tool = "pgload", .doc_key = "workload", .doc_value = "oltp-init",
 	.table = report_phase_table, .answer = init_answer,
 };

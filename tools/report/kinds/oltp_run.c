@@ -2,8 +2,11 @@
 /* The report of step kind oltp-run (pgload run documents): TPS, latency, replica lag, reads. */
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "tools/report/chart_priv.h"
 #include "tools/report/findings_priv.h"
+#include "tools/report/report_answer_bursts.h"
 #include "tools/report/report_answer_rows.h"
 #include "tools/report/report_answer_why.h"
 #include "tools/report/report_run_reads.h"
@@ -32,9 +35,16 @@ static void oltp_answer(struct rdoc *d, const struct rundir_model *m, const char
 	}
 }
 
+/* The database the run measured: pgload's target.database_bytes. */
+static double oltp_database_bytes(const struct dut_result *d)
+{
+	return json_object_get_double(rundir_jget(rundir_jget(dut_result_json(d), "target"), "database_bytes"));
+}
+
 const struct rundir_kind_ops rundir_kind_oltp_run = {
-	.kind = DOC_OLTP, .step_kind = "oltp-run", .label = "pgload oltp",
+	.kind = DOC_oltp_run, .step_kind = "oltp-run", .label = "pgload oltp",
 	.doc_tool = "pgload", .doc_key = "workload", .doc_value = "oltp",
 	.table = oltp_table, .config_charts = chart_oltp_lag, .findings = findings_tps, .answer = oltp_answer,
-	.why_config = answer_why_oltp,
+	.why_config = answer_why_oltp, .database_bytes = oltp_database_bytes, .answer_table = answer_bursts_step,
+	.traps = findings_traps_oltp,
 };

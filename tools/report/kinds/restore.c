@@ -16,7 +16,7 @@ static void restore_answer(struct rdoc *d, const struct rundir_model *m, const c
 }
 
 const struct rundir_kind_ops rundir_kind_restore = {
-	.kind = DOC_RESTORE, .step_kind = "restore", .label = "pgload restore",
+	.kind = DOC_restore, .step_kind = "restore", .label = "pgload restore",
 	.doc_tool = "pgload", .doc_key = "workload", .doc_value = "restore",
 	.table = report_restore_table, .answer = restore_answer,
 	.why_config = answer_why_restore,
