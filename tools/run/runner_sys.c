@@ -23,6 +23,7 @@
 #include "lib/dutfs_ctl.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
+#include "lib/mountinfo.h"
 #include "lib/pstat.h"
 #include "lib/spawn.h"
 #include "tools/run/runner_sys.h"
@@ -124,44 +125,23 @@ int run_user_can_search(const char *path, const char *user, char *ret_bad, size_
 	return 0;
 }
 
-/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-}
-
+/* Whether a mount sits on path (as given or resolved): 1, 0, or -errno reading mountinfo. */
 int run_is_mountpoint(const char *path)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], real[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ struct dut_mount *m = malloc(sizeof(*m));
+	char real[PATH_MAX];
+	size_t len;
+	int r;
 
-	if (!f)
-		return -errno;
+	if (!m)
+		return -ENOMEM;
+	r = dut_read_text_alloc("/proc/self/mountinfo", 64u << 20, &text, &len);
+	if (r < 0)
+		return r;
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *tok = strtok_r(line, " ", &save);
-
-		for (int i = 1; tok && i < 5; i++)
-			tok = strtok_r(NULL, " ", &save);
-		if (!tok)
-			continue;
-		unescape(tok);
-		if (strcmp(tok, real) == 0 || strcmp(tok, path) == 0)
-			return 1;
-	}
-	return 0;
+	return dut_mountinfo_find_point(text, len, real, m) == 1 || dut_mountinfo_find_point(text, len, path, m) == 1;
 }
 
 int run_copy_owned(const char *src, uid_t owner, const char *dst, mode_t mode, size_t max_bytes)
