@@ -15,6 +15,7 @@
 #include "lib/cleanup.h"
 #include "tools/results/results_db.h"
 #include "tools/results/results_db_priv.h"
+#include "tools/run/experiment.h"
 
 #define MAXP 14
 
@@ -161,7 +162,9 @@ static int push_doc(struct pusher *x, const char *run_id, const struct rundir_co
 			"VALUES ($1,$2,$3,$4,$5,$6,$7,$8) RETURNING doc_id", &p, "inserting a result document",
 			doc_id, sizeof(doc_id), NULL) < 0)
 			return -EIO;
-		if (strcmp(st->type, "identify") == 0 && results_device_from_identify(doc, &dev) == 0) {
+		/* a step whose document describes the device (the kind's identify field) */
+		if (dut_step_type_find(st->type) && dut_step_type_find(st->type)->identify &&
+		    results_device_from_identify(doc, &dev) == 0) {
 			p = (struct params){ 0 };
 			p_str(&p, run_id);
 			p_u64(&p, cf->index);
