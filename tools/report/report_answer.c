@@ -98,9 +98,12 @@ void report_answer_section(struct rdoc *d, const struct rundir_model *m, const s
 		rdoc_para(d, "Asked: %s (experiment %s).", m->description, m->name);
 	else
 		rdoc_para(d, "Asked: experiment %s (the manifest has no description).", m->name);
-	for (size_t s = 0; s < nsteps; s++)
-		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer_head)
-			rundir_kind_ops_of(steps[s].kind)->answer_head(d, m, steps[s].name, &open);
+	for (size_t s = 0; s < nsteps; s++) {
+		const struct rundir_kind_ops *ops = rundir_kind_ops_of(steps[s].kind);
+
+		if (ops && ops->answer_head)
+			ops->answer_head(d, m, steps[s].name, &open);
+	}
 	answer_memory(d, m, steps, nsteps);
 	for (size_t s = 0; s < nsteps; s++)
 		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer) {
@@ -138,9 +141,12 @@ void report_answer_section(struct rdoc *d, const struct rundir_model *m, const s
 			  "with a trace, restore verdicts, DSS phases, fill levels); the numbers above stand "
 			  "alone.");
 	open = false;
-	for (size_t s = 0; s < nsteps; s++)
-		if (rundir_kind_ops_of(steps[s].kind) && rundir_kind_ops_of(steps[s].kind)->answer_table)
-			rundir_kind_ops_of(steps[s].kind)->answer_table(d, m, steps[s].name, &open);
+	for (size_t s = 0; s < nsteps; s++) {
+		const struct rundir_kind_ops *ops = rundir_kind_ops_of(steps[s].kind);
+
+		if (ops && ops->answer_table)
+			ops->answer_table(d, m, steps[s].name, &open);
+	}
 	for (size_t i = 0; i < f->n; i++)
 		ntraps += f->v[i].trap;
 	if (ntraps) {

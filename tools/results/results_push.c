@@ -142,6 +142,7 @@ static int push_doc(struct pusher *x, const char *run_id, const struct rundir_co
 		json_object *doc = st->docs[d].doc ? dut_result_json(st->docs[d].doc) : NULL;
 		const char *tool, *workload;
 		struct results_device dev;
+		const struct dut_step_type *ty;
 		struct params p = { 0 };
 		char doc_id[32] = "";
 
@@ -163,8 +164,7 @@ static int push_doc(struct pusher *x, const char *run_id, const struct rundir_co
 			doc_id, sizeof(doc_id), NULL) < 0)
 			return -EIO;
 		/* a step whose document describes the device (the kind's identify field) */
-		if (dut_step_type_find(st->type) && dut_step_type_find(st->type)->identify &&
-		    results_device_from_identify(doc, &dev) == 0) {
+		if ((ty = dut_step_type_find(st->type)) && ty->identify && results_device_from_identify(doc, &dev) == 0) {
 			p = (struct params){ 0 };
 			p_str(&p, run_id);
 			p_u64(&p, cf->index);
