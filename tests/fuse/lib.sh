@@ -127,6 +127,7 @@ dut_mount() { # BACKING MNT [dutfs options...]
 dut_check_transport() { # MNT
 	local got
 	[ "${DUTFS_TRANSPORT:-}" = uring ] || return 0
+	dut_need_prog jq jq
 	got=$(jq -r '.transport.name // "none"' "$1/.dutfs/stats.json" 2>/dev/null)
 	[ "$got" = uring ] || die "DUTFS_TRANSPORT=uring but the mount uses \"$got\": $(jq -r '.transport.fallback_reason // ""' "$1/.dutfs/stats.json" 2>/dev/null)"
 	# opens within 50 ms share one stats.json snapshot (fuse/ctl.c): the test's own

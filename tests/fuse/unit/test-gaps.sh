@@ -9,7 +9,7 @@
 
 TG=${1:?usage: test-gaps.sh TRACE_GAPS device|syscall}
 VIEW=${2:?usage: test-gaps.sh TRACE_GAPS device|syscall}
-DUT_TEST_NAME="trace-gaps-$VIEW"
+DUT_TEST_NAME="trace-gaps-$VIEW${DUTFS_TRANSPORT:+-$DUTFS_TRANSPORT}"
 
 dut_need_root
 dut_need_dutfs
@@ -27,6 +27,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 dut_is_mounted "$T/mnt" || die "dutfs did not mount $T/mnt within 10 s"
+dut_check_transport "$T/mnt"
 
 pid=$(timeout 60 "$TG" run "$T/mnt") || die "the access pattern failed on the mount (see above)"
 timeout 30 umount "$T/mnt" || die "umount $T/mnt failed"
