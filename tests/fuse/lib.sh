@@ -2,6 +2,8 @@
 # Shared helpers for the dutfs integration tests (sourced, bash).
 #
 # - Skips: dut_skip REASON exits 77; dut_need_root, dut_need_prog, dut_need_dutfs.
+# - enable_uring: with DUTFS_TRANSPORT=uring the value of the fuse module's
+#   enable_uring is put back at exit (dut_keep_enable_uring, below).
 # - Cleanup: dut_tmpdir sets T to a fresh directory; dut_defer CMD... registers
 #   a command; they run in reverse order
 #   on EXIT, INT and TERM, so every mount and server a test starts is torn
@@ -59,6 +61,86 @@ dut_run_deferred() {
 trap dut_run_deferred EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# ---- the fuse module's enable_uring ----
+# dutfs --transport uring (and DUTFS_TRANSPORT=uring, the suites' second run)
+# as root turns the global enable_uring on and leaves it on
+# (fuse/uring_choose.c).  A test that can make it do so keeps the value it
+# found: dut_keep_enable_uring, which lib.sh calls itself when
+# DUTFS_TRANSPORT=uring.  The value goes back at exit, pass or fail (the
+# cleanup stack; as its first entry it runs after the unmounts).
+# Tests of other worktrees run on this machine at the same time and the
+# parameter is global, so the first of overlapping tests records the value
+# ($DUT_URING_STATE.saved) and the last one to end puts it back: no test
+# turns the ring off under another's mount.  Each test leaves its pid in
+# $DUT_URING_STATE.users/ while it runs (a pid that is gone, a test killed
+# before its cleanup, does not count); $DUT_URING_STATE.lock orders the
+# starts and ends.  (Pids rather than a shared flock: every daemon a test
+# starts would inherit the lock's descriptor and could outlive the test.)
+DUT_URING_PARAM=${DUT_URING_PARAM:-/sys/module/fuse/parameters/enable_uring}
+DUT_URING_STATE=${DUT_URING_STATE:-/run/lock/dutlab-enable_uring}
+DUT_URING_KEPT=0
+
+# How many other tests keep enable_uring now (the pid files of ended ones are removed).
+dut_uring_others() {
+	local f pid n=0
+	for f in "$DUT_URING_STATE.users"/*; do
+		[ -e "$f" ] || continue
+		pid=${f##*/}
+		[ "$pid" = $$ ] && continue
+		if kill -0 "$pid" 2>/dev/null; then
+			n=$((n + 1))
+		else
+			rm -f "$f"
+		fi
+	done
+	echo "$n"
+}
+
+dut_keep_enable_uring() {
+	local m
+	[ -w "$DUT_URING_PARAM" ] || return 0   # no ring in this kernel, or not root: nothing to change
+	[ "$DUT_URING_KEPT" = 0 ] || return 0
+	mkdir -p "$DUT_URING_STATE.users" || die "cannot create $DUT_URING_STATE.users"
+	exec {m}>>"$DUT_URING_STATE.lock" || die "cannot open $DUT_URING_STATE.lock"
+	flock -w 60 "$m" || die "$DUT_URING_STATE.lock held for 60 s (a test stuck in its start or cleanup?)"
+	# the first test in (a recorded value with nobody left to use it is stale)
+	if [ "$(dut_uring_others)" = 0 ] || ! [ -s "$DUT_URING_STATE.saved" ]; then
+		cat "$DUT_URING_PARAM" >"$DUT_URING_STATE.saved" || die "cannot read $DUT_URING_PARAM"
+	fi
+	: >"$DUT_URING_STATE.users/$$" || die "cannot write $DUT_URING_STATE.users/$$"
+	exec {m}>&-
+	DUT_URING_KEPT=1
+	dut_defer dut_restore_enable_uring
+}
+
+dut_restore_enable_uring() {
+	local m saved now
+	[ "$DUT_URING_KEPT" = 1 ] || return 0
+	DUT_URING_KEPT=0
+	exec {m}>>"$DUT_URING_STATE.lock" || return 1
+	if ! flock -w 60 "$m"; then
+		say "warning: $DUT_URING_STATE.lock held for 60 s; enable_uring left at $(cat "$DUT_URING_PARAM")"
+		rm -f "$DUT_URING_STATE.users/$$"
+		exec {m}>&-
+		return 1
+	fi
+	rm -f "$DUT_URING_STATE.users/$$"
+	if [ "$(dut_uring_others)" = 0 ]; then   # the last test out
+		saved=$(cat "$DUT_URING_STATE.saved" 2>/dev/null)
+		now=$(cat "$DUT_URING_PARAM")
+		if [ -n "$saved" ] && [ "$saved" != "$now" ]; then
+			if echo "$saved" >"$DUT_URING_PARAM"; then
+				say "enable_uring put back to $saved (it was $now)"
+			else
+				say "warning: cannot put enable_uring back to $saved"
+			fi
+		fi
+		rm -f "$DUT_URING_STATE.saved"
+	fi
+	exec {m}>&-
+}
+[ "${DUTFS_TRANSPORT:-}" != uring ] || dut_keep_enable_uring
 
 # T = a fresh directory under /var/tmp (a real file system: FUSE backing dirs
 # and PostgreSQL want one), traversable by postgres, removed at exit.  (Not

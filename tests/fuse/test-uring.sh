@@ -18,11 +18,14 @@
 #     umount          umount under load ends the daemon (ENOTCONN on the ring)
 #     crash           SIGKILL under load: the kernel aborts, the reader gets an error,
 #                     the mount can be unmounted; nothing hangs
+#     param-kept      lib.sh's dut_keep_enable_uring, on a stand-in parameter file:
+#                     a -uring test that fails or is killed puts back the value it
+#                     found; of overlapping tests the last one to end does
 #
-# The teardown subtests run on the transport given (default uring).  The
-# fallback subtests change the real enable_uring only for their run and put
-# it back (trap).  DUTFS_FUSE_PARAMS_DIR is dutfs's seam for the parameter
-# directory.
+# The teardown subtests run on the transport given (default uring).  Every
+# subtest keeps the real enable_uring as it found it (dut_keep_enable_uring:
+# dutfs --transport uring turns it on, the fallback subtests set it).
+# DUTFS_FUSE_PARAMS_DIR is dutfs's seam for the parameter directory.
 . "$(dirname "$0")/lib.sh"
 
 SUB=${1:?usage: test-uring.sh SUBTEST [dev|uring]}
@@ -36,6 +39,7 @@ dut_need_prog jq jq
 [ -e "$REAL_PARAM" ] || [ "${SUB#fallback-noparam}" != "$SUB" ] ||
 	dut_skip "this kernel has no FUSE over io_uring ($REAL_PARAM missing)"
 
+[ "$SUB" = param-kept ] || dut_keep_enable_uring
 dut_tmpdir
 B=$T/backing
 M=$T/mnt
@@ -52,14 +56,19 @@ mount_keep() { # dutfs options...
 	say "start-up: $(cat "$T/err")"
 }
 stats() { jq -r "$1" "$M/.dutfs/stats.json"; }
-set_real_param() { # Y|N
+set_real_param() { # Y|N (put back at exit: dut_keep_enable_uring above)
 	echo "$1" >"$REAL_PARAM" || die "cannot write $REAL_PARAM"
 }
-keep_real_param() {
-	local old
-	old=$(cat "$REAL_PARAM")
-	dut_defer "echo '$old' >'$REAL_PARAM'"
+# A -uring test on the stand-in $T/params/enable_uring (state files in $T):
+# it turns the parameter on as dutfs would, holds it SECONDS, then exits
+# CODE.  Its shell's pid goes to $T/child.pid.
+uring_child() { # SECONDS CODE
+	T=$T DUTFS_TRANSPORT=uring DUT_URING_PARAM=$T/params/enable_uring DUT_URING_STATE=$T/state \
+		DUT_TEST_NAME="child-$1-$2" bash -c '. "$0/lib.sh"; echo $$ >"$T/child.pid"
+			echo Y >"$DUT_URING_PARAM"; sleep "$1" & dut_defer "kill $! 2>/dev/null"; wait $!; exit "$2"' \
+		"$(dirname "$0")" "$1" "$2"
 }
+fake_param() { cat "$T/params/enable_uring"; }
 # A reader of 4 KiB O_DIRECT blocks until it fails; its pid in LOAD.
 start_load() {
 	head -c 8388608 /dev/urandom >"$B/f"
@@ -112,7 +121,6 @@ fallback-noparam)
 	echo ok >"$M/x" && [ "$(cat "$M/x")" = ok ] || die "I/O after the fallback failed"
 	;;
 fallback-off)
-	keep_real_param
 	set_real_param Y
 	mkdir "$T/params"
 	echo N >"$T/params/enable_uring"
@@ -128,7 +136,6 @@ fallback-off)
 	[ "$(stats .transport.name)" = uring ] || die "transport $(stats .transport.name): $(stats .transport.fallback_reason)"
 	;;
 fallback-notoffered)
-	keep_real_param
 	set_real_param N
 	mkdir "$T/params"
 	echo Y >"$T/params/enable_uring"
@@ -185,6 +192,39 @@ crash)
 	say "after the crash: $out"
 	timeout 20 umount "$M" || die "cannot unmount the crashed mount"
 	rm -f "$M.pid"
+	;;
+param-kept)
+	mkdir "$T/params"
+	echo N >"$T/params/enable_uring"
+	uring_child 0 1 && die "the failing child exited 0"
+	[ "$(fake_param)" = N ] || die "a failing -uring test left enable_uring at $(fake_param), found N"
+	# overlapping: A holds 3 s; B starts later and ends first, failing
+	uring_child 3 0 &
+	a=$!
+	sleep 1
+	uring_child 0 1
+	[ "$(fake_param)" = Y ] || die "the first of two overlapping tests to end turned enable_uring off under the other"
+	wait "$a" || die "the longer child failed"
+	[ "$(fake_param)" = N ] || die "the last of two overlapping tests left enable_uring at $(fake_param), found N"
+	# killed (SIGTERM, as meson's timeout does): the cleanup stack still runs
+	rm -f "$T/child.pid"
+	uring_child 30 0 &
+	a=$!
+	for _ in $(seq 50); do [ -s "$T/child.pid" ] && break; sleep 0.1; done
+	[ "$(fake_param)" = Y ] || die "the child did not start"
+	kill -TERM "$(cat "$T/child.pid")"
+	must_end "$a" 10 "a -uring test after SIGTERM"
+	[ "$(fake_param)" = N ] || die "a -uring test killed by SIGTERM left enable_uring at $(fake_param)"
+	# what a SIGKILLed test leaves (no cleanup): its record and its pid file, the pid gone
+	true &
+	dead=$!
+	wait "$dead"
+	echo Y >"$T/state.saved"
+	: >"$T/state.users/$dead"
+	uring_child 0 0 || die "the passing child failed"
+	[ "$(fake_param)" = N ] || die "a stale recorded value ($(cat "$T/state.saved" 2>/dev/null)) was put back"
+	[ ! -e "$T/state.saved" ] || die "the last test left $T/state.saved"
+	[ -z "$(ls "$T/state.users")" ] || die "pid files left: $(ls "$T/state.users")"
 	;;
 *)
 	echo "test-uring.sh: unknown subtest $SUB" >&2
