@@ -66,6 +66,8 @@ rundir=$(q "SELECT rundir FROM dutlab.runs")
 tgz=$(find "$WORK/fetched/localhost" -name 'tiny-localhost-*.tar.gz' 2>/dev/null)
 [ "$(echo "$tgz" | grep -c .)" = 1 ] || fail "expected one fetched tarball under $WORK/fetched/localhost: $tgz"
 [ "$(basename "$tgz" .tar.gz)" = "$(basename "$rundir")" ] || fail "the tarball $tgz is not the pushed $rundir"
+# the archive on the host keeps the run's private files private
+[ "$(stat -c %a "$rundir.tar.gz")" = 600 ] || fail "the packed run $rundir.tar.gz is mode $(stat -c %a "$rundir.tar.gz"), not 600"
 mkdir "$WORK/unpacked" && tar -C "$WORK/unpacked" -xzf "$tgz" || fail "the tarball does not unpack"
 m=$WORK/unpacked/$(basename "$rundir")/manifest.json
 [ "$(jq -r .status "$m")" = complete ] || fail "the fetched run is not complete"

@@ -129,10 +129,10 @@ grep -q 'refused: ENOSPC: .*xfs needs at least 300 MiB' <<<"$out" && pass "devic
 	fail "small device for xfs: $out"
 out=$("$driver" cycle --type device --path "$dev" --destructive --fs ext4-writeback --mnt-root "$mnt" \
 	--mount-options noatime,commit=30)
-if [ $? -eq 0 ] && grep -q '^mount=.* rw,noatime.* - ext4 .*commit=30,data=writeback' <<<"$out" &&
+if [ $? -eq 0 ] && grep -q '^mount=.* rw,nosuid,nodev,noatime.* - ext4 .*commit=30,data=writeback' <<<"$out" &&
    grep -q "^mkfs=.*mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $dev\$" <<<"$out" &&
    grep -q '^mount_options=data=writeback,noatime,commit=30$' <<<"$out"; then
-	pass "device with destructive = yes: mkfs, mount, write, teardown"
+	pass "device with destructive = yes: mkfs, mount (nosuid,nodev), write, teardown"
 else fail "device cycle: $out"; fi
 assert_clean "device cycle"
 for fs in ext4 btrfs; do

@@ -98,6 +98,9 @@ static void test_filesystem_table(void)
 	}
 }
 
+/* Every staged mount is nosuid,nodev, whatever the options say. */
+#define NS (MS_NOSUID | MS_NODEV)
+
 static void test_mount_options_split_flags_from_data(void)
 {
 	static const struct {
@@ -106,20 +109,22 @@ static void test_mount_options_split_flags_from_data(void)
 		unsigned long flags;
 		const char *data;
 	} rows[] = {
-		{ { .name = "o", .type = DUT_FS_EXT4, .data = DUT_EXT4_ORDERED }, 0, 0, "data=ordered" },
-		{ { .name = "w", .type = DUT_FS_EXT4, .data = DUT_EXT4_WRITEBACK }, 0, 0, "data=writeback" },
+		{ { .name = "o", .type = DUT_FS_EXT4, .data = DUT_EXT4_ORDERED }, 0, NS, "data=ordered" },
+		{ { .name = "w", .type = DUT_FS_EXT4, .data = DUT_EXT4_WRITEBACK }, 0, NS, "data=writeback" },
 		{ { .name = "j", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mount_options = "noatime,barrier=0" },
-		  0, MS_NOATIME, "data=journal,barrier=0" },
-		{ { .name = "x", .type = DUT_FS_XFS }, 0, 0, "" },
+		  0, NS | MS_NOATIME, "data=journal,barrier=0" },
+		{ { .name = "x", .type = DUT_FS_XFS }, 0, NS, "" },
 		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "logbufs=8,nodiratime,lazytime,logbsize=256k" },
-		  0, MS_NODIRATIME | MS_LAZYTIME, "logbufs=8,logbsize=256k" },
+		  0, NS | MS_NODIRATIME | MS_LAZYTIME, "logbufs=8,logbsize=256k" },
 		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "compress=zstd:1,ssd,sync" },
-		  0, MS_SYNCHRONOUS, "compress=zstd:1,ssd" },
+		  0, NS | MS_SYNCHRONOUS, "compress=zstd:1,ssd" },
 		/* later options win, as with mount(8) */
-		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "noatime,atime,ro,rw,defaults" }, 0, 0, "" },
+		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "noatime,atime,ro,rw,defaults" }, 0, NS, "" },
 		{ { .name = "b", .type = DUT_FS_BTRFS, .mount_options = "nodev,nosuid,noexec,dirsync,strictatime" },
 		  0, MS_NODEV | MS_NOSUID | MS_NOEXEC | MS_DIRSYNC | MS_STRICTATIME, "" },
-		/* refusals */
+		/* refusals: a staged device is never mounted suid or dev (others may write it) */
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "noatime,suid" }, -EINVAL, 0, NULL },
+		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "dev" }, -EINVAL, 0, NULL },
 		{ { .name = "j", .type = DUT_FS_EXT4, .data = DUT_EXT4_JOURNAL, .mount_options = "data=ordered" },
 		  -EINVAL, 0, NULL },
 		{ { .name = "x", .type = DUT_FS_XFS, .mount_options = "noatime,,inode64" }, -EINVAL, 0, NULL },

@@ -244,8 +244,7 @@ static const struct {
 	{ "lazytime", MS_LAZYTIME, true },    { "nolazytime", MS_LAZYTIME, false },
 	{ "sync", MS_SYNCHRONOUS, true },     { "async", MS_SYNCHRONOUS, false },
 	{ "dirsync", MS_DIRSYNC, true },
-	{ "nosuid", MS_NOSUID, true },        { "suid", MS_NOSUID, false },
-	{ "nodev", MS_NODEV, true },          { "dev", MS_NODEV, false },
+	{ "nosuid", MS_NOSUID, true },        { "nodev", MS_NODEV, true },
 	{ "noexec", MS_NOEXEC, true },        { "exec", MS_NOEXEC, false },
 	{ "defaults", 0, true },
 };
@@ -272,7 +271,13 @@ int stage_mount_options(const struct dut_filesystem *fs, unsigned long *ret_flag
 	const struct stage_fs_ops *ops = stage_fs_ops_of(fs->type);
 	const char *own = ops ? ops->mount_data(fs) : NULL;
 	_cleanup_free_ char *data = strdup("");
-	unsigned long flags = 0;
+	/*
+	 * Always nosuid and nodev: the device under test is writable by the
+	 * dutlab group (udev/) while root has it mounted, so a crafted
+	 * set-uid-root file or device node on it must not work.  PostgreSQL
+	 * needs neither.
+	 */
+	unsigned long flags = MS_NOSUID | MS_NODEV;
 	const char *p = fs->mount_options;
 
 	if (!data || (own && data_append(&data, own, strlen(own)) < 0))
@@ -290,6 +295,13 @@ int stage_mount_options(const struct dut_filesystem *fs, unsigned long *ret_flag
 			snprintf(msg, msglen, "filesystem %s: mount-options sets %.*s, but the journaling mode is "
 				 "the filesystem's data key (data = ordered | writeback | journal)",
 				 fs->name ? fs->name : "?", (int)len, p);
+			return -EINVAL;
+		}
+		if ((len == 4 && strncmp(p, "suid", 4) == 0) || (len == 3 && strncmp(p, "dev", 3) == 0)) {
+			snprintf(msg, msglen, "filesystem %s: mount-options asks for %.*s; a staged filesystem is "
+				 "always mounted nosuid,nodev (others may write the device under test while it is "
+				 "mounted, and PostgreSQL needs neither): remove %.*s", fs->name ? fs->name : "?",
+				 (int)len, p, (int)len, p);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < DUT_ARRAY_SIZE(mount_flags); i++) {
