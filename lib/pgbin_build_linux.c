@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,13 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-unsigned dut_pg_build_estimate(const char *cache, unsigned major)
+unsigned dut_pg_build_estimate(const char *cache, unsigned major, bool *ret_timed_here)
 {
 	unsigned mine[64], all[64];
 	size_t nmine = 0, nall = 0;
 	DIR *d = opendir(cache);
 	struct dirent *de;
+	unsigned est;
 
 	while (d && (de = readdir(d)) && nall < 64) {
 		char dir[PATH_MAX];
@@ -91,7 +93,12 @@ unsigned dut_pg_build_estimate(const char *cache, unsigned major)
 			continue;
 		if (dut_pg_build_read(dir, &b, NULL) < 0 || !b.build_seconds)
 			continue;
-		all[nall++] = b.build_seconds;
+		all[nall] = b.build_seconds;
+		/* another major's time, as if it had been major's */
+		if (b.major != major)
+			all[nall] = (unsigned)((uint64_t)all[nall] * dut_pg_build_guess_seconds(major) /
+					       dut_pg_build_guess_seconds(b.major));
+		nall++;
 		if (b.major == major)
 			mine[nmine++] = b.build_seconds;
 	}
@@ -99,11 +106,13 @@ unsigned dut_pg_build_estimate(const char *cache, unsigned major)
 		closedir(d);
 	if (nmine) {
 		qsort(mine, nmine, sizeof(*mine), cmp_unsigned);
-		return mine[nmine / 2];
-	}
-	if (nall) {
+		est = mine[nmine / 2];
+	} else if (nall) {
 		qsort(all, nall, sizeof(*all), cmp_unsigned);
-		return all[nall / 2];
-	}
-	return DUT_PG_BUILD_SECONDS_GUESS;
+		est = all[nall / 2];
+	} else
+		est = dut_pg_build_guess_seconds(major);
+	if (ret_timed_here)
+		*ret_timed_here = nall > 0;
+	return est;
 }

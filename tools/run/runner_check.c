@@ -195,8 +195,16 @@ static int resolve_postgres(struct runner *R, const struct dut_config *cfg, stru
 		run_pathf(pg.bindir, sizeof(pg.bindir), "%s", cfg->pg_bindir);
 	else if ((r = dut_pgbin_find(root, cfg->pg_major, pg.bindir, sizeof(pg.bindir), &major, err)) < 0) {
 		/* a major Debian does not install: dutlab pg build --major N's, if built */
-		if (!cfg->pg_major || r != -ENOENT || run_pg_build_resolve(R, cfg, true, &pg, NULL) != 0)
+		if (!cfg->pg_major || r != -ENOENT || run_pg_build_resolve(R, cfg, true, &pg, NULL) != 0) {
+			if (cfg->pg_major && r == -ENOENT && err) {
+				char eta[96];
+				size_t used = strlen(err->msg);
+
+				run_pg_build_eta(cfg->pg_major, eta, sizeof(eta));
+				snprintf(err->msg + used, sizeof(err->msg) - used, " (the build: %s)", eta);
+			}
 			return r;
+		}
 		major = pg.major;
 	}
 	if ((r = dut_pgbin_check_dir(pg.bindir, err)) < 0 ||

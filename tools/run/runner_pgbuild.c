@@ -8,6 +8,15 @@
 #include "lib/pgbin.h"
 #include "tools/run/runner_pgbuild.h"
 
+void run_pg_build_eta(unsigned major, char *buf, size_t len)
+{
+	bool here = false;
+	unsigned est = dut_pg_build_estimate(dut_pg_cache_root(), major, &here);
+
+	snprintf(buf, len, here ? "about %u min on this machine" : "about %u min on a 2-core machine; no build here was timed yet",
+		 (est + 59) / 60);
+}
+
 int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, bool only_cached, struct run_cfg_pg *pg,
 			 struct dut_error *err)
 {
@@ -50,19 +59,19 @@ int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, bool on
 	if (r == -ENOENT && only_cached)
 		return -ENOENT;
 	if (r == -ENOENT) {
-		unsigned est = dut_pg_build_estimate(cache, major);
+		char eta[96];
 
+		run_pg_build_eta(major, eta, sizeof(eta));
 		if (R->o->dry_run) {
 			snprintf(pg->version, sizeof(pg->version), "not built");
 			runner_say(R, "configuration %s: PostgreSQL %u with %u kB blocks, %u kB WAL blocks is not "
-				   "built in %s: `%s` makes it (about %u min on this machine)", R->st->cfgs[cfg->index].dir, major, bs,
-				   wal, dir, cmd, (est + 59) / 60);
+				   "built in %s: `%s` makes it (%s)", R->st->cfgs[cfg->index].dir, major, bs,
+				   wal, dir, cmd, eta);
 			return 1;
 		}
 		dut_error_set(err, "PostgreSQL %u with %u kB blocks and %u kB WAL blocks is not built (%s has "
-			      "no %s): run `%s` first (about %u min on this machine; dutlab run --dry-run lists "
-			      "what is missing)", major, bs, wal, dir,
-			      DUT_PG_BUILD_CONF, cmd, (est + 59) / 60);
+			      "no %s): run `%s` first (%s; dutlab run --dry-run lists what is missing)", major, bs,
+			      wal, dir, DUT_PG_BUILD_CONF, cmd, eta);
 		return -ENOENT;
 	}
 	if (r < 0)

@@ -21,5 +21,9 @@
  * the build <major>-bs8k if it is there, else -ENOENT with err untouched. */
 int run_pg_build_resolve(struct runner *R, const struct dut_config *cfg, bool only_cached, struct run_cfg_pg *pg,
 			 struct dut_error *err);
+/* How long `dutlab pg build --major major` takes, as the user is told:
+ * "about N min on this machine" from the cached builds' times, else the
+ * project's measured figure, saying so. */
+void run_pg_build_eta(unsigned major, char *buf, size_t len);
 
 #endif

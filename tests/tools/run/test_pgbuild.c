@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/pgbin.h"
 #include "tests/cu_main.h"
@@ -81,6 +82,69 @@ static void test_build_record(void)
 	CU_ASSERT_EQUAL(dut_pg_build_parse("major=9\nblock_size_kb=8\nwal_block_size_kb=8\n", &b), -EINVAL);
 	CU_ASSERT_EQUAL(dut_pg_build_parse("major=15x\nblock_size_kb=8\nwal_block_size_kb=8\n", &b), -EINVAL);
 	CU_ASSERT_EQUAL(dut_pg_build_parse("", &b), -EINVAL);
+}
+
+/* A cache directory with builds of (major, seconds); 0 seconds: not recorded. */
+static void make_cache(char *dir, const unsigned (*builds)[2], size_t n)
+{
+	strcpy(dir, "/tmp/test_pgbuild.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	for (size_t i = 0; i < n; i++) {
+		char path[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%u-bs%uk", dir, builds[i][0], 16 + 16 * (unsigned)(i % 2));
+		CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755) == 0 || errno == EEXIST, 1);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", DUT_PG_BUILD_CONF);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(path, "w"));
+		fprintf(f, "major=%u\nblock_size_kb=%u\nwal_block_size_kb=8\n", builds[i][0], 16 + 16 * (unsigned)(i % 2));
+		if (builds[i][1])
+			fprintf(f, "build_seconds=%u\n", builds[i][1]);
+		fclose(f);
+	}
+}
+
+static void rm_cache(const char *dir)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* What --dry-run says a missing build takes: this machine's times first. */
+static void test_build_estimate(void)
+{
+	static const unsigned two15[][2] = { { 15, 900 }, { 15, 1200 } };
+	static const unsigned one18[][2] = { { 18, 1600 } };
+	static const unsigned untimed[][2] = { { 15, 0 } };
+	static const struct {
+		const char *name;
+		const unsigned (*builds)[2];
+		size_t n;
+		unsigned major, want;
+		bool here;
+	} rows[] = {
+		{ "empty cache: the project's 15", NULL, 0, 15, DUT_PG_BUILD_SECONDS_GUESS_15, false },
+		{ "empty cache: a later major", NULL, 0, 18, DUT_PG_BUILD_SECONDS_GUESS_LATER, false },
+		{ "the median of the major's own", two15, 2, 15, 1200, true },
+		{ "another major's, scaled", one18, 1, 15, 1600u * DUT_PG_BUILD_SECONDS_GUESS_15 / DUT_PG_BUILD_SECONDS_GUESS_LATER, true },
+		{ "15's, scaled up for 18", two15, 2, 18, 1200u * DUT_PG_BUILD_SECONDS_GUESS_LATER / DUT_PG_BUILD_SECONDS_GUESS_15, true },
+		{ "a build that recorded no time", untimed, 1, 15, DUT_PG_BUILD_SECONDS_GUESS_15, false },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char dir[64];
+		bool here = !rows[i].here;
+		unsigned got;
+
+		make_cache(dir, rows[i].builds, rows[i].n);
+		got = dut_pg_build_estimate(dir, rows[i].major, &here);
+		CU_CHECK(got == rows[i].want && here == rows[i].here, "%s: %u s (timed here %d), want %u s (%d)",
+			 rows[i].name, got, here, rows[i].want, rows[i].here);
+		rm_cache(dir);
+	}
+	CU_ASSERT_EQUAL(dut_pg_build_estimate("/nonexistent/dutlab-pg", 15, NULL), DUT_PG_BUILD_SECONDS_GUESS_15);
 }
 
 static struct dut_experiment *parse_ok(const char *text, const char *row)
@@ -187,6 +251,7 @@ static const struct cu_test tests[] = {
 	{ "block_size_values", test_block_size_values },
 	{ "cache_keys", test_cache_keys },
 	{ "build_record", test_build_record },
+	{ "build_estimate", test_build_estimate },
 	{ "postgres_block_size", test_postgres_block_size },
 	{ "matrix_block_size", test_matrix_block_size },
 	{ "refusals_cite_the_line", test_refusals_cite_the_line },
