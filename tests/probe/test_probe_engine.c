@@ -47,7 +47,7 @@ static uint64_t mono_ns(void)
 /* --- the fake ring: the real one, with counters and injected failures --- */
 static struct {
 	bool hide_ext_arg;        /* clear IORING_FEAT_EXT_ARG after setup */
-	unsigned real_waits;      /* wait_cqe calls passed to the real ring before failing */
+	unsigned real_cqes;       /* CQEs the engine reaps from the real ring before waits fail */
 	int wait_error;           /* then return this (0: never fail) */
 	unsigned waits, buffers_freed, files_unregistered, exits;
 	void *buffers[8];         /* what register_buffers saw: the I/O buffers */
@@ -63,9 +63,17 @@ static int fake_queue_init_params(unsigned entries, struct io_uring *ring, struc
 	return r;
 }
 
+/*
+ * Fails once the engine has reaped real_cqes CQEs (the CQ head, which only
+ * the engine advances on a fresh ring), not after a count of waits: the
+ * engine may reap a CQE by peeking without waiting (a loaded machine lets
+ * the pipe's writer run before the engine's first wait), and then a wait
+ * counted as "the one that sees it" would block on reads that never come.
+ */
 static int fake_wait_cqe(struct io_uring *ring, struct io_uring_cqe **ret)
 {
-	if (fake.wait_error && fake.waits++ >= fake.real_waits)
+	fake.waits++;
+	if (fake.wait_error && *ring->cq.khead >= fake.real_cqes)
 		return fake.wait_error;
 	return io_uring_wait_cqe(ring, ret);
 }
@@ -268,7 +276,7 @@ static void test_ring_error_keeps_earlier_error(void)
 
 	CU_ASSERT_FATAL(pipe2(p, O_CLOEXEC) == 0);
 	fake_reset();
-	fake.real_waits = 1;       /* the wait that sees the short read, then the ring fails */
+	fake.real_cqes = 1;        /* the short read is reaped, then the ring fails */
 	fake.wait_error = -EBADR;
 	wr.fd = p[1];
 	CU_ASSERT_FATAL(pthread_create(&wr.tid, NULL, writer_main, &wr) == 0);
