@@ -37,12 +37,14 @@ const char dutlab_crash_usage[] =
 	"  half-present transactions, balances) and pg_amcheck --heapallindexed.  Needs root.\n"
 	"  EXPERIMENT.ini  a [crash] section with the keys seed, states, controls, points, losses,\n"
 	"                 sector, identify, duration, clients and set (options given too override it)\n"
-	"  --states N     states with fsync honoured (default 40); each must be undamaged\n"
+	"  --states N     states with fsync honoured (default 45: any 45 states in a row cover every\n"
+	"                 pair of the 9 default points and 5 losses once); each must be undamaged\n"
 	"  --seed S       the campaign's seed (default 1): state I is the same for the same seed\n"
 	"  --controls N   states per negative control (default 2, 0 = none): full_page_writes=off\n"
 	"                 with pages torn at 4 KiB, and fsync=off; each control must see damage\n"
 	"  --state I      run only state I (the command printed for a failing state)\n"
-	"  --points LIST  crash points: wal-write, wal-fsync, heap-write, index-write, pg_control,\n"
+	"  --points LIST  crash points: wal-write, wal-fsync, heap-write, index-write, data-fsync\n"
+	"                 (the Nth fsync of a data or SLRU file, at the CHECKPOINT), pg_control,\n"
 	"                 slru-write, checkpoint, time (the default: all these), and init (a crash\n"
 	"                 during pgload init -s 1 and its CHECKPOINT in an empty cluster)\n"
 	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio\n"
@@ -130,7 +132,8 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 	}
 	if (!strcmp(key, "points"))
 		return crash_points_parse_list(val, &o->c.points_mask, badname, sizeof(badname)) < 0 ?
-		       bad(key, badname, "wal-write, wal-fsync, heap-write, index-write, pg_control, slru-write, checkpoint or time") : 0;
+		       bad(key, badname, "wal-write, wal-fsync, heap-write, index-write, data-fsync, pg_control, slru-write, "
+			   "checkpoint, time or init") : 0;
 	if (!strcmp(key, "losses"))
 		return crash_losses_parse_list(val, &o->c.losses_mask, badname, sizeof(badname)) < 0 ?
 		       bad(key, badname, "lose-all, lose-none, subset, torn or fsync-eio") : 0;

@@ -10,6 +10,7 @@
 static const char *const point_names[CRASH_POINTS] = {
 	[CRASH_AT_WAL_WRITE] = "wal-write", [CRASH_AT_WAL_FSYNC] = "wal-fsync",
 	[CRASH_AT_HEAP_WRITE] = "heap-write", [CRASH_AT_INDEX_WRITE] = "index-write",
+	[CRASH_AT_DATA_FSYNC] = "data-fsync",
 	[CRASH_AT_PG_CONTROL] = "pg_control", [CRASH_AT_SLRU_WRITE] = "slru-write",
 	[CRASH_AT_CHECKPOINT] = "checkpoint", [CRASH_AT_TIME] = "time", [CRASH_AT_INIT] = "init",
 };
@@ -121,7 +122,7 @@ void crash_campaign_defaults(struct crash_campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
-	c->states = 40;
+	c->states = 45;   /* 9 points x 5 losses: every pair once */
 	c->control_states = 2;
 	c->sector = 512;
 	c->workload_s = 4;
@@ -154,16 +155,27 @@ static unsigned nth_bit(uint32_t mask, unsigned k)
 }
 
 /*
- * Stratified: state i takes the ((i + offset) mod n)-th kind of the mask, the
- * offset drawn from the campaign's seed.  With all 8 points and 5 losses
- * (coprime), any 40 consecutive states cover every (point, loss) pair once.
+ * Stratified: the campaign's (point, loss) pairs are numbered k = q * P + p,
+ * with p the point's rank among the P points of the mask and q in 0..L-1,
+ * and pair k has the loss of rank (p + q) mod L; state i takes pair
+ * (i + offset) mod (P * L), the offset drawn from the campaign's seed.  For
+ * a given p, q -> (p + q) mod L is one-to-one, so the P * L numbers are the
+ * P * L pairs: any P * L consecutive states cover every (point, loss) pair
+ * exactly once, whatever P and L (the default 9 points and 5 losses: any 45
+ * consecutive states), and any P consecutive states every point.  (Taking
+ * each list in turn, as before, covered every pair only when P and L were
+ * coprime: 10 points with init and 5 losses drew 10 of the 50 pairs.)
  */
-static unsigned pick(uint64_t seed, uint64_t salt, unsigned index, uint32_t mask)
+static void pick(uint64_t seed, unsigned index, uint32_t points, uint32_t losses, unsigned *ret_point,
+		 unsigned *ret_loss)
 {
-	uint64_t x = seed ^ salt;
-	unsigned n = (unsigned)__builtin_popcount(mask);
+	uint64_t x = seed ^ 0x706f696e74ull;
+	unsigned np = (unsigned)__builtin_popcount(points), nl = (unsigned)__builtin_popcount(losses);
+	uint64_t pairs = (uint64_t)np * nl, k = (mix(&x) % pairs + index) % pairs;
+	unsigned p = (unsigned)(k % np), q = (unsigned)(k / np);
 
-	return nth_bit(mask, (unsigned)((mix(&x) % n + index) % n));
+	*ret_point = nth_bit(points, p);
+	*ret_loss = nth_bit(losses, (p + q) % nl);
 }
 
 /* The range of N for a crash after the Nth request of a point (from a ledger run at scale 1). */
@@ -174,6 +186,14 @@ static uint64_t pick_nth(uint64_t *x, enum crash_point p)
 	case CRASH_AT_WAL_FSYNC: return uniform(x, 1, 150);
 	case CRASH_AT_HEAP_WRITE: return uniform(x, 1, 60);
 	case CRASH_AT_INDEX_WRITE: return uniform(x, 1, 30);
+	/*
+	 * The state's CHECKPOINT fsyncs each data file it wrote (and the SLRU
+	 * segments) once: 15 to 20 fsyncs in 6 ledger runs of 4 s with the
+	 * CHECKPOINT at 0.6 to 2 s (13 to 18 of heap, index, fsm and vm, 2 of
+	 * SLRU; counted through dutfs, PostgreSQL 15: docs/crash.md).  None
+	 * before it: the start of a cleanly stopped cluster fsyncs no data file.
+	 */
+	case CRASH_AT_DATA_FSYNC: return uniform(x, 1, 15);
 	case CRASH_AT_PG_CONTROL: return uniform(x, 2, 3);   /* 1: the start's own update */
 	case CRASH_AT_SLRU_WRITE: return uniform(x, 1, 2);   /* pg_xact's page at the CHECKPOINT */
 	/*
@@ -219,11 +239,15 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		s.point = CRASH_AT_TIME;
 		s.loss = CRASH_LOSS_ALL;
 		break;
-	case CRASH_CONTROL_NONE:
-		s.point = (enum crash_point)pick(c->seed, 0x706f696e74ull, index, points);
-		s.loss = (enum crash_loss)pick(c->seed, 0x6c6f7373ull, index, losses);
+	case CRASH_CONTROL_NONE: {
+		unsigned p, l;
+
+		pick(c->seed, index, points, losses, &p, &l);
+		s.point = (enum crash_point)p;
+		s.loss = (enum crash_loss)l;
 		s.nth = pick_nth(&x, s.point);
 		break;
+	}
 	}
 	/* the time crash, and the fallback when the Nth request (or the checkpoint) never comes */
 	s.at_ms = s.point == CRASH_AT_TIME ? uniform(&x, work_ms / 4, work_ms - work_ms / 10) : work_ms;
@@ -292,6 +316,7 @@ static void point_match(struct out *o, enum crash_point p)
 	case CRASH_AT_WAL_FSYNC: emit(o, "class = wal\nop = sync\n"); break;
 	case CRASH_AT_HEAP_WRITE: emit(o, "class = heap\nop = write\n"); break;
 	case CRASH_AT_INDEX_WRITE: emit(o, "class = index\nop = write\n"); break;
+	case CRASH_AT_DATA_FSYNC: emit(o, "class = heap, index, toast, fsm, vm, slru\nop = sync\n"); break;
 	case CRASH_AT_PG_CONTROL: emit(o, "path = */global/pg_control\nop = write\n"); break;
 	case CRASH_AT_SLRU_WRITE: emit(o, "class = slru\nop = write\n"); break;
 	case CRASH_AT_INIT: emit(o, "op = write\n"); break;

@@ -11,9 +11,11 @@
  *   - a loss mode: what the crash discards of the data written since each
  *     file's last fsync, as a dutfs `unsynced` fault;
  *   - a CHECKPOINT time, so data files and pg_control are written.
- * Points and losses are stratified (state i takes the next kind in turn, from
- * a seeded offset): 30 states cover all 30 (point, loss) pairs; the rest
- * (N, times, loss draws) is random from the state's seed.
+ * Points and losses are stratified (state i takes the next (point, loss)
+ * pair in a fixed order of all of them, from a seeded offset): any P x L
+ * consecutive states, P points and L losses, cover every pair once (the
+ * default: 9 x 5 = 45 states); the rest (N, times, loss draws) is random
+ * from the state's seed.
  * The plan also renders the state's dutfs rules file.
  *
  * Negative controls are states with PostgreSQL set up to be unsafe:
@@ -33,6 +35,7 @@ enum crash_point {
 	CRASH_AT_WAL_FSYNC,
 	CRASH_AT_HEAP_WRITE,
 	CRASH_AT_INDEX_WRITE,
+	CRASH_AT_DATA_FSYNC,     /* heap, index, toast, fsm, vm and SLRU files: fsynced by checkpoints */
 	CRASH_AT_PG_CONTROL,
 	CRASH_AT_SLRU_WRITE,     /* pg_xact, pg_subtrans, pg_multixact, ...: written at checkpoints */
 	CRASH_AT_CHECKPOINT,     /* ckpt_delay_ms after the state's CHECKPOINT starts (server log) */

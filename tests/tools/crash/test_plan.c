@@ -87,27 +87,92 @@ static void test_seeds_differ_and_cover_every_kind(void)
 		CU_CHECK(losses[l] > 20, "loss %s drawn %u times in 300", crash_loss_name(l), losses[l]);
 }
 
-/* Any 40 consecutive states cover every (point, loss) pair once: no kind left out by chance. */
-static void test_thirty_states_cover_every_pair(void)
+/*
+ * Any P x L consecutive states cover every (point, loss) pair once, P points
+ * and L losses, whatever the masks: coprime (the default 9 x 5), or not (10
+ * points with init x 5 losses, 4 x 2, 6 x 3), from any start.
+ */
+static void test_consecutive_states_cover_every_pair(void)
 {
-	for (uint64_t seed = 1; seed < 6; seed++) {
+	static const struct { const char *points, *losses; } rows[] = {
+		{ NULL, NULL },
+		{ "wal-write,wal-fsync,heap-write,index-write,data-fsync,pg_control,slru-write,checkpoint,time,init", NULL },
+		{ "wal-write,heap-write,data-fsync,time", "torn,subset" },
+		{ "wal-fsync,data-fsync,pg_control,slru-write,checkpoint,time", "lose-all,lose-none,fsync-eio" },
+		{ "time", NULL },
+		{ NULL, "torn" },
+	};
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		for (uint64_t seed = 1; seed < 6; seed++) {
+			struct crash_campaign c;
+			unsigned np, nl, first_point_run[CRASH_POINTS] = { 0 };
+			char bad[32];
+
+			crash_campaign_defaults(&c);
+			c.seed = seed;
+			c.states = 400;
+			if (rows[r].points)
+				CU_ASSERT_FATAL(crash_points_parse_list(rows[r].points, &c.points_mask, bad, sizeof(bad)) == 0);
+			if (rows[r].losses)
+				CU_ASSERT_FATAL(crash_losses_parse_list(rows[r].losses, &c.losses_mask, bad, sizeof(bad)) == 0);
+			np = (unsigned)__builtin_popcount(c.points_mask ? c.points_mask : CRASH_POINTS_DEFAULT);
+			nl = (unsigned)__builtin_popcount(c.losses_mask ? c.losses_mask : (1u << CRASH_LOSSES) - 1);
+			for (unsigned start = 0; start < 3 * np * nl && start + np * nl <= c.states; start += 7) {
+				unsigned seen[CRASH_POINTS][CRASH_LOSSES] = { { 0 } }, pairs = 0;
+
+				for (unsigned i = start; i < start + np * nl; i++) {
+					struct crash_state s;
+
+					crash_plan_state(&c, i, &s);
+					pairs += seen[s.point][s.loss]++ == 0;
+				}
+				CU_CHECK(pairs == np * nl, "row %zu seed %llu: states %u.. cover %u of the %u pairs", r,
+					 (unsigned long long)seed, start, pairs, np * nl);
+			}
+			/* any P consecutive states: every point */
+			for (unsigned i = 5; i < 5 + np; i++) {
+				struct crash_state s;
+
+				crash_plan_state(&c, i, &s);
+				first_point_run[s.point]++;
+			}
+			for (unsigned p = 0; p < CRASH_POINTS; p++)
+				CU_CHECK(first_point_run[p] <= 1, "row %zu seed %llu: point %s twice in %u states", r,
+					 (unsigned long long)seed, crash_point_name(p), np);
+		}
+	}
+	{
 		struct crash_campaign c;
-		unsigned seen[CRASH_POINTS][CRASH_LOSSES] = { { 0 } };
 
 		crash_campaign_defaults(&c);
-		c.seed = seed;
-		c.states = 100;
-		for (unsigned i = 40; i < 80; i++) {
-			struct crash_state s;
-
-			crash_plan_state(&c, i, &s);
-			seen[s.point][s.loss]++;
-		}
-		for (unsigned p = 0; p < CRASH_AT_INIT; p++)
-			for (unsigned l = 0; l < CRASH_LOSSES; l++)
-				CU_CHECK(seen[p][l] == 1, "seed %llu: %s x %s drawn %u times in 40 states",
-					 (unsigned long long)seed, crash_point_name(p), crash_loss_name(l), seen[p][l]);
+		CU_CHECK(c.states == 45, "the default campaign (%u states) covers the 9 x 5 default pairs once", c.states);
 	}
+}
+
+/* data-fsync: the Nth fsync of a data or SLRU file (the CHECKPOINT's), N within the 15 it always makes. */
+static void test_data_fsync_point(void)
+{
+	struct crash_campaign c;
+	char rules[8192], bad[32];
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	crash_campaign_defaults(&c);
+	c.states = 100;
+	CU_ASSERT_FATAL(crash_points_parse_list("data-fsync", &c.points_mask, bad, sizeof(bad)) == 0);
+	for (unsigned i = 0; i < c.states; i++) {
+		struct crash_state s;
+
+		crash_plan_state(&c, i, &s);
+		lo = s.nth < lo ? s.nth : lo;
+		hi = s.nth > hi ? s.nth : hi;
+		CU_CHECK(s.point == CRASH_AT_DATA_FSYNC && s.nth >= 1 && s.nth <= 15, "state %u: %s nth %llu", i,
+			 crash_point_name(s.point), (unsigned long long)s.nth);
+		CU_CHECK(crash_state_rules(&s, rules, sizeof(rules)) == 0 &&
+			 strstr(rules, "class = heap, index, toast, fsm, vm, slru\nop = sync\nfault = "),
+			 "state %u: the point rule counts the data files' fsyncs:\n%s", i, rules);
+	}
+	CU_CHECK(lo == 1 && hi == 15, "N from %llu to %llu", (unsigned long long)lo, (unsigned long long)hi);
 }
 
 /* --points init: a crash after the Nth write of any file, N over the whole load and its CHECKPOINT. */
@@ -323,7 +388,8 @@ static const struct cu_test tests[] = {
 	{ "same_seed_same_plan", test_same_seed_same_plan },
 	{ "state_independent_of_campaign_size", test_state_independent_of_campaign_size },
 	{ "seeds_differ_and_cover_every_kind", test_seeds_differ_and_cover_every_kind },
-	{ "thirty_states_cover_every_pair", test_thirty_states_cover_every_pair },
+	{ "consecutive_states_cover_every_pair", test_consecutive_states_cover_every_pair },
+	{ "data_fsync_point", test_data_fsync_point },
 	{ "masks_restrict_the_draws", test_masks_restrict_the_draws },
 	{ "init_point", test_init_point },
 	{ "controls_come_last", test_controls_come_last },

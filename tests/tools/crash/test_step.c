@@ -40,7 +40,7 @@ static const struct {
 	const char *pg_bindir;            /* the configuration's resolved PostgreSQL (runner_steps.c) */
 } rows[] = {
 	{ "defaults", HEAD "[step c]\ntype = crash\n",
-	  "DUTLAB crash --states 40 --controls 2 --seed 1 --duration 4 --clients 4 --json J --workdir W", true },
+	  "DUTLAB crash --states 45 --controls 2 --seed 1 --duration 4 --clients 4 --json J --workdir W", true },
 	{ "every key, settings from [postgres], identify", HEAD
 	  "[postgres]\nset = shared_buffers=64MB\nset = full_page_writes=off\n"
 	  "[step id]\ntype = identify\n"
@@ -51,7 +51,7 @@ static const struct {
 	  "--identify ID.json --json J --workdir W", true },
 	{ "the configuration's PostgreSQL, and the init point", HEAD
 	  "[postgres]\nversion = 16\n[step c]\ntype = crash\npoints = init\n",
-	  "DUTLAB crash --states 40 --controls 2 --seed 1 --points init --duration 4 --clients 4 "
+	  "DUTLAB crash --states 45 --controls 2 --seed 1 --points init --duration 4 --clients 4 "
 	  "--bindir=/usr/lib/postgresql/16/bin --json J --workdir W", true, "/usr/lib/postgresql/16/bin" },
 	{ "unknown point", HEAD "[step c]\ntype = crash\npoints = wal-writes\n", "points", false },
 	{ "duration not whole seconds", HEAD "[step c]\ntype = crash\nduration = 1500ms\n", "whole seconds", false },

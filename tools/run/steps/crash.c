@@ -15,13 +15,13 @@
 #define EXP_CRASH_STATE_NS (10 * NS_PER_S)
 #define EXP_CRASH_TEMPLATE_NS (40 * NS_PER_S)
 
-static const char *const crash_points[] = { "wal-write", "wal-fsync", "heap-write", "index-write", "pg_control",
-					    "slru-write", "checkpoint", "time", "init", NULL };
+static const char *const crash_points[] = { "wal-write", "wal-fsync", "heap-write", "index-write", "data-fsync",
+					    "pg_control", "slru-write", "checkpoint", "time", "init", NULL };
 static const char *const crash_losses[] = { "lose-all", "lose-none", "subset", "torn", "fsync-eio", NULL };
 
 /* the keys of dutlab crash's [crash] section */
 static const struct dut_param_spec crash_params[] = {
-	{ .key = "states", .kind = DUT_P_UINT, .flag = "--states", .def = "40", .min = 0, .max = 100000,
+	{ .key = "states", .kind = DUT_P_UINT, .flag = "--states", .def = "45", .min = 0, .max = 100000,
 	  .help = "states with fsync honoured; each must come through undamaged" },
 	{ .key = "controls", .kind = DUT_P_UINT, .flag = "--controls", .def = "2", .min = 0, .max = 1000,
 	  .help = "states per negative control (full_page_writes=off, fsync=off); each control must see damage" },
