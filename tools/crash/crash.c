@@ -27,16 +27,18 @@
 
 const char dutlab_crash_usage[] =
 	"usage: dutlab crash [EXPERIMENT.ini] [--states N] [--seed S] [--controls N] [--state I]\n"
-	"                    [--points LIST] [--losses LIST] [--sector SIZE] [--duration SECONDS]\n"
-	"                    [--identify FILE] [--clients N] [--set NAME=VALUE]... [--workdir DIR]\n"
-	"                    [--bindir DIR] [--scratch DIR] [--json FILE] [--keep]\n"
+	"                    [--points LIST] [--losses LIST] [--class-loss CLASS=MODE,...]\n"
+	"                    [--sector SIZE] [--duration SECONDS] [--identify FILE] [--clients N]\n"
+	"                    [--set NAME=VALUE]... [--workdir DIR] [--bindir DIR] [--scratch DIR]\n"
+	"                    [--json FILE] [--keep]\n"
 	"  Crash-consistency campaign: for each state, a fresh copy of a PostgreSQL cluster (scale 1,\n"
 	"  data checksums) on dutfs with the state's rules; the ledger workload (pgload ledger run);\n"
 	"  a crash after the Nth request of a class or at a time; the server killed, dutfs recover,\n"
 	"  the restart timed (crash recovery); then pgload ledger check (acknowledged commits,\n"
 	"  half-present transactions, balances) and pg_amcheck --heapallindexed.  Needs root.\n"
 	"  EXPERIMENT.ini  a [crash] section with the keys seed, states, controls, points, losses,\n"
-	"                 sector, identify, duration, clients and set (options given too override it)\n"
+	"                 class-loss, sector, identify, duration, clients and set (options given too\n"
+	"                 override it)\n"
 	"  --states N     states with fsync honoured (default 45: any 45 states in a row cover every\n"
 	"                 pair of the 9 default points and 5 losses once); each must be undamaged\n"
 	"  --seed S       the campaign's seed (default 1): state I is the same for the same seed\n"
@@ -47,7 +49,13 @@ const char dutlab_crash_usage[] =
 	"                 (the Nth fsync of a data or SLRU file, at the CHECKPOINT), pg_control,\n"
 	"                 slru-write, checkpoint, time (the default: all these), and init (a crash\n"
 	"                 during pgload init -s 1 and its CHECKPOINT in an empty cluster)\n"
-	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio\n"
+	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio (one mode drawn\n"
+	"                 per state, for every class of files --class-loss does not fix)\n"
+	"  --class-loss CLASS=MODE,...  fix the loss mode of a class of files for every regular state:\n"
+	"                 CLASS wal, data (heap, index, toast, fsm and vm), heap, index, toast, fsm,\n"
+	"                 vm, slru, temp or other (pg_control and the rest); MODE a loss mode; e.g.\n"
+	"                 wal=lose-none,data=torn.  fsync-eio fails the Nth fsync of its classes\n"
+	"                 (wal, data, slru).  The negative controls keep their own loss\n"
 	"  --sector SIZE  the atomic write unit for torn writes (default 512; 4k for a 4 KiB device)\n"
 	"  --identify FILE  the device's atomicity from `dutprobe identify --json FILE DEVICE`: torn\n"
 	"                 writes tear at its power-fail atomic unit (--sector still overrides), and the\n"
@@ -137,6 +145,15 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 	if (!strcmp(key, "losses"))
 		return crash_losses_parse_list(val, &o->c.losses_mask, badname, sizeof(badname)) < 0 ?
 		       bad(key, badname, "lose-all, lose-none, subset, torn or fsync-eio") : 0;
+	if (!strcmp(key, "class-loss")) {
+		char why[300];
+
+		if (crash_class_loss_parse(val, &o->c.class_loss, why, sizeof(why)) < 0) {
+			dut_err("crash: class-loss: %s", why);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "sector")) {
 		if (dut_parse_size(val, &u, NULL) < 0 || u < 512 || u > 65536 || (u & (u - 1)))
 			return bad(key, val, "a power of two from 512 to 64k");
@@ -169,8 +186,8 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		o->sets[o->nsets++] = val;
 		return 0;
 	}
-	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, sector, identify, duration, "
-		"clients or set)", key);
+	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, class-loss, sector, identify, "
+		"duration, clients or set)", key);
 	return -ENOENT;
 }
 
@@ -228,7 +245,7 @@ static int read_experiment(struct crash_opts *o, const char *path)
 }
 
 enum { O_STATES = 300, O_SEED, O_CONTROLS, O_STATE, O_POINTS, O_LOSSES, O_SECTOR, O_DURATION, O_CLIENTS,
-       O_SET, O_IDENTIFY, O_WORKDIR, O_JSON, O_KEEP, O_BINDIR, O_SCRATCH };
+       O_SET, O_IDENTIFY, O_CLASS_LOSS, O_WORKDIR, O_JSON, O_KEEP, O_BINDIR, O_SCRATCH };
 
 static int parse_cli(int argc, char **argv, struct crash_opts *o)
 {
@@ -238,7 +255,7 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 		{ "points", required_argument, NULL, O_POINTS }, { "losses", required_argument, NULL, O_LOSSES },
 		{ "sector", required_argument, NULL, O_SECTOR }, { "duration", required_argument, NULL, O_DURATION },
 		{ "clients", required_argument, NULL, O_CLIENTS }, { "set", required_argument, NULL, O_SET },
-		{ "identify", required_argument, NULL, O_IDENTIFY },
+		{ "identify", required_argument, NULL, O_IDENTIFY }, { "class-loss", required_argument, NULL, O_CLASS_LOSS },
 		{ "workdir", required_argument, NULL, O_WORKDIR }, { "json", required_argument, NULL, O_JSON },
 		{ "keep", no_argument, NULL, O_KEEP }, { "bindir", required_argument, NULL, O_BINDIR },
 		{ "scratch", required_argument, NULL, O_SCRATCH },
@@ -246,7 +263,7 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 	};
 	static const char *const keys[] = { [O_STATES - O_STATES] = "states", "seed", "controls", "state",
 					     "points", "losses", "sector", "duration", "clients", "set",
-					     "identify" };
+					     "identify", "class-loss" };
 	struct { const char *key, *val; } pend[64];
 	unsigned npend = 0;
 	int opt;
@@ -430,7 +447,7 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 	for (unsigned i = 0; i < total && !stop_requested; i++) {
 		struct crash_state st;
 		struct crash_outcome *out;
-		char line[400];
+		char line[400], fixed[160];
 
 		if (o->only_state >= 0 && i != (unsigned)o->only_state)
 			continue;
@@ -438,10 +455,12 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 		out = &rep.o[rep.n++];
 		crash_run_state(x, &st, out);
 		crash_outcome_summary(out, line, sizeof(line));
+		crash_class_loss_format(&st.class_loss, fixed, sizeof(fixed));
 		if (!quiet)
-			fprintf(stderr, "dutlab crash: state %u/%u %s %s%s%s: %s (%.1f s)\n", i + 1, total,
-				crash_point_name(st.point), crash_loss_name(st.loss), st.control ? " " : "",
-				st.control ? crash_control_name(st.control) : "", line,
+			fprintf(stderr, "dutlab crash: state %u/%u %s %s%s%s%s%s%s: %s (%.1f s)\n", i + 1, total,
+				crash_point_name(st.point), crash_loss_name(st.loss), fixed[0] ? " (" : "", fixed,
+				fixed[0] ? ")" : "", st.control ? " " : "", st.control ? crash_control_name(st.control) : "",
+				line,
 				(double)(out->phase_ms[CRASH_PH_COPY] + out->phase_ms[CRASH_PH_MOUNT] +
 					 out->phase_ms[CRASH_PH_START] + out->phase_ms[CRASH_PH_WORKLOAD] +
 					 out->phase_ms[CRASH_PH_CRASH] + out->phase_ms[CRASH_PH_RECOVERY] +

@@ -303,6 +303,207 @@ static void test_rules_parse_in_dutfs(void)
 	}
 }
 
+/* --class-loss: CLASS=MODE items, data for the five data-file classes, one canonical form. */
+static void test_class_loss_parse(void)
+{
+	static const struct { const char *in; int ret; const char *canon; uint32_t fixed; } rows[] = {
+		{ "wal=lose-none,data=torn", 0, "data=torn,wal=lose-none", CRASH_CLASSES_DATA | 1u << DUT_IO_WAL },
+		{ " wal = torn , slru=subset ", 0, "wal=torn,slru=subset", 1u << DUT_IO_WAL | 1u << DUT_IO_SLRU },
+		{ "heap=torn,index=torn,toast=torn,fsm=torn,vm=torn", 0, "data=torn", CRASH_CLASSES_DATA },
+		{ "heap=torn,index=subset", 0, "heap=torn,index=subset", 1u << DUT_IO_HEAP | 1u << DUT_IO_INDEX },
+		{ "data=fsync-eio,other=lose-all", 0, "data=fsync-eio,other=lose-all",
+		  CRASH_CLASSES_DATA | 1u << DUT_IO_OTHER },
+		{ "wal", -EINVAL, NULL, 0 },
+		{ "disk=torn", -EINVAL, NULL, 0 },
+		{ "wal=fast", -EINVAL, NULL, 0 },
+		{ "wal=torn,wal=subset", -EINVAL, NULL, 0 },
+		{ "heap=torn,data=subset", -EINVAL, NULL, 0 },
+		{ "other=fsync-eio", -EINVAL, NULL, 0 },
+		{ "", -EINVAL, NULL, 0 },
+		{ ",", -EINVAL, NULL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct crash_class_loss cl = { 0 };
+		char why[300] = "", canon[160] = "";
+		int r = crash_class_loss_parse(rows[i].in, &cl, why, sizeof(why));
+
+		CU_CHECK(r == rows[i].ret, "\"%s\": %d, want %d (%s)", rows[i].in, r, rows[i].ret, why);
+		if (r < 0) {
+			CU_CHECK(why[0] != 0, "\"%s\": refused without a reason", rows[i].in);
+			continue;
+		}
+		crash_class_loss_format(&cl, canon, sizeof(canon));
+		CU_CHECK(cl.fixed == rows[i].fixed && strcmp(canon, rows[i].canon) == 0, "\"%s\": mask %#x, \"%s\"",
+			 rows[i].in, cl.fixed, canon);
+		/* the canonical form reads back as the same */
+		{
+			struct crash_class_loss again = { 0 };
+
+			CU_CHECK(crash_class_loss_parse(canon, &again, why, sizeof(why)) == 0 &&
+				 memcmp(&again, &cl, sizeof(cl)) == 0, "\"%s\" does not read back", canon);
+		}
+	}
+}
+
+/* The unsynced fault and whether the point/eio faults are on the rule dutfs picks for a request. */
+static const struct shape_rule *picked(struct shape_rules *rs, enum dut_io_class c, const char *path,
+				       enum shape_op op)
+{
+	return shape_rules_match(rs, (enum shape_class)c, path, op);
+}
+
+static const struct shape_fault *rule_fault(const struct shape_rule *r, const char *name_prefix,
+					    enum shape_fault_type type)
+{
+	for (unsigned i = 0; r && i < r->nfaults; i++)
+		if (r->faults[i]->p.type == type && !strncmp(r->faults[i]->name, name_prefix, strlen(name_prefix)))
+			return r->faults[i];
+	return NULL;
+}
+
+/*
+ * Losses composed per class: for every state of campaigns with and without
+ * --class-loss, the rules parse in dutfs and dutfs's own matcher gives each
+ * class's writes the unsynced fault of that class's mode (lose, torn, grain
+ * as the mode says), every sync of a class in fsync-eio the EIO (and no
+ * other's), and the crash point's requests the crash fault, whatever their
+ * class's mode.  The draws do not depend on --class-loss; the controls
+ * ignore it.
+ */
+static void test_class_loss_rules(void)
+{
+	static const char *const specs[] = {
+		NULL, "wal=lose-none,data=torn", "data=fsync-eio", "wal=fsync-eio,slru=subset,other=lose-none",
+		"heap=subset,index=lose-all,wal=torn,slru=lose-none,fsm=fsync-eio",
+	};
+
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		struct crash_campaign c, plain;
+		char why[300];
+
+		crash_campaign_defaults(&c);
+		c.seed = 7 + k;
+		c.states = 90;
+		c.control_states = 1;
+		c.sector = 4096;
+		if (specs[k])
+			CU_ASSERT_FATAL(crash_class_loss_parse(specs[k], &c.class_loss, why, sizeof(why)) == 0);
+		plain = c;
+		memset(&plain.class_loss, 0, sizeof(plain.class_loss));
+		for (unsigned i = 0; i < crash_campaign_total(&c); i++) {
+			struct crash_state s, p;
+			struct shape_rules *rs = NULL;
+			struct dut_error err = { "" };
+			char text[8192];
+
+			crash_plan_state(&c, i, &s);
+			crash_plan_state(&plain, i, &p);
+			CU_CHECK(s.point == p.point && s.loss == p.loss && s.nth == p.nth && s.at_ms == p.at_ms &&
+				 s.checkpoint_at_ms == p.checkpoint_at_ms && s.lose_pct == p.lose_pct &&
+				 s.ckpt_delay_ms == p.ckpt_delay_ms, "%s state %u: the draws moved", specs[k], i);
+			if (s.control)
+				CU_CHECK(!s.class_loss.fixed && crash_state_loss_classes(&s, s.loss) == CRASH_CLASSES_ALL,
+					 "%s state %u: a control took --class-loss", specs[k], i);
+			CU_CHECK(crash_state_rules(&s, text, sizeof(text)) == 0, "state %u: rules too long", i);
+			if (shape_rules_parse(text, strlen(text), "state.ini", &rs, &err) != 0) {
+				CU_CHECK(false, "%s state %u: dutfs refuses its rules: %s\n%s", specs[k], i, err.msg, text);
+				continue;
+			}
+			if (specs[k] && !s.control)
+				CU_CHECK(strstr(text, "; loss by class: ") != NULL, "state %u: the rules do not say it", i);
+			for (unsigned cl = 0; cl < DUT_IO_CLASS_COUNT; cl++) {
+				enum crash_loss m = crash_state_class_loss(&s, cl);
+				const char *path = cl == DUT_IO_OTHER ? "pgdata/global/pg_control" : "pgdata/base/5/16384";
+				const struct shape_rule *w = picked(rs, cl, path, SHAPE_OP_WRITE);
+				const struct shape_rule *f = picked(rs, cl, path, SHAPE_OP_FSYNC);
+				const struct shape_fault *u = rule_fault(w, "loss", SHAPE_FAULT_UNSYNCED);
+				double want_pct = m == CRASH_LOSS_NONE ? 0 : m == CRASH_LOSS_TORN ? 50 :
+						  m == CRASH_LOSS_SUBSET ? (m == s.loss ? s.lose_pct : s.fixed_subset_pct) : 100;
+				uint64_t want_grain = m == CRASH_LOSS_TORN ? s.sector : m == CRASH_LOSS_SUBSET ? 8192 : 0;
+				bool want_eio = m == CRASH_LOSS_FSYNC_EIO && (CRASH_CLASSES_EIO & (1u << cl));
+				bool point_here;
+
+				CU_CHECK(u && u->p.lose_pct == want_pct && u->p.grain == want_grain &&
+					 (u->p.torn == SHAPE_TORN_RANDOM) == (m == CRASH_LOSS_TORN || m == CRASH_LOSS_SUBSET),
+					 "%s state %u: a %s write gets %s (lose %g, grain %llu), want %s", specs[k], i,
+					 dut_io_class_name(cl), u ? u->name : "no unsynced fault", u ? u->p.lose_pct : -1,
+					 u ? (unsigned long long)u->p.grain : 0ull, crash_loss_name(m));
+				CU_CHECK(!!rule_fault(f, "eio", SHAPE_FAULT_ERROR) == want_eio, "%s state %u: %s fsync: %s",
+					 specs[k], i, dut_io_class_name(cl), want_eio ? "no EIO" : "an EIO it should not get");
+				point_here = (s.point == CRASH_AT_WAL_WRITE && cl == DUT_IO_WAL) ||
+					     (s.point == CRASH_AT_HEAP_WRITE && cl == DUT_IO_HEAP) ||
+					     (s.point == CRASH_AT_INDEX_WRITE && cl == DUT_IO_INDEX) ||
+					     (s.point == CRASH_AT_SLRU_WRITE && cl == DUT_IO_SLRU) ||
+					     (s.point == CRASH_AT_PG_CONTROL && cl == DUT_IO_OTHER);
+				if (point_here)
+					CU_CHECK(rule_fault(w, "point", SHAPE_FAULT_CRASH) != NULL, "%s state %u: a %s write "
+						 "misses the %s point", specs[k], i, dut_io_class_name(cl), crash_point_name(s.point));
+				point_here = (s.point == CRASH_AT_WAL_FSYNC && cl == DUT_IO_WAL) ||
+					     (s.point == CRASH_AT_DATA_FSYNC &&
+					      ((CRASH_CLASSES_DATA | 1u << DUT_IO_SLRU) & (1u << cl)));
+				if (point_here)
+					CU_CHECK(rule_fault(f, "point", SHAPE_FAULT_CRASH) != NULL, "%s state %u: a %s fsync "
+						 "misses the %s point", specs[k], i, dut_io_class_name(cl), crash_point_name(s.point));
+			}
+			/* the harness's files are never shaped */
+			CU_CHECK(!rule_fault(picked(rs, DUT_IO_OTHER, "pgdata/pgload_state.json", SHAPE_OP_WRITE), "",
+					     SHAPE_FAULT_UNSYNCED), "state %u: the harness's file is journaled", i);
+			shape_rules_free(rs);
+		}
+	}
+}
+
+/* The fixed losses are in each state's JSON, the report and the command that re-runs a state. */
+static void test_class_loss_reported(void)
+{
+	struct crash_outcome o[3];
+	struct crash_report r = { .only_state = -1, .o = o, .n = 3 };
+	json_object *j, *states, *st, *v, *cfg;
+	char why[300], line[600], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	crash_campaign_defaults(&r.c);
+	r.c.states = 1;
+	r.c.control_states = 1;
+	CU_ASSERT_FATAL(crash_class_loss_parse("wal=lose-none,data=torn", &r.c.class_loss, why, sizeof(why)) == 0);
+	memset(o, 0, sizeof(o));
+	for (unsigned k = 0; k < 3; k++) {
+		crash_plan_state(&r.c, k, &o[k].st);
+		o[k].started = o[k].balances_ok = true;
+	}
+	o[0].lost = 1;
+	for (unsigned k = 0; k < 3; k++)
+		crash_outcome_judge(&o[k]);
+	j = crash_report_json(&r);
+	CU_ASSERT_FATAL(j != NULL);
+	CU_CHECK(json_object_object_get_ex(j, "config", &cfg) && json_object_object_get_ex(cfg, "class_loss", &v) &&
+		 !strcmp(json_object_get_string(v), "data=torn,wal=lose-none"), "config.class_loss");
+	CU_ASSERT_FATAL(json_object_object_get_ex(j, "states", &states));
+	st = json_object_array_get_idx(states, 0);
+	CU_CHECK(json_object_object_get_ex(st, "class_loss_fixed", &v) &&
+		 !strcmp(json_object_get_string(v), "data=torn,wal=lose-none"), "state 0: class_loss_fixed");
+	CU_CHECK(json_object_object_get_ex(st, "class_losses", &v) &&
+		 !strcmp(json_object_get_string(json_object_object_get(v, "wal")), "lose-none") &&
+		 !strcmp(json_object_get_string(json_object_object_get(v, "index")), "torn") &&
+		 !strcmp(json_object_get_string(json_object_object_get(v, "slru")), crash_loss_name(o[0].st.loss)),
+		 "state 0: class_losses %s", json_object_to_json_string(v));
+	st = json_object_array_get_idx(states, 1);
+	CU_CHECK(json_object_object_get_ex(st, "class_loss_fixed", &v) && !strcmp(json_object_get_string(v), ""),
+		 "a control fixes nothing");
+	json_object_put(j);
+	crash_repro_command(&r, 0, line, sizeof(line));
+	CU_CHECK(strstr(line, " --class-loss data=torn,wal=lose-none ") != NULL, "reproduce: %s", line);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	crash_report_print(&r, f);
+	fclose(f);
+	CU_CHECK(buf && strstr(buf, "loss fixed by class in every regular state: data=torn,wal=lose-none") &&
+		 strstr(buf, "data=torn,wal=lose-none   "), "report:\n%s", buf ? buf : "");
+	free(buf);
+}
+
 /* A campaign passes only when no regular state is damaged and every control saw damage. */
 static void test_verdict_needs_controls_to_see_damage(void)
 {
@@ -394,6 +595,9 @@ static const struct cu_test tests[] = {
 	{ "init_point", test_init_point },
 	{ "controls_come_last", test_controls_come_last },
 	{ "rules_parse_in_dutfs", test_rules_parse_in_dutfs },
+	{ "class_loss_parse", test_class_loss_parse },
+	{ "class_loss_rules", test_class_loss_rules },
+	{ "class_loss_reported", test_class_loss_reported },
 	{ "verdict_needs_controls_to_see_damage", test_verdict_needs_controls_to_see_damage },
 	{ NULL, NULL },
 };

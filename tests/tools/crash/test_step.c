@@ -45,9 +45,10 @@ static const struct {
 	  "[postgres]\nset = shared_buffers=64MB\nset = full_page_writes=off\n"
 	  "[step id]\ntype = identify\n"
 	  "[step c]\ntype = crash\nstates = 30\ncontrols = 0\nseed = 7\npoints = wal-write, time\n"
-	  "losses = torn,subset\nsector = 4k\nidentify = id\nduration = 3s\nclients = 2\n",
+	  "losses = torn,subset\nclass-loss = wal=lose-none,data=torn\nsector = 4k\nidentify = id\nduration = 3s\n"
+	  "clients = 2\n",
 	  "DUTLAB crash --states 30 --controls 0 --seed 7 --points wal-write,time --losses torn,subset "
-	  "--sector 4096 --duration 3 --clients 2 --set shared_buffers=64MB --set full_page_writes=off "
+	  "--class-loss wal=lose-none,data=torn --sector 4096 --duration 3 --clients 2 --set shared_buffers=64MB --set full_page_writes=off "
 	  "--identify ID.json --json J --workdir W", true },
 	{ "the configuration's PostgreSQL, and the init point", HEAD
 	  "[postgres]\nversion = 16\n[step c]\ntype = crash\npoints = init\n",

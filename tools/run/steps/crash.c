@@ -31,6 +31,8 @@ static const struct dut_param_spec crash_params[] = {
 	  .choices = crash_points, .help = "crash points (default: all but init)" },
 	{ .key = "losses", .kind = DUT_P_LIST, .item_kind = DUT_ITEM_CHOICE, .flag = "--losses",
 	  .choices = crash_losses, .help = "what a crash loses (default: all five)" },
+	{ .key = "class-loss", .kind = DUT_P_STRING, .flag = "--class-loss",
+	  .help = "loss modes fixed per class of files, e.g. wal=lose-none,data=torn (the others drawn)" },
 	{ .key = "sector", .kind = DUT_P_SIZE, .flag = "--sector", .min = 512, .max = 64 * KiB,
 	  .help = "atomic write unit torn writes tear at (default 512, or the identify step's)" },
 	{ .key = "identify", .kind = DUT_P_STRING,
