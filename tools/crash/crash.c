@@ -59,7 +59,8 @@ const char dutlab_crash_usage[] =
 	"  --sector SIZE  the atomic write unit for torn writes (default 512; 4k for a 4 KiB device)\n"
 	"  --identify FILE  the device's atomicity from `dutprobe identify --json FILE DEVICE`: torn\n"
 	"                 writes tear at its power-fail atomic unit (--sector still overrides), and the\n"
-	"                 report says whether 8 KiB pages can tear on it\n"
+	"                 report says whether the server's pages can tear on it (its block size:\n"
+	"                 8 KiB, or what a build of `dutlab pg build` was made with)\n"
 	"  --duration S   the workload's length before the latest crash (default 4)\n"
 	"  --clients N    ledger clients (default 4)\n"
 	"  --set NAME=VALUE  a PostgreSQL setting of the cluster (pgload cluster init --set)\n"
@@ -402,6 +403,59 @@ static int pick_scratch(const struct crash_opts *o, struct crash_ctx *x)
 	return 0;
 }
 
+/*
+ * The server's block size: subset draws its loss per page, and the report
+ * says whether the device's atomic unit covers a page.  A build of `dutlab
+ * pg build` records it (dutlab-build.conf beside its bin/); the template
+ * cluster's pg_control says what the server really uses (pg_controldata),
+ * which also covers a build of another origin given with --bindir.  Debian's
+ * packages: 8 KiB.
+ */
+static void decide_page(struct crash_ctx *x, struct crash_report *rep)
+{
+	char *argv[] = { NULL, "-D", NULL, NULL }, prog[PATH_MAX], pgdata[PATH_MAX + 32], out[PATH_MAX + 32];
+	struct run_cmd_opts ro = { .log_path = out, .timeout_ns = 60000000000ull, .no_header = true };
+	struct dut_error err = { "" };
+	uint32_t built = 0, seen = 0;
+	unsigned kb = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int st = 0, r;
+
+	r = crash_build_block_kb(x->bindir, &kb, &err);
+	if (r == 0)
+		built = crash_page_from_build(kb);
+	else if (r != -ENOENT)
+		dut_warn("crash: %s", err.msg);
+	snprintf(prog, sizeof(prog), "%s/pg_controldata", x->bindir);
+	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", x->template_dir);
+	snprintf(out, sizeof(out), "%s/pg_controldata.txt", x->work);
+	argv[0] = prog;
+	argv[2] = pgdata;
+	unlink(out);
+	if (run_command(argv, &ro, &st) == 0 && st == 0 && dut_read_small_file(out, 1u << 20, &text, &len) == 0)
+		(void)crash_page_from_controldata(text, &seen);
+	free(text);
+	unlink(out);
+	if (seen) {
+		if (built && built != seen)
+			dut_warn("crash: %s records %u KiB blocks, but the template cluster has %u KiB ones "
+				 "(pg_controldata): the campaign uses %u KiB", x->bindir, built / 1024, seen / 1024,
+				 seen / 1024);
+		x->page_bytes = seen;
+		rep->page_source = "pg_controldata";
+	} else if (built) {
+		x->page_bytes = built;
+		rep->page_source = "dutlab-build.conf";
+	} else {
+		dut_warn("crash: %s could not read the template cluster's block size: assuming %u KiB (Debian's)",
+			 prog, CRASH_PG_DEFAULT_PAGE_BYTES / 1024);
+		x->page_bytes = CRASH_PG_DEFAULT_PAGE_BYTES;
+		rep->page_source = "default";
+	}
+	rep->c.page_bytes = x->page_bytes;
+}
+
 /* The result document (dutlab-result, docs/result-schema.md "dutlab crash"). */
 static int write_result(const struct crash_opts *o, const struct crash_report *rep)
 {
@@ -444,6 +498,8 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 		return 3;
 	}
 	rep.template_ms = crash_now_ms() - t0;
+	decide_page(x, &rep);
+	o->c.page_bytes = x->page_bytes;
 	for (unsigned i = 0; i < total && !stop_requested; i++) {
 		struct crash_state st;
 		struct crash_outcome *out;

@@ -234,6 +234,7 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		s.control = index - c->states < c->control_states ? CRASH_CONTROL_FPW_OFF : CRASH_CONTROL_FSYNC_OFF;
 	s.checkpoint_at_ms = uniform(&x, work_ms / 5, work_ms / 2);
 	s.sector = c->sector ? c->sector : 512;
+	s.page_bytes = c->page_bytes ? c->page_bytes : 8192;
 	switch (s.control) {
 	case CRASH_CONTROL_FPW_OFF:
 		/*
@@ -244,7 +245,8 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		 */
 		s.point = CRASH_AT_CHECKPOINT;
 		s.loss = CRASH_LOSS_TORN;
-		s.sector = 4096;
+		/* a 4 KiB device's unit; half a page for a server of 4 KiB pages or less */
+		s.sector = s.page_bytes > 4096 ? 4096 : s.page_bytes / 2;
 		break;
 	case CRASH_CONTROL_FSYNC_OFF:
 		s.point = CRASH_AT_TIME;
@@ -283,7 +285,7 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		break;
 	case CRASH_LOSS_SUBSET:
 		s.lose_pct = (double)uniform(&x, 10, 90);
-		s.grain = 8192;
+		s.grain = s.page_bytes;
 		break;
 	case CRASH_LOSS_TORN:
 		s.lose_pct = 50;

@@ -21,7 +21,7 @@
  * The plan also renders the state's dutfs rules file.
  *
  * Negative controls are states with PostgreSQL set up to be unsafe:
- * full_page_writes = off with 8 KiB pages torn at 4 KiB (damage expected:
+ * full_page_writes = off with pages torn at 4 KiB (damage expected:
  * checksum or amcheck errors, or no start), and fsync = off (lost commits
  * expected).  A campaign fails when a control sees no damage.
  */
@@ -55,7 +55,7 @@ enum crash_point {
 enum crash_loss {
 	CRASH_LOSS_ALL = 0,      /* every unsynced byte lost, in-flight writes lost whole */
 	CRASH_LOSS_NONE,         /* no unsynced byte lost (in-flight writes still lost) */
-	CRASH_LOSS_SUBSET,       /* each unsynced 8 KiB page lost with probability lose_pct: out of order */
+	CRASH_LOSS_SUBSET,       /* each unsynced page lost with probability lose_pct: out of order */
 	CRASH_LOSS_TORN,         /* each unsynced sector lost on its own: pages torn at the sector size */
 	/*
 	 * the Nth fsync of the classes in this mode fails with EIO (of wal, the
@@ -93,6 +93,7 @@ struct crash_campaign {
 	uint32_t points_mask;     /* bit per enum crash_point; 0 = CRASH_POINTS_DEFAULT */
 	uint32_t losses_mask;     /* bit per enum crash_loss; 0 = all */
 	uint32_t sector;          /* torn mode's sector (the device's atomic unit); 0 = 512 */
+	uint32_t page_bytes;      /* the server's block size (subset's grain); 0 = 8 KiB */
 	struct crash_class_loss class_loss;  /* fixed per class; the other classes take the drawn mode */
 	double workload_s;        /* ledger run duration */
 	unsigned clients;
@@ -112,6 +113,7 @@ struct crash_state {
 	uint64_t eio_nth;         /* CRASH_LOSS_FSYNC_EIO: the Nth fsync of its classes fails */
 	double lose_pct;          /* of the drawn mode */
 	uint32_t sector;          /* in-flight writes torn at this size */
+	uint32_t page_bytes;      /* the server's block size */
 	uint64_t grain;           /* of the drawn mode: 0, or the unit a loss is drawn for */
 	double fixed_subset_pct;  /* lose_pct of classes fixed at subset when the drawn mode is another */
 };

@@ -223,6 +223,7 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 	static struct group g[(int)CRASH_POINTS > (int)CRASH_LOSSES ? (int)CRASH_POINTS : (int)CRASH_LOSSES];
 	struct crash_verdict v;
 	uint64_t ph[CRASH_PHASES] = { 0 };
+	uint32_t page = r->c.page_bytes ? r->c.page_bytes : CRASH_PG_DEFAULT_PAGE_BYTES;
 	size_t run = 0;
 	char line[400], fixed[160];
 
@@ -234,7 +235,7 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 		fprintf(out, ", %.1f states per minute (template %.1f s not counted)",
 			(double)run * 60000.0 / (double)(r->elapsed_ms - r->template_ms), (double)r->template_ms / 1e3);
 	fputc('\n', out);
-	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, page, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	crash_class_loss_format(&r->c.class_loss, fixed, sizeof(fixed));
 	if (fixed[0])
@@ -359,6 +360,7 @@ struct json_object *crash_report_json(const struct crash_report *r)
 {
 	struct json_object *j = json_object_new_object(), *states = json_object_new_array(),
 			   *cfg = json_object_new_object(), *verdict = json_object_new_object();
+	uint32_t page = r->c.page_bytes ? r->c.page_bytes : CRASH_PG_DEFAULT_PAGE_BYTES;
 	struct crash_verdict v;
 	char line[400];
 	size_t run = 0;
@@ -369,6 +371,9 @@ struct json_object *crash_report_json(const struct crash_report *r)
 	json_object_object_add(cfg, "states", json_object_new_int((int)r->c.states));
 	json_object_object_add(cfg, "control_states", json_object_new_int((int)r->c.control_states));
 	json_object_object_add(cfg, "sector", json_object_new_int((int)r->c.sector));
+	/* the server's block size: subset's grain and what the atomicity is judged against */
+	json_object_object_add(cfg, "page_bytes", json_object_new_int((int)page));
+	json_object_object_add(cfg, "page_source", json_object_new_string(r->page_source ? r->page_source : "default"));
 	crash_class_loss_format(&r->c.class_loss, line, sizeof(line));
 	json_object_object_add(cfg, "class_loss", line[0] ? json_object_new_string(line) : NULL);
 	/* the PostgreSQL the clusters ran: a configuration's [postgres] version or bindir */
@@ -379,12 +384,12 @@ struct json_object *crash_report_json(const struct crash_report *r)
 		json_object_object_add(a, "power_fail_bytes", json_object_new_int64((int64_t)r->atomic.bytes));
 		json_object_object_add(a, "source", json_object_new_string(r->atomic.source));
 		json_object_object_add(a, "device", json_object_new_string(r->atomic.device));
-		json_object_object_add(a, "pages_can_tear", json_object_new_boolean(r->atomic.bytes < CRASH_PG_PAGE_BYTES));
+		json_object_object_add(a, "pages_can_tear", json_object_new_boolean(r->atomic.bytes < page));
 		json_object_object_add(cfg, "atomic_write", a);
 	} else {
 		json_object_object_add(cfg, "atomic_write", NULL);
 	}
-	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, page, line, sizeof(line));
 	json_object_object_add(cfg, "atomicity", json_object_new_string(line));
 	json_object_object_add(cfg, "workload_s", json_object_new_double(r->c.workload_s));
 	json_object_object_add(cfg, "clients", json_object_new_int((int)r->c.clients));

@@ -92,7 +92,7 @@ static void emit_unsynced(struct out *o, const struct crash_state *s, enum crash
 		grain = s->grain;
 	} else if (l == CRASH_LOSS_SUBSET) {
 		pct = s->fixed_subset_pct;
-		grain = 8192;
+		grain = s->page_bytes;
 	}
 	emit(o, "[fault %s]\ntype = unsynced\nlose = %g%%\ntorn = %s\nsector = %u\n", loss_fault(s, l, name, sizeof(name)),
 	     pct, l == CRASH_LOSS_TORN || l == CRASH_LOSS_SUBSET ? "random" : "none", s->sector);

@@ -387,6 +387,7 @@ static void test_class_loss_rules(void)
 		c.states = 90;
 		c.control_states = 1;
 		c.sector = 4096;
+		c.page_bytes = k % 2 ? 16384 : 0;   /* subset loses pages of the server's block size */
 		if (specs[k])
 			CU_ASSERT_FATAL(crash_class_loss_parse(specs[k], &c.class_loss, why, sizeof(why)) == 0);
 		plain = c;
@@ -420,7 +421,7 @@ static void test_class_loss_rules(void)
 				const struct shape_fault *u = rule_fault(w, "loss", SHAPE_FAULT_UNSYNCED);
 				double want_pct = m == CRASH_LOSS_NONE ? 0 : m == CRASH_LOSS_TORN ? 50 :
 						  m == CRASH_LOSS_SUBSET ? (m == s.loss ? s.lose_pct : s.fixed_subset_pct) : 100;
-				uint64_t want_grain = m == CRASH_LOSS_TORN ? s.sector : m == CRASH_LOSS_SUBSET ? 8192 : 0;
+				uint64_t want_grain = m == CRASH_LOSS_TORN ? s.sector : m == CRASH_LOSS_SUBSET ? s.page_bytes : 0;
 				bool want_eio = m == CRASH_LOSS_FSYNC_EIO && (CRASH_CLASSES_EIO & (1u << cl));
 				bool point_here;
 
