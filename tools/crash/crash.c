@@ -27,29 +27,40 @@
 
 const char dutlab_crash_usage[] =
 	"usage: dutlab crash [EXPERIMENT.ini] [--states N] [--seed S] [--controls N] [--state I]\n"
-	"                    [--points LIST] [--losses LIST] [--sector SIZE] [--duration SECONDS]\n"
-	"                    [--identify FILE] [--clients N] [--set NAME=VALUE]... [--workdir DIR]\n"
-	"                    [--bindir DIR] [--scratch DIR] [--json FILE] [--keep]\n"
+	"                    [--points LIST] [--losses LIST] [--class-loss CLASS=MODE,...]\n"
+	"                    [--sector SIZE] [--duration SECONDS] [--identify FILE] [--clients N]\n"
+	"                    [--set NAME=VALUE]... [--workdir DIR] [--bindir DIR] [--scratch DIR]\n"
+	"                    [--json FILE] [--keep]\n"
 	"  Crash-consistency campaign: for each state, a fresh copy of a PostgreSQL cluster (scale 1,\n"
 	"  data checksums) on dutfs with the state's rules; the ledger workload (pgload ledger run);\n"
 	"  a crash after the Nth request of a class or at a time; the server killed, dutfs recover,\n"
 	"  the restart timed (crash recovery); then pgload ledger check (acknowledged commits,\n"
 	"  half-present transactions, balances) and pg_amcheck --heapallindexed.  Needs root.\n"
 	"  EXPERIMENT.ini  a [crash] section with the keys seed, states, controls, points, losses,\n"
-	"                 sector, identify, duration, clients and set (options given too override it)\n"
-	"  --states N     states with fsync honoured (default 40); each must be undamaged\n"
+	"                 class-loss, sector, identify, duration, clients and set (options given too\n"
+	"                 override it)\n"
+	"  --states N     states with fsync honoured (default 45: any 45 states in a row cover every\n"
+	"                 pair of the 9 default points and 5 losses once); each must be undamaged\n"
 	"  --seed S       the campaign's seed (default 1): state I is the same for the same seed\n"
 	"  --controls N   states per negative control (default 2, 0 = none): full_page_writes=off\n"
 	"                 with pages torn at 4 KiB, and fsync=off; each control must see damage\n"
 	"  --state I      run only state I (the command printed for a failing state)\n"
-	"  --points LIST  crash points: wal-write, wal-fsync, heap-write, index-write, pg_control,\n"
+	"  --points LIST  crash points: wal-write, wal-fsync, heap-write, index-write, data-fsync\n"
+	"                 (the Nth fsync of a data or SLRU file, at the CHECKPOINT), pg_control,\n"
 	"                 slru-write, checkpoint, time (the default: all these), and init (a crash\n"
 	"                 during pgload init -s 1 and its CHECKPOINT in an empty cluster)\n"
-	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio\n"
+	"  --losses LIST  what a crash loses: lose-all, lose-none, subset, torn, fsync-eio (one mode drawn\n"
+	"                 per state, for every class of files --class-loss does not fix)\n"
+	"  --class-loss CLASS=MODE,...  fix the loss mode of a class of files for every regular state:\n"
+	"                 CLASS wal, data (heap, index, toast, fsm and vm), heap, index, toast, fsm,\n"
+	"                 vm, slru, temp or other (pg_control and the rest); MODE a loss mode; e.g.\n"
+	"                 wal=lose-none,data=torn.  fsync-eio fails the Nth fsync of its classes\n"
+	"                 (wal, data, slru).  The negative controls keep their own loss\n"
 	"  --sector SIZE  the atomic write unit for torn writes (default 512; 4k for a 4 KiB device)\n"
 	"  --identify FILE  the device's atomicity from `dutprobe identify --json FILE DEVICE`: torn\n"
 	"                 writes tear at its power-fail atomic unit (--sector still overrides), and the\n"
-	"                 report says whether 8 KiB pages can tear on it\n"
+	"                 report says whether the server's pages can tear on it (its block size:\n"
+	"                 8 KiB, or what a build of `dutlab pg build` was made with)\n"
 	"  --duration S   the workload's length before the latest crash (default 4)\n"
 	"  --clients N    ledger clients (default 4)\n"
 	"  --set NAME=VALUE  a PostgreSQL setting of the cluster (pgload cluster init --set)\n"
@@ -130,10 +141,20 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 	}
 	if (!strcmp(key, "points"))
 		return crash_points_parse_list(val, &o->c.points_mask, badname, sizeof(badname)) < 0 ?
-		       bad(key, badname, "wal-write, wal-fsync, heap-write, index-write, pg_control, slru-write, checkpoint or time") : 0;
+		       bad(key, badname, "wal-write, wal-fsync, heap-write, index-write, data-fsync, pg_control, slru-write, "
+			   "checkpoint, time or init") : 0;
 	if (!strcmp(key, "losses"))
 		return crash_losses_parse_list(val, &o->c.losses_mask, badname, sizeof(badname)) < 0 ?
 		       bad(key, badname, "lose-all, lose-none, subset, torn or fsync-eio") : 0;
+	if (!strcmp(key, "class-loss")) {
+		char why[300];
+
+		if (crash_class_loss_parse(val, &o->c.class_loss, why, sizeof(why)) < 0) {
+			dut_err("crash: class-loss: %s", why);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "sector")) {
 		if (dut_parse_size(val, &u, NULL) < 0 || u < 512 || u > 65536 || (u & (u - 1)))
 			return bad(key, val, "a power of two from 512 to 64k");
@@ -166,8 +187,8 @@ static int set_option(struct crash_opts *o, const char *key, const char *val, bo
 		o->sets[o->nsets++] = val;
 		return 0;
 	}
-	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, sector, identify, duration, "
-		"clients or set)", key);
+	dut_err("crash: unknown key \"%s\" (expected seed, states, controls, points, losses, class-loss, sector, identify, "
+		"duration, clients or set)", key);
 	return -ENOENT;
 }
 
@@ -225,7 +246,7 @@ static int read_experiment(struct crash_opts *o, const char *path)
 }
 
 enum { O_STATES = 300, O_SEED, O_CONTROLS, O_STATE, O_POINTS, O_LOSSES, O_SECTOR, O_DURATION, O_CLIENTS,
-       O_SET, O_IDENTIFY, O_WORKDIR, O_JSON, O_KEEP, O_BINDIR, O_SCRATCH };
+       O_SET, O_IDENTIFY, O_CLASS_LOSS, O_WORKDIR, O_JSON, O_KEEP, O_BINDIR, O_SCRATCH };
 
 static int parse_cli(int argc, char **argv, struct crash_opts *o)
 {
@@ -235,7 +256,7 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 		{ "points", required_argument, NULL, O_POINTS }, { "losses", required_argument, NULL, O_LOSSES },
 		{ "sector", required_argument, NULL, O_SECTOR }, { "duration", required_argument, NULL, O_DURATION },
 		{ "clients", required_argument, NULL, O_CLIENTS }, { "set", required_argument, NULL, O_SET },
-		{ "identify", required_argument, NULL, O_IDENTIFY },
+		{ "identify", required_argument, NULL, O_IDENTIFY }, { "class-loss", required_argument, NULL, O_CLASS_LOSS },
 		{ "workdir", required_argument, NULL, O_WORKDIR }, { "json", required_argument, NULL, O_JSON },
 		{ "keep", no_argument, NULL, O_KEEP }, { "bindir", required_argument, NULL, O_BINDIR },
 		{ "scratch", required_argument, NULL, O_SCRATCH },
@@ -243,7 +264,7 @@ static int parse_cli(int argc, char **argv, struct crash_opts *o)
 	};
 	static const char *const keys[] = { [O_STATES - O_STATES] = "states", "seed", "controls", "state",
 					     "points", "losses", "sector", "duration", "clients", "set",
-					     "identify" };
+					     "identify", "class-loss" };
 	struct { const char *key, *val; } pend[64];
 	unsigned npend = 0;
 	int opt;
@@ -382,6 +403,59 @@ static int pick_scratch(const struct crash_opts *o, struct crash_ctx *x)
 	return 0;
 }
 
+/*
+ * The server's block size: subset draws its loss per page, and the report
+ * says whether the device's atomic unit covers a page.  A build of `dutlab
+ * pg build` records it (dutlab-build.conf beside its bin/); the template
+ * cluster's pg_control says what the server really uses (pg_controldata),
+ * which also covers a build of another origin given with --bindir.  Debian's
+ * packages: 8 KiB.
+ */
+static void decide_page(struct crash_ctx *x, struct crash_report *rep)
+{
+	char *argv[] = { NULL, "-D", NULL, NULL }, prog[PATH_MAX], pgdata[PATH_MAX + 32], out[PATH_MAX + 32];
+	struct run_cmd_opts ro = { .log_path = out, .timeout_ns = 60000000000ull, .no_header = true };
+	struct dut_error err = { "" };
+	uint32_t built = 0, seen = 0;
+	unsigned kb = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int st = 0, r;
+
+	r = crash_build_block_kb(x->bindir, &kb, &err);
+	if (r == 0)
+		built = crash_page_from_build(kb);
+	else if (r != -ENOENT)
+		dut_warn("crash: %s", err.msg);
+	snprintf(prog, sizeof(prog), "%s/pg_controldata", x->bindir);
+	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", x->template_dir);
+	snprintf(out, sizeof(out), "%s/pg_controldata.txt", x->work);
+	argv[0] = prog;
+	argv[2] = pgdata;
+	unlink(out);
+	if (run_command(argv, &ro, &st) == 0 && st == 0 && dut_read_small_file(out, 1u << 20, &text, &len) == 0)
+		(void)crash_page_from_controldata(text, &seen);
+	free(text);
+	unlink(out);
+	if (seen) {
+		if (built && built != seen)
+			dut_warn("crash: %s records %u KiB blocks, but the template cluster has %u KiB ones "
+				 "(pg_controldata): the campaign uses %u KiB", x->bindir, built / 1024, seen / 1024,
+				 seen / 1024);
+		x->page_bytes = seen;
+		rep->page_source = "pg_controldata";
+	} else if (built) {
+		x->page_bytes = built;
+		rep->page_source = "dutlab-build.conf";
+	} else {
+		dut_warn("crash: %s could not read the template cluster's block size: assuming %u KiB (Debian's)",
+			 prog, CRASH_PG_DEFAULT_PAGE_BYTES / 1024);
+		x->page_bytes = CRASH_PG_DEFAULT_PAGE_BYTES;
+		rep->page_source = "default";
+	}
+	rep->c.page_bytes = x->page_bytes;
+}
+
 /* The result document (dutlab-result, docs/result-schema.md "dutlab crash"). */
 static int write_result(const struct crash_opts *o, const struct crash_report *rep)
 {
@@ -424,10 +498,12 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 		return 3;
 	}
 	rep.template_ms = crash_now_ms() - t0;
+	decide_page(x, &rep);
+	o->c.page_bytes = x->page_bytes;
 	for (unsigned i = 0; i < total && !stop_requested; i++) {
 		struct crash_state st;
 		struct crash_outcome *out;
-		char line[400];
+		char line[400], fixed[160];
 
 		if (o->only_state >= 0 && i != (unsigned)o->only_state)
 			continue;
@@ -435,10 +511,12 @@ static int run_campaign(struct crash_opts *o, struct crash_ctx *x)
 		out = &rep.o[rep.n++];
 		crash_run_state(x, &st, out);
 		crash_outcome_summary(out, line, sizeof(line));
+		crash_class_loss_format(&st.class_loss, fixed, sizeof(fixed));
 		if (!quiet)
-			fprintf(stderr, "dutlab crash: state %u/%u %s %s%s%s: %s (%.1f s)\n", i + 1, total,
-				crash_point_name(st.point), crash_loss_name(st.loss), st.control ? " " : "",
-				st.control ? crash_control_name(st.control) : "", line,
+			fprintf(stderr, "dutlab crash: state %u/%u %s %s%s%s%s%s%s: %s (%.1f s)\n", i + 1, total,
+				crash_point_name(st.point), crash_loss_name(st.loss), fixed[0] ? " (" : "", fixed,
+				fixed[0] ? ")" : "", st.control ? " " : "", st.control ? crash_control_name(st.control) : "",
+				line,
 				(double)(out->phase_ms[CRASH_PH_COPY] + out->phase_ms[CRASH_PH_MOUNT] +
 					 out->phase_ms[CRASH_PH_START] + out->phase_ms[CRASH_PH_WORKLOAD] +
 					 out->phase_ms[CRASH_PH_CRASH] + out->phase_ms[CRASH_PH_RECOVERY] +

@@ -21,6 +21,7 @@ struct crash_ctx {
 	bool keep;                  /* keep each state's files */
 	bool verbose;
 	bool mounted;               /* protected: only the main thread */
+	uint32_t page_bytes;        /* the server's block size, once the template is made */
 };
 
 extern const char dutlab_crash_usage[];

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/crash/crash_atomic.h"
@@ -47,14 +48,16 @@ uint32_t crash_atomic_sector(const struct crash_atomic *a)
 	return s;
 }
 
-void crash_atomic_sentence(const struct crash_atomic *a, uint32_t sector, char *buf, size_t len)
+void crash_atomic_sentence(const struct crash_atomic *a, uint32_t sector, uint32_t page_bytes, char *buf,
+			   size_t len)
 {
-	const unsigned page = CRASH_PG_PAGE_BYTES;
+	const unsigned page = page_bytes ? page_bytes : CRASH_PG_DEFAULT_PAGE_BYTES;
 	char unit[32];
 
 	if (!a->have) {
-		snprintf(buf, len, "writes in flight torn at %u bytes (--sector; the device's own unit is not "
-			 "known: give --identify with the JSON of `dutprobe identify --json` to use it)", sector);
+		snprintf(buf, len, "%u KiB pages; writes in flight torn at %u bytes (--sector; the device's own unit "
+			 "is not known: give --identify with the JSON of `dutprobe identify --json` to use it)",
+			 page / 1024, sector);
 		return;
 	}
 	if (a->bytes % 1024 == 0)
@@ -65,4 +68,27 @@ void crash_atomic_sentence(const struct crash_atomic *a, uint32_t sector, char *
 		 "%u bytes", page / 1024, unit, a->source, a->device[0] ? a->device : "dutprobe identify",
 		 a->bytes >= page ? "a power loss cannot tear a page" :
 		 "torn pages are possible, keep full_page_writes on", sector);
+}
+
+int crash_page_from_controldata(const char *text, uint32_t *ret)
+{
+	static const char key[] = "Database block size:";
+	const char *p = strstr(text, key);
+	unsigned long v;
+	char *end;
+
+	if (!p)
+		return -EINVAL;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t");
+	v = strtoul(p, &end, 10);
+	if (end == p || (*end && *end != '\n') || v < 1024 || v > 32768 || (v & (v - 1)))
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+uint32_t crash_page_from_build(unsigned block_kb)
+{
+	return block_kb >= 1 && block_kb <= 32 && !(block_kb & (block_kb - 1)) ? block_kb * 1024u : 0;
 }

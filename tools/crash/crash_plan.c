@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 static const char *const point_names[CRASH_POINTS] = {
 	[CRASH_AT_WAL_WRITE] = "wal-write", [CRASH_AT_WAL_FSYNC] = "wal-fsync",
 	[CRASH_AT_HEAP_WRITE] = "heap-write", [CRASH_AT_INDEX_WRITE] = "index-write",
+	[CRASH_AT_DATA_FSYNC] = "data-fsync",
 	[CRASH_AT_PG_CONTROL] = "pg_control", [CRASH_AT_SLRU_WRITE] = "slru-write",
 	[CRASH_AT_CHECKPOINT] = "checkpoint", [CRASH_AT_TIME] = "time", [CRASH_AT_INIT] = "init",
 };
@@ -121,7 +122,7 @@ void crash_campaign_defaults(struct crash_campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
-	c->states = 40;
+	c->states = 45;   /* 9 points x 5 losses: every pair once */
 	c->control_states = 2;
 	c->sector = 512;
 	c->workload_s = 4;
@@ -154,16 +155,27 @@ static unsigned nth_bit(uint32_t mask, unsigned k)
 }
 
 /*
- * Stratified: state i takes the ((i + offset) mod n)-th kind of the mask, the
- * offset drawn from the campaign's seed.  With all 8 points and 5 losses
- * (coprime), any 40 consecutive states cover every (point, loss) pair once.
+ * Stratified: the campaign's (point, loss) pairs are numbered k = q * P + p,
+ * with p the point's rank among the P points of the mask and q in 0..L-1,
+ * and pair k has the loss of rank (p + q) mod L; state i takes pair
+ * (i + offset) mod (P * L), the offset drawn from the campaign's seed.  For
+ * a given p, q -> (p + q) mod L is one-to-one, so the P * L numbers are the
+ * P * L pairs: any P * L consecutive states cover every (point, loss) pair
+ * exactly once, whatever P and L (the default 9 points and 5 losses: any 45
+ * consecutive states), and any P consecutive states every point.  (Taking
+ * each list in turn, as before, covered every pair only when P and L were
+ * coprime: 10 points with init and 5 losses drew 10 of the 50 pairs.)
  */
-static unsigned pick(uint64_t seed, uint64_t salt, unsigned index, uint32_t mask)
+static void pick(uint64_t seed, unsigned index, uint32_t points, uint32_t losses, unsigned *ret_point,
+		 unsigned *ret_loss)
 {
-	uint64_t x = seed ^ salt;
-	unsigned n = (unsigned)__builtin_popcount(mask);
+	uint64_t x = seed ^ 0x706f696e74ull;
+	unsigned np = (unsigned)__builtin_popcount(points), nl = (unsigned)__builtin_popcount(losses);
+	uint64_t pairs = (uint64_t)np * nl, k = (mix(&x) % pairs + index) % pairs;
+	unsigned p = (unsigned)(k % np), q = (unsigned)(k / np);
 
-	return nth_bit(mask, (unsigned)((mix(&x) % n + index) % n));
+	*ret_point = nth_bit(points, p);
+	*ret_loss = nth_bit(losses, (p + q) % nl);
 }
 
 /* The range of N for a crash after the Nth request of a point (from a ledger run at scale 1). */
@@ -174,6 +186,14 @@ static uint64_t pick_nth(uint64_t *x, enum crash_point p)
 	case CRASH_AT_WAL_FSYNC: return uniform(x, 1, 150);
 	case CRASH_AT_HEAP_WRITE: return uniform(x, 1, 60);
 	case CRASH_AT_INDEX_WRITE: return uniform(x, 1, 30);
+	/*
+	 * The state's CHECKPOINT fsyncs each data file it wrote (and the SLRU
+	 * segments) once: 15 to 20 fsyncs in 6 ledger runs of 4 s with the
+	 * CHECKPOINT at 0.6 to 2 s (13 to 18 of heap, index, fsm and vm, 2 of
+	 * SLRU; counted through dutfs, PostgreSQL 15: docs/crash.md).  None
+	 * before it: the start of a cleanly stopped cluster fsyncs no data file.
+	 */
+	case CRASH_AT_DATA_FSYNC: return uniform(x, 1, 15);
 	case CRASH_AT_PG_CONTROL: return uniform(x, 2, 3);   /* 1: the start's own update */
 	case CRASH_AT_SLRU_WRITE: return uniform(x, 1, 2);   /* pg_xact's page at the CHECKPOINT */
 	/*
@@ -187,12 +207,23 @@ static uint64_t pick_nth(uint64_t *x, enum crash_point p)
 	}
 }
 
+/*
+ * N of fsync-eio: the Nth fsync of the classes in that mode.  With WAL among
+ * them, 1..100 (the workload fsyncs WAL 130 to 260 times a second: the EIO
+ * comes early in the workload, on WAL); else the CHECKPOINT's fsyncs, 15 to
+ * 20 of data and SLRU files (pick_nth), 2 of SLRU alone.
+ */
+static uint64_t eio_range(uint32_t classes)
+{
+	return classes & (1u << DUT_IO_WAL) ? 100 : classes & CRASH_CLASSES_DATA ? 15 : 2;
+}
+
 void crash_plan_state(const struct crash_campaign *c, unsigned index, struct crash_state *ret)
 {
 	uint32_t points = c->points_mask ? c->points_mask : CRASH_POINTS_DEFAULT;
 	uint32_t losses = c->losses_mask ? c->losses_mask : (1u << CRASH_LOSSES) - 1;
 	uint64_t work_ms = (uint64_t)(c->workload_s * 1000);
-	uint64_t x = c->seed ^ (0x5851f42d4c957f2dull * ((uint64_t)index + 1));
+	uint64_t x = c->seed ^ (0x5851f42d4c957f2dull * ((uint64_t)index + 1)), y;
 	struct crash_state s = { .index = index };
 
 	if (work_ms < 500)
@@ -203,6 +234,7 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		s.control = index - c->states < c->control_states ? CRASH_CONTROL_FPW_OFF : CRASH_CONTROL_FSYNC_OFF;
 	s.checkpoint_at_ms = uniform(&x, work_ms / 5, work_ms / 2);
 	s.sector = c->sector ? c->sector : 512;
+	s.page_bytes = c->page_bytes ? c->page_bytes : 8192;
 	switch (s.control) {
 	case CRASH_CONTROL_FPW_OFF:
 		/*
@@ -213,17 +245,24 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		 */
 		s.point = CRASH_AT_CHECKPOINT;
 		s.loss = CRASH_LOSS_TORN;
-		s.sector = 4096;
+		/* a 4 KiB device's unit; half a page for a server of 4 KiB pages or less */
+		s.sector = s.page_bytes > 4096 ? 4096 : s.page_bytes / 2;
 		break;
 	case CRASH_CONTROL_FSYNC_OFF:
 		s.point = CRASH_AT_TIME;
 		s.loss = CRASH_LOSS_ALL;
 		break;
-	case CRASH_CONTROL_NONE:
-		s.point = (enum crash_point)pick(c->seed, 0x706f696e74ull, index, points);
-		s.loss = (enum crash_loss)pick(c->seed, 0x6c6f7373ull, index, losses);
+	case CRASH_CONTROL_NONE: {
+		unsigned p, l;
+
+		pick(c->seed, index, points, losses, &p, &l);
+		s.point = (enum crash_point)p;
+		s.loss = (enum crash_loss)l;
 		s.nth = pick_nth(&x, s.point);
+		/* the controls keep their one loss everywhere: they must be able to see damage */
+		s.class_loss = c->class_loss;
 		break;
+	}
 	}
 	/* the time crash, and the fallback when the Nth request (or the checkpoint) never comes */
 	s.at_ms = s.point == CRASH_AT_TIME ? uniform(&x, work_ms / 4, work_ms - work_ms / 10) : work_ms;
@@ -246,7 +285,7 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 		break;
 	case CRASH_LOSS_SUBSET:
 		s.lose_pct = (double)uniform(&x, 10, 90);
-		s.grain = 8192;
+		s.grain = s.page_bytes;
 		break;
 	case CRASH_LOSS_TORN:
 		s.lose_pct = 50;
@@ -255,92 +294,118 @@ void crash_plan_state(const struct crash_campaign *c, unsigned index, struct cra
 	default:
 		break;
 	}
-	if (s.loss == CRASH_LOSS_FSYNC_EIO)
-		s.eio_nth = uniform(&x, 1, 100);
+	/*
+	 * What the classes fixed by --class-loss need beyond the drawn mode
+	 * comes from a stream of its own, so the draws above (and so every
+	 * state of a campaign without --class-loss) do not depend on it.
+	 */
+	y = s.seed ^ 0x636c617373ull;
+	s.fixed_subset_pct = (double)uniform(&y, 10, 90);
+	if (crash_state_loss_classes(&s, CRASH_LOSS_FSYNC_EIO) & CRASH_CLASSES_EIO)
+		s.eio_nth = uniform(s.loss == CRASH_LOSS_FSYNC_EIO ? &x : &y, 1,
+				    eio_range(crash_state_loss_classes(&s, CRASH_LOSS_FSYNC_EIO)));
 	*ret = s;
 }
 
-struct out {
-	char *buf;
-	size_t len, used;
-	bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
+enum crash_loss crash_state_class_loss(const struct crash_state *s, enum dut_io_class c)
 {
-	va_list ap;
-	int n;
-
-	if (o->full)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->used)
-		o->full = true;
-	else
-		o->used += (size_t)n;
+	if ((unsigned)c < DUT_IO_CLASS_COUNT && s->class_loss.fixed & (1u << c))
+		return (enum crash_loss)s->class_loss.loss[c];
+	return s->loss;
 }
 
-/* The rule lines that select a crash point's requests. */
-static void point_match(struct out *o, enum crash_point p)
+uint32_t crash_state_loss_classes(const struct crash_state *s, enum crash_loss l)
 {
-	switch (p) {
-	case CRASH_AT_WAL_WRITE: emit(o, "class = wal\nop = write\n"); break;
-	case CRASH_AT_WAL_FSYNC: emit(o, "class = wal\nop = sync\n"); break;
-	case CRASH_AT_HEAP_WRITE: emit(o, "class = heap\nop = write\n"); break;
-	case CRASH_AT_INDEX_WRITE: emit(o, "class = index\nop = write\n"); break;
-	case CRASH_AT_PG_CONTROL: emit(o, "path = */global/pg_control\nop = write\n"); break;
-	case CRASH_AT_SLRU_WRITE: emit(o, "class = slru\nop = write\n"); break;
-	case CRASH_AT_INIT: emit(o, "op = write\n"); break;
-	default: break;
+	uint32_t mask = 0;
+
+	for (unsigned c = 0; c < DUT_IO_CLASS_COUNT; c++)
+		if (crash_state_class_loss(s, (enum dut_io_class)c) == l)
+			mask |= 1u << c;
+	return mask;
+}
+
+int crash_class_loss_parse(const char *s, struct crash_class_loss *ret, char *why, size_t why_len)
+{
+	struct crash_class_loss cl = { 0 };
+	const char *p = s;
+
+	while (*p) {
+		char item[64], *eq, *name, *mode;
+		size_t k = strcspn(p, ",");
+		enum dut_io_class cls;
+		enum crash_loss l;
+		uint32_t mask;
+
+		if (k >= sizeof(item)) {
+			snprintf(why, why_len, "\"%.40s...\": too long for CLASS=MODE", p);
+			return -EINVAL;
+		}
+		memcpy(item, p, k);
+		item[k] = 0;
+		p += k + (p[k] == ',');
+		name = item + strspn(item, " ");
+		if (!(eq = strchr(name, '='))) {
+			snprintf(why, why_len, "\"%s\": expected CLASS=MODE (wal=lose-none)", name);
+			return -EINVAL;
+		}
+		*eq = 0;
+		mode = eq + 1 + strspn(eq + 1, " ");
+		for (char *e = eq; e > name && e[-1] == ' ';)
+			*--e = 0;
+		for (size_t n = strlen(mode); n && mode[n - 1] == ' ';)
+			mode[--n] = 0;
+		if (!strcmp(name, "data"))
+			mask = CRASH_CLASSES_DATA;
+		else if (dut_io_class_from_name(name, &cls) == 0)
+			mask = 1u << cls;
+		else {
+			snprintf(why, why_len, "\"%s\": not a class (wal, data, heap, index, toast, fsm, vm, slru, "
+				 "temp, other)", name);
+			return -EINVAL;
+		}
+		if (crash_loss_parse(mode, &l) < 0) {
+			snprintf(why, why_len, "%s=\"%s\": not a loss mode (lose-all, lose-none, subset, torn, "
+				 "fsync-eio)", name, mode);
+			return -EINVAL;
+		}
+		if (cl.fixed & mask) {
+			snprintf(why, why_len, "%s: a class named twice", name);
+			return -EINVAL;
+		}
+		if (l == CRASH_LOSS_FSYNC_EIO && !(mask & CRASH_CLASSES_EIO)) {
+			snprintf(why, why_len, "%s=fsync-eio: an EIO is injected into the fsyncs of wal, the data files "
+				 "and slru only (the others are fsynced at the server's start too, where an EIO "
+				 "is a failed start, not a crash state); use lose-all", name);
+			return -EINVAL;
+		}
+		cl.fixed |= mask;
+		for (unsigned c = 0; c < DUT_IO_CLASS_COUNT; c++)
+			if (mask & (1u << c))
+				cl.loss[c] = (uint8_t)l;
+	}
+	if (!cl.fixed) {
+		snprintf(why, why_len, "\"%s\": expected CLASS=MODE[,CLASS=MODE...] (wal=lose-none,data=torn)", s);
+		return -EINVAL;
+	}
+	*ret = cl;
+	return 0;
+}
+
+void crash_class_loss_format(const struct crash_class_loss *cl, char *buf, size_t len)
+{
+	size_t used = 0;
+	bool data_as_one = (cl->fixed & CRASH_CLASSES_DATA) == CRASH_CLASSES_DATA;
+
+	for (unsigned c = DUT_IO_INDEX; c <= DUT_IO_VM; c++)
+		data_as_one &= cl->loss[c] == cl->loss[DUT_IO_HEAP];
+	if (len)
+		buf[0] = 0;
+	for (unsigned c = 0; c < DUT_IO_CLASS_COUNT && used < len; c++) {
+		if (!(cl->fixed & (1u << c)) || (data_as_one && c > DUT_IO_HEAP && c <= DUT_IO_VM))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "",
+					 data_as_one && c == DUT_IO_HEAP ? "data" : dut_io_class_name(c),
+					 crash_loss_name((enum crash_loss)cl->loss[c]));
 	}
 }
 
-int crash_state_rules(const struct crash_state *s, char *buf, size_t len)
-{
-	struct out o = { buf, len, 0, false };
-	bool eio = s->loss == CRASH_LOSS_FSYNC_EIO;
-	bool point = s->point != CRASH_AT_TIME && s->point != CRASH_AT_CHECKPOINT;
-
-	if (!len)
-		return -ENOSPC;
-	buf[0] = 0;
-	emit(&o, "; dutlab crash state %u (seed %llu): crash at %s, loss %s%s%s\n", s->index,
-	     (unsigned long long)s->seed, crash_point_name(s->point), crash_loss_name(s->loss),
-	     s->control ? ", " : "", s->control ? crash_control_name(s->control) : "");
-	/* pgload's state file and the server log are the harness, not the database */
-	emit(&o, "[model passthrough]\ntype = fixed\nread_latency = 0\nwrite_latency = 0\n\n"
-		 "[rule harness]\npath = */pgload_*\nmodel = passthrough\n\n");
-	emit(&o, "[fault loss]\ntype = unsynced\nlose = %g%%\ntorn = %s\nsector = %u\n", s->lose_pct,
-	     s->loss == CRASH_LOSS_TORN || s->loss == CRASH_LOSS_SUBSET ? "random" : "none", s->sector);
-	if (s->grain)
-		emit(&o, "grain = %llu\n", (unsigned long long)s->grain);
-	emit(&o, "seed = %llu\n\n", (unsigned long long)(s->seed & 0x7fffffffffffull));
-	if (point)
-		emit(&o, "[fault point]\ntype = crash\nnth = %llu\n\n", (unsigned long long)s->nth);
-	if (eio)
-		emit(&o, "[fault eio]\ntype = error\nerrno = EIO\nnth = %llu\n\n", (unsigned long long)s->eio_nth);
-	if (point) {
-		emit(&o, "[rule point]\n");
-		point_match(&o, s->point);
-		emit(&o, "fault = %spoint, loss\n\n", eio && s->point == CRASH_AT_WAL_FSYNC ? "eio, " : "");
-	}
-	if (eio && s->point != CRASH_AT_WAL_FSYNC)
-		emit(&o, "[rule wal-fsync]\nclass = wal\nop = sync\nfault = eio, loss\n\n");
-	/*
-	 * The checkpoint point: data-file writes take 1 ms, so the CHECKPOINT's
-	 * write phase (one page at a time, ~700 to 1700 pages here) lasts about
-	 * a second, and the harness's crash 150 to 500 ms after its log line
-	 * lands inside it, among the tables' pages (an immediate checkpoint
-	 * otherwise wrote everything in 0.05 s here).
-	 */
-	if (s->point == CRASH_AT_CHECKPOINT)
-		emit(&o, "[model slow-data]\ntype = fixed\nread_latency = 0\nwrite_latency = 1ms\n\n"
-			 "[rule slow-data]\nclass = heap, index, toast, fsm, vm\nop = write\nmodel = slow-data\n"
-			 "fault = loss\n\n");
-	emit(&o, "[rule all]\nfault = loss\n");
-	return o.full ? -ENOSPC : 0;
-}

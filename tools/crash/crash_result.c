@@ -128,6 +128,12 @@ void crash_repro_command(const struct crash_report *r, unsigned state, char *buf
 			if (c->losses_mask & (1u << l))
 				ADD("%s%s", k++ ? "," : "", crash_loss_name(l));
 	}
+	if (c->class_loss.fixed) {
+		char spec[160];
+
+		crash_class_loss_format(&c->class_loss, spec, sizeof(spec));
+		ADD(" --class-loss %s", spec);
+	}
 	/* the same clusters and the same tearing: without them it is another state */
 	for (unsigned i = 0; i < r->nsets; i++)
 		ADD(" --set '%s'", r->sets[i]);
@@ -217,8 +223,9 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 	static struct group g[(int)CRASH_POINTS > (int)CRASH_LOSSES ? (int)CRASH_POINTS : (int)CRASH_LOSSES];
 	struct crash_verdict v;
 	uint64_t ph[CRASH_PHASES] = { 0 };
+	uint32_t page = r->c.page_bytes ? r->c.page_bytes : CRASH_PG_DEFAULT_PAGE_BYTES;
 	size_t run = 0;
-	char line[400];
+	char line[400], fixed[160];
 
 	crash_report_verdict(r, &v);
 	fprintf(out, "dutlab crash: %zu states (seed %" PRIu64 "), %.1f s", r->n, r->c.seed, (double)r->elapsed_ms / 1e3);
@@ -228,14 +235,20 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 		fprintf(out, ", %.1f states per minute (template %.1f s not counted)",
 			(double)run * 60000.0 / (double)(r->elapsed_ms - r->template_ms), (double)r->template_ms / 1e3);
 	fputc('\n', out);
-	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, page, line, sizeof(line));
 	fprintf(out, "%s\n", line);
+	crash_class_loss_format(&r->c.class_loss, fixed, sizeof(fixed));
+	if (fixed[0])
+		fprintf(out, "loss fixed by class in every regular state: %s (--class-loss); the loss column is the "
+			"mode drawn for the other classes\n", fixed);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct crash_outcome *o = &r->o[i];
 
 		crash_outcome_summary(o, line, sizeof(line));
+		/* the loss column is the drawn mode; the classes --class-loss fixed follow it */
+		crash_class_loss_format(&o->st.class_loss, fixed, sizeof(fixed));
 		fprintf(out, "  state %3u  %-11s %-9s %-28s %s%s", o->st.index, crash_point_name(o->st.point),
-			crash_loss_name(o->st.loss), o->st.control ? crash_control_name(o->st.control) : "",
+			crash_loss_name(o->st.loss), o->st.control ? crash_control_name(o->st.control) : fixed,
 			line, o->st.control && o->damaged ? " (expected)" : "");
 		/* where in the load the crash came: after its last acknowledged statement */
 		if (o->load && !o->load_findings)
@@ -286,14 +299,22 @@ void crash_report_print(const struct crash_report *r, FILE *out)
 
 static struct json_object *outcome_json(const struct crash_outcome *o)
 {
-	struct json_object *j = json_object_new_object(), *ph = json_object_new_object();
-	char line[400];
+	struct json_object *j = json_object_new_object(), *ph = json_object_new_object(),
+			   *losses = json_object_new_object();
+	char line[400], fixed[160];
 
 	json_object_object_add(j, "index", json_object_new_int((int)o->st.index));
 	json_object_object_add(j, "seed", json_object_new_int64((int64_t)(o->st.seed & INT64_MAX)));
 	json_object_object_add(j, "control", json_object_new_string(crash_control_name(o->st.control)));
 	json_object_object_add(j, "point", json_object_new_string(crash_point_name(o->st.point)));
 	json_object_object_add(j, "loss", json_object_new_string(crash_loss_name(o->st.loss)));
+	/* every class's mode: the drawn one, or the one --class-loss fixed */
+	for (unsigned c = 0; c < DUT_IO_CLASS_COUNT; c++)
+		json_object_object_add(losses, dut_io_class_name(c),
+				       json_object_new_string(crash_loss_name(crash_state_class_loss(&o->st, c))));
+	json_object_object_add(j, "class_losses", losses);
+	crash_class_loss_format(&o->st.class_loss, fixed, sizeof(fixed));
+	json_object_object_add(j, "class_loss_fixed", json_object_new_string(fixed));
 	json_object_object_add(j, "nth", json_object_new_int64((int64_t)o->st.nth));
 	json_object_object_add(j, "at_ms", json_object_new_int64((int64_t)o->st.at_ms));
 	json_object_object_add(j, "checkpoint_at_ms", json_object_new_int64((int64_t)o->st.checkpoint_at_ms));
@@ -339,6 +360,7 @@ struct json_object *crash_report_json(const struct crash_report *r)
 {
 	struct json_object *j = json_object_new_object(), *states = json_object_new_array(),
 			   *cfg = json_object_new_object(), *verdict = json_object_new_object();
+	uint32_t page = r->c.page_bytes ? r->c.page_bytes : CRASH_PG_DEFAULT_PAGE_BYTES;
 	struct crash_verdict v;
 	char line[400];
 	size_t run = 0;
@@ -349,6 +371,11 @@ struct json_object *crash_report_json(const struct crash_report *r)
 	json_object_object_add(cfg, "states", json_object_new_int((int)r->c.states));
 	json_object_object_add(cfg, "control_states", json_object_new_int((int)r->c.control_states));
 	json_object_object_add(cfg, "sector", json_object_new_int((int)r->c.sector));
+	/* the server's block size: subset's grain and what the atomicity is judged against */
+	json_object_object_add(cfg, "page_bytes", json_object_new_int((int)page));
+	json_object_object_add(cfg, "page_source", json_object_new_string(r->page_source ? r->page_source : "default"));
+	crash_class_loss_format(&r->c.class_loss, line, sizeof(line));
+	json_object_object_add(cfg, "class_loss", line[0] ? json_object_new_string(line) : NULL);
 	/* the PostgreSQL the clusters ran: a configuration's [postgres] version or bindir */
 	json_object_object_add(cfg, "pg_bindir", r->pg_bindir ? json_object_new_string(r->pg_bindir) : NULL);
 	if (r->atomic.have) {
@@ -357,12 +384,12 @@ struct json_object *crash_report_json(const struct crash_report *r)
 		json_object_object_add(a, "power_fail_bytes", json_object_new_int64((int64_t)r->atomic.bytes));
 		json_object_object_add(a, "source", json_object_new_string(r->atomic.source));
 		json_object_object_add(a, "device", json_object_new_string(r->atomic.device));
-		json_object_object_add(a, "pages_can_tear", json_object_new_boolean(r->atomic.bytes < CRASH_PG_PAGE_BYTES));
+		json_object_object_add(a, "pages_can_tear", json_object_new_boolean(r->atomic.bytes < page));
 		json_object_object_add(cfg, "atomic_write", a);
 	} else {
 		json_object_object_add(cfg, "atomic_write", NULL);
 	}
-	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, line, sizeof(line));
+	crash_atomic_sentence(&r->atomic, r->c.sector ? r->c.sector : 512, page, line, sizeof(line));
 	json_object_object_add(cfg, "atomicity", json_object_new_string(line));
 	json_object_object_add(cfg, "workload_s", json_object_new_double(r->c.workload_s));
 	json_object_object_add(cfg, "clients", json_object_new_int((int)r->c.clients));

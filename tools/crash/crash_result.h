@@ -81,6 +81,7 @@ struct crash_report {
 	const char *identify;         /* its file, for the command that re-runs a state; NULL */
 	const char *bindir;           /* --bindir given (the PostgreSQL of the clusters); NULL */
 	const char *pg_bindir;        /* the bindir the campaign ran (given or the newest installed) */
+	const char *page_source;      /* where c.page_bytes came from (pg_controldata, the build's record) */
 	const char *const *sets;      /* --set NAME=VALUE of the campaign's clusters */
 	unsigned nsets;
 };

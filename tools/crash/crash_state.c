@@ -178,8 +178,10 @@ static int setup(struct st_run *s, const struct crash_state *st, struct crash_ou
 	}
 	o->phase_ms[CRASH_PH_COPY] = crash_now_ms() - t;
 	t = crash_now_ms();
-	snprintf(s->rules, sizeof(s->rules), "%s/rules.ini", s->dir);
+	snprintf(s->rules, sizeof(s->rules), "%s/dutfs-shape.ini", s->dir);
+	snprintf(s->state_rules, sizeof(s->state_rules), "%s/rules.ini", s->dir);
 	if (crash_state_rules(st, rules, sizeof(rules)) < 0 ||
+	    dut_write_file_atomic(s->state_rules, rules, strlen(rules), 0600) < 0 ||
 	    dut_write_file_atomic(rules_path, rules, strlen(rules), 0600) < 0) {
 		crash_msg(o->error, sizeof(o->error), "cannot write %s", rules_path);
 		return -EIO;

@@ -19,7 +19,9 @@
 struct st_run {
 	struct crash_ctx *x;
 	char dir[PATH_MAX + 32], log[PATH_MAX + 64], ledger[PATH_MAX + 64], server_log[PATH_MAX + 64];
-	char rules[PATH_MAX + 64];
+	/* rules: what the state's dutfs runs (the fault-free rules after the crash);
+	 * state_rules: the state's own rules, kept with its files */
+	char rules[PATH_MAX + 64], state_rules[PATH_MAX + 64];
 	pid_t postmaster;
 	uint64_t log_offset;
 	/* the running server's socket directory and port, from its start's output */

@@ -148,6 +148,10 @@ void report_crash_table(struct rdoc *d, const struct rundir_model *m, const char
 			json_object *states = extra(docs[k], "states"), *first = rundir_jget(v, "first_failing_state");
 
 			rdoc_para(d, "%s rep %zu: %s.", m->configs[i].name, k + 1, rundir_jstr(cfg, "atomicity"));
+			if (rundir_jstr(cfg, "class_loss")[0])
+				rdoc_para(d, "%s rep %zu: loss fixed by class in every regular state: %s (class-loss); the "
+					  "loss rows are the mode drawn for the other classes.", m->configs[i].name, k + 1,
+					  rundir_jstr(cfg, "class_loss"));
 			if (!first || !states || !json_object_is_type(states, json_type_array))
 				continue;
 			for (size_t s = 0; s < json_object_array_length(states); s++) {

@@ -102,11 +102,19 @@ static void print_config(const struct dut_plan *p, const struct dut_config *c, F
 	fprintf(out, ", about %s of space\n", dut_format_size(c->space_bytes, sz, sizeof(sz)));
 	for (size_t i = 0; i < c->ntargets; i++)
 		print_target(&c->targets[i], out);
-	fprintf(out, "    dutfs: %s%s", c->view == DUT_VIEW_OFF ? "off (no dutfs mount)" : "view ",
-		c->view == DUT_VIEW_OFF ? "" : dut_view_name(c->view));
-	if (c->view != DUT_VIEW_OFF)
+	/* the run mounts its own dutfs only under a cluster it starts (rep_setup) */
+	if (!c->needs_cluster)
+		fputs("    dutfs: no mount of the run's own (no step runs PostgreSQL on it)", out);
+	else
+		fprintf(out, "    dutfs: %s%s", c->view == DUT_VIEW_OFF ? "off (no dutfs mount)" : "view ",
+			c->view == DUT_VIEW_OFF ? "" : dut_view_name(c->view));
+	if (c->needs_cluster && c->view != DUT_VIEW_OFF)
 		fprintf(out, ", tracing %s", c->trace ? "on" : "off");
-	if (c->view != DUT_VIEW_OFF && c->trace && e->trace_max_bytes)
+	for (size_t i = 0; i < e->nsteps; i++)
+		if (e->steps[i].type->own_clusters)
+			fprintf(out, "; step %s mounts dutfs itself for each of its states (view syscall, the state's "
+				"fault rules, no trace)", e->steps[i].name);
+	if (c->needs_cluster && c->view != DUT_VIEW_OFF && c->trace && e->trace_max_bytes)
 		fprintf(out, " (each trace kept within %s in %u segments, --trace-max)",
 			dut_format_size(e->trace_max_bytes, sz, sizeof(sz)),
 			e->trace_segments ? e->trace_segments : DUT_TRACE_SEGMENTS_DEFAULT);

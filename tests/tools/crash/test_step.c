@@ -40,18 +40,19 @@ static const struct {
 	const char *pg_bindir;            /* the configuration's resolved PostgreSQL (runner_steps.c) */
 } rows[] = {
 	{ "defaults", HEAD "[step c]\ntype = crash\n",
-	  "DUTLAB crash --states 40 --controls 2 --seed 1 --duration 4 --clients 4 --json J --workdir W", true },
+	  "DUTLAB crash --states 45 --controls 2 --seed 1 --duration 4 --clients 4 --json J --workdir W", true },
 	{ "every key, settings from [postgres], identify", HEAD
 	  "[postgres]\nset = shared_buffers=64MB\nset = full_page_writes=off\n"
 	  "[step id]\ntype = identify\n"
 	  "[step c]\ntype = crash\nstates = 30\ncontrols = 0\nseed = 7\npoints = wal-write, time\n"
-	  "losses = torn,subset\nsector = 4k\nidentify = id\nduration = 3s\nclients = 2\n",
+	  "losses = torn,subset\nclass-loss = wal=lose-none,data=torn\nsector = 4k\nidentify = id\nduration = 3s\n"
+	  "clients = 2\n",
 	  "DUTLAB crash --states 30 --controls 0 --seed 7 --points wal-write,time --losses torn,subset "
-	  "--sector 4096 --duration 3 --clients 2 --set shared_buffers=64MB --set full_page_writes=off "
+	  "--class-loss wal=lose-none,data=torn --sector 4096 --duration 3 --clients 2 --set shared_buffers=64MB --set full_page_writes=off "
 	  "--identify ID.json --json J --workdir W", true },
 	{ "the configuration's PostgreSQL, and the init point", HEAD
 	  "[postgres]\nversion = 16\n[step c]\ntype = crash\npoints = init\n",
-	  "DUTLAB crash --states 40 --controls 2 --seed 1 --points init --duration 4 --clients 4 "
+	  "DUTLAB crash --states 45 --controls 2 --seed 1 --points init --duration 4 --clients 4 "
 	  "--bindir=/usr/lib/postgresql/16/bin --json J --workdir W", true, "/usr/lib/postgresql/16/bin" },
 	{ "unknown point", HEAD "[step c]\ntype = crash\npoints = wal-writes\n", "points", false },
 	{ "duration not whole seconds", HEAD "[step c]\ntype = crash\nduration = 1500ms\n", "whole seconds", false },
@@ -182,11 +183,49 @@ static void test_reproduce_keeps_settings_and_identify(void)
 			      "--set 'shared_buffers=64MB' --identify '/r/id.json' --state 1") == 0, "got %s", line);
 }
 
+/*
+ * The dry run says what is mounted: a crash-only experiment starts no
+ * cluster, so the run mounts no dutfs view of its own (nothing traced); the
+ * campaign mounts its own per state.  With a PostgreSQL step beside it the
+ * run's traced view is there too.
+ */
+static void test_dry_run_says_what_is_mounted(void)
+{
+	static const struct { const char *text, *want, *not; } plans[] = {
+		{ HEAD "[step c]\ntype = crash\n",
+		  "dutfs: no mount of the run's own (no step runs PostgreSQL on it); step c mounts dutfs itself for "
+		  "each of its states (view syscall, the state's fault rules, no trace)\n", "tracing on" },
+		{ HEAD "[step l]\ntype = oltp-init\nscale = 1\n[step c]\ntype = crash\n",
+		  "dutfs: view device, tracing on; step c mounts dutfs itself for each of its states", "no mount" },
+	};
+
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		struct dut_experiment *e = NULL;
+		struct dut_error err = { "" };
+		struct dut_plan *p = NULL;
+		char *txt = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_parse(plans[i].text, strlen(plans[i].text), "t.ini", &e, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(dut_experiment_plan(e, &p), 0);
+		f = open_memstream(&txt, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		dutlab_run_print_plan(p, f);
+		fclose(f);
+		CU_CHECK(strstr(txt, plans[i].want) && !strstr(txt, plans[i].not), "row %zu: %s", i, txt);
+		free(txt);
+		dut_plan_free(p);
+		dut_experiment_free(e);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "reproduce_keeps_settings_and_identify", test_reproduce_keeps_settings_and_identify },
 	{ "crash_step_keys_and_argv", test_crash_step_keys_and_argv },
 	{ "other_steps_exit_1_is_a_failure", test_other_steps_exit_1_is_a_failure },
 	{ "result_document_reads_back_as_crash", test_result_document_reads_back_as_crash },
+	{ "dry_run_says_what_is_mounted", test_dry_run_says_what_is_mounted },
 	{ NULL, NULL },
 };
 

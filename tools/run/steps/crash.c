@@ -15,13 +15,13 @@
 #define EXP_CRASH_STATE_NS (10 * NS_PER_S)
 #define EXP_CRASH_TEMPLATE_NS (40 * NS_PER_S)
 
-static const char *const crash_points[] = { "wal-write", "wal-fsync", "heap-write", "index-write", "pg_control",
-					    "slru-write", "checkpoint", "time", "init", NULL };
+static const char *const crash_points[] = { "wal-write", "wal-fsync", "heap-write", "index-write", "data-fsync",
+					    "pg_control", "slru-write", "checkpoint", "time", "init", NULL };
 static const char *const crash_losses[] = { "lose-all", "lose-none", "subset", "torn", "fsync-eio", NULL };
 
 /* the keys of dutlab crash's [crash] section */
 static const struct dut_param_spec crash_params[] = {
-	{ .key = "states", .kind = DUT_P_UINT, .flag = "--states", .def = "40", .min = 0, .max = 100000,
+	{ .key = "states", .kind = DUT_P_UINT, .flag = "--states", .def = "45", .min = 0, .max = 100000,
 	  .help = "states with fsync honoured; each must come through undamaged" },
 	{ .key = "controls", .kind = DUT_P_UINT, .flag = "--controls", .def = "2", .min = 0, .max = 1000,
 	  .help = "states per negative control (full_page_writes=off, fsync=off); each control must see damage" },
@@ -31,6 +31,8 @@ static const struct dut_param_spec crash_params[] = {
 	  .choices = crash_points, .help = "crash points (default: all but init)" },
 	{ .key = "losses", .kind = DUT_P_LIST, .item_kind = DUT_ITEM_CHOICE, .flag = "--losses",
 	  .choices = crash_losses, .help = "what a crash loses (default: all five)" },
+	{ .key = "class-loss", .kind = DUT_P_STRING, .flag = "--class-loss",
+	  .help = "loss modes fixed per class of files, e.g. wal=lose-none,data=torn (the others drawn)" },
 	{ .key = "sector", .kind = DUT_P_SIZE, .flag = "--sector", .min = 512, .max = 64 * KiB,
 	  .help = "atomic write unit torn writes tear at (default 512, or the identify step's)" },
 	{ .key = "identify", .kind = DUT_P_STRING,
