@@ -566,17 +566,12 @@ static void log_last_line(const char *path, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char data[1024];
-	off_t size;
 	ssize_t n;
 	char *end, *start;
 
 	buf[0] = '\0';
-	if (fd < 0 || (size = lseek(fd, 0, SEEK_END)) < 0)
+	if (fd < 0 || (n = dut_read_tail(fd, data, sizeof(data))) <= 0)
 		return;
-	n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
-	if (n <= 0)
-		return;
-	data[n] = '\0';
 	end = data + n;
 	while (end > data && (end[-1] == '\n' || end[-1] == ' '))
 		*--end = '\0';
