@@ -25,6 +25,7 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
+#include "lib/run_manifest.h"
 #include "lib/units.h"
 #include "tools/run/runner_priv.h"
 
@@ -199,13 +200,14 @@ static void collect_memory(struct runner *R)
 			run_pathf(path, sizeof(path), "%s/%s", R->rep->dir, l->v[j]);
 			if (!(doc = json_object_from_file(path)))
 				continue;
-			if ((v = json_u64(doc, "target", "database_bytes")))
+			/* pgload's target.database_bytes and config.memory: the manifest's names */
+			if ((v = json_u64(doc, "target", DUT_RM_DATABASE_BYTES)))
 				m->database_bytes = v;
 			{
 				json_object *cfg;
 
 				if (json_object_object_get_ex(doc, "config", &cfg) &&
-				    (v = json_u64(cfg, "memory", "peak_bytes")) > m->peak_bytes)
+				    (v = json_u64(cfg, DUT_RM_MEMORY, DUT_RM_PEAK_BYTES)) > m->peak_bytes)
 					m->peak_bytes = v;
 			}
 			json_object_put(doc);
