@@ -48,7 +48,7 @@ static void last_progress_line(const char *log, char *buf, size_t len)
 }
 
 /* "trace 812345 records (0 dropped), 3 rotations" from a mount's .dutfs/stats.json. */
-static void trace_state(const struct rep_target *t, char *buf, size_t len)
+static void trace_state(const struct repeat_target *t, char *buf, size_t len)
 {
 	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX + 32];
