@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,7 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 {
 	/* O_NONBLOCK: a FIFO must not hang the open; no effect on regular files */
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t got = 0, size;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -errno;
@@ -26,19 +25,74 @@ int dut_read_small_file(const char *path, size_t max_bytes, char **ret_buf, size
 		return -EINVAL;
 	if (st.st_size < 0 || (unsigned long long)st.st_size > max_bytes)
 		return -EFBIG;
-	size = (size_t)st.st_size;
-	buf = malloc(size + 1);
-	if (!buf)
-		return -ENOMEM;
-	ssize_t n = dut_read_full(fd, buf, size);
+	return dut_read_fd_alloc(fd, max_bytes, 0, ret_buf, ret_len);
+}
 
-	if (n < 0)
-		return (int)n;
-	got = (size_t)n;
-	buf[got] = '\0';
+int dut_read_fd_alloc(int fd, size_t max_bytes, unsigned flags, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	/* max_bytes + 1 (the byte that tells "more") and the doubling must not wrap */
+	if (max_bytes > SIZE_MAX / 4)
+		max_bytes = SIZE_MAX / 4;
+	for (;;) {
+		size_t room;
+		ssize_t n;
+
+		if (len == cap) {
+			size_t want = cap ? cap * 2 : 16384;
+			char *nb;
+
+			if (cap > max_bytes)
+				break;          /* one byte past max_bytes was read */
+			if (want > max_bytes + 1)
+				want = max_bytes + 1;
+			if (!(nb = realloc(buf, want + 1)))
+				return -ENOMEM;
+			buf = nb;
+			cap = want;
+		}
+		room = cap - len;
+		if ((n = dut_read_full(fd, buf + len, room)) < 0)
+			return (int)n;
+		len += (size_t)n;
+		if ((size_t)n < room)
+			break;                  /* end of file */
+	}
+	if (len > max_bytes) {
+		if (!(flags & DUT_READ_CUT))
+			return -EFBIG;
+		len = max_bytes;
+	}
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
 	*ret_buf = TAKE_PTR(buf);
-	*ret_len = got;
 	return 0;
+}
+
+ssize_t dut_read_tail(int fd, char *buf, size_t len)
+{
+	struct stat st;
+	off_t from;
+	ssize_t n;
+
+	if (len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;     /* a FIFO or device has no end to read back from */
+	from = st.st_size > (off_t)(len - 1) ? st.st_size - (off_t)(len - 1) : 0;
+	do
+		n = pread(fd, buf, len - 1, from);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
 }
 
 ssize_t dut_read_full(int fd, void *data, size_t len)
@@ -146,40 +200,10 @@ int dut_write_file_atomic(const char *path, const void *buf, size_t len, mode_t 
 int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
 
 	if (fd < 0)
 		return -errno;
-	for (;;) {
-		size_t room;
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			size_t ncap = cap ? cap * 2 : 16384;
-			char *nb;
-
-			if (cap > max_bytes)
-				return -EFBIG;
-			if (!(nb = realloc(buf, ncap + 1)))
-				return -ENOMEM;
-			buf = nb;
-			cap = ncap;
-		}
-		room = cap - len;
-		if ((n = dut_read_full(fd, buf + len, room)) < 0)
-			return (int)n;
-		len += (size_t)n;
-		if ((size_t)n < room)
-			break;      /* end of file */
-	}
-	if (len > max_bytes)
-		return -EFBIG;
-	buf[len] = '\0';
-	if (ret_len)
-		*ret_len = len;
-	*ret_buf = TAKE_PTR(buf);
-	return 0;
+	return dut_read_fd_alloc(fd, max_bytes, 0, ret_buf, ret_len);
 }
 
 int dut_read_text(const char *path, char *buf, size_t len)

@@ -28,6 +28,30 @@ int dut_read_text_alloc(const char *path, size_t max_bytes, char **ret_buf, size
 /* The same into buf (len bytes with the NUL): -EFBIG when the file does not fit. */
 int dut_read_text(const char *path, char *buf, size_t len);
 
+/* dut_read_fd_alloc() flags */
+enum {
+	DUT_READ_CUT = 1u << 0,  /* past max_bytes: keep the first max_bytes, drop the rest (no -EFBIG) */
+};
+
+/*
+ * Read fd from where it stands until end of file, into a new NUL-terminated
+ * buffer of at most max_bytes (*ret_buf, free() it; *ret_len, may be NULL,
+ * excludes the NUL).  The one read-to-EOF loop: whole files whatever their
+ * st_size says, stdin, /proc.  EINTR and short reads are retried; the
+ * buffer grows by doubling, never past max_bytes + 1.  0 or -errno: -EFBIG
+ * past max_bytes (unless flags has DUT_READ_CUT; SIZE_MAX means no bound),
+ * -ENOMEM, else the errno of read.  fd stays open.
+ */
+int dut_read_fd_alloc(int fd, size_t max_bytes, unsigned flags, char **ret_buf, size_t *ret_len);
+
+/*
+ * The end of the file open at fd, for a log's last lines in a message: its
+ * last len - 1 bytes (all of it when shorter) into buf, NUL-terminated.
+ * pread: fd's offset is not moved.  Bytes read or -errno (-EINVAL when len
+ * is 0); buf is "" on failure.
+ */
+ssize_t dut_read_tail(int fd, char *buf, size_t len);
+
 /* read(2) until len bytes or end of file, retrying on EINTR and short reads: bytes read or -errno. */
 ssize_t dut_read_full(int fd, void *buf, size_t len);
 

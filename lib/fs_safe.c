@@ -100,54 +100,7 @@ int dut_open_regular(const char *path, uid_t owner, struct stat *ret_st)
 	return TAKE_FD(fd);
 }
 
-/*
- * Read fd to its end (st_size is not trusted: synthetic files such as
- * dutfs's stats.json report 0), at most max_bytes: more is -EFBIG, or
- * with cut the first max_bytes.
- */
-static int read_fd(int fd, size_t max_bytes, bool cut, char **ret_buf, size_t *ret_len)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t got = 0, cap = 0;
-
-	for (;;) {
-		if (got == cap) {
-			size_t want = cap ? cap * 2 : 64 * 1024;
-			char *nb;
-
-			if (cap > max_bytes) {          /* one byte past max_bytes was read */
-				if (!cut)
-					return -EFBIG;
-				got = max_bytes;
-				break;
-			}
-			if (want > max_bytes + 1)
-				want = max_bytes + 1;
-			nb = realloc(buf, want + 1);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			cap = want;
-		}
-		ssize_t n = dut_read_full(fd, buf + got, cap - got);
-
-		if (n < 0)
-			return (int)n;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got > max_bytes) {
-		if (!cut)
-			return -EFBIG;
-		got = max_bytes;
-	}
-	buf[got] = '\0';
-	*ret_buf = TAKE_PTR(buf);
-	*ret_len = got;
-	return 0;
-}
-
+/* Read to the end, not st_size: synthetic files such as dutfs's stats.json report 0. */
 int dut_read_file_owned(const char *path, uid_t owner, size_t max_bytes, char **ret_buf,
 			size_t *ret_len)
 {
@@ -155,7 +108,7 @@ int dut_read_file_owned(const char *path, uid_t owner, size_t max_bytes, char **
 
 	if (fd < 0)
 		return fd;
-	return read_fd(fd, max_bytes, false, ret_buf, ret_len);
+	return dut_read_fd_alloc(fd, max_bytes, 0, ret_buf, ret_len);
 }
 
 static bool one_component(const char *name)
@@ -253,7 +206,7 @@ int dut_copy_file_safe(const char *src, uid_t owner, const char *dst, mode_t mod
 
 	if (fd < 0)
 		return fd;
-	if ((r = read_fd(fd, max_bytes, true, &buf, &len)) < 0)
+	if ((r = dut_read_fd_alloc(fd, max_bytes, DUT_READ_CUT, &buf, &len)) < 0)
 		return r;
 	return dut_write_file_nofollow(dst, buf, len, mode, (uid_t)-1, (gid_t)-1);
 }

@@ -11,14 +11,11 @@
 #include "lib/ini_lines.h"
 
 struct doc_ctx {
-	const char *source;
 	const struct dut_ini_doc_ops *ops;
 	void *arg;
 	struct dut_ini_lines in;   /* .line: of the line last handed to inih */
 	struct dut_ini_doc doc;
-	int failed;                /* -errno once an error is recorded */
-	unsigned err_line;         /* of the recorded -EINVAL */
-	struct dut_error *err;
+	struct dut_ini_errors errs;
 };
 
 int dut_ini_refuse(struct dut_ini_header *h, const char *fmt, ...)
@@ -31,22 +28,90 @@ int dut_ini_refuse(struct dut_ini_header *h, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Record the first error only: later ones follow from it. */
-static void ctx_error(struct doc_ctx *c, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void ctx_error(struct doc_ctx *c, unsigned line, const char *fmt, ...)
+void dut_ini_verror(struct dut_ini_errors *e, unsigned line, const char *kind, const char *name,
+		    const char *fmt, va_list ap)
 {
-	char msg[400];
+	char msg[sizeof(((struct dut_error *)0)->msg)];
+
+	if (e->failed)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (kind && name && *name)
+		dut_error_set(e->err, "%s:%u: [%s %s]: %s", e->source, line, kind, name, msg);
+	else if (kind)
+		dut_error_set(e->err, "%s:%u: [%s]: %s", e->source, line, kind, msg);
+	else
+		dut_error_set(e->err, "%s:%u: %s", e->source, line, msg);
+	e->failed = -EINVAL;
+	e->line = line;
+}
+
+void dut_ini_error(struct dut_ini_errors *e, unsigned line, const char *kind, const char *name,
+		   const char *fmt, ...)
+{
 	va_list ap;
 
-	if (c->failed)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	dut_ini_verror(e, line, kind, name, fmt, ap);
 	va_end(ap);
-	dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
-	c->failed = -EINVAL;
-	c->err_line = line;
+}
+
+static bool blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+int dut_ini_header_words(struct dut_ini_header *h, struct dut_ini_header_words *ret)
+{
+	const char *l = h->text, *end = l + h->len, *close = memchr(l, ']', h->len), *p, *q;
+
+	if (!close)
+		return dut_ini_refuse(h, "expected \"]\" to close the section header, found \"%.*s\"", (int)h->len, l);
+	for (p = close + 1; p < end && (blank(*p) || *p == '\r'); p++)
+		;
+	if (p < end && *p != ';' && *p != '#')
+		return dut_ini_refuse(h, "expected nothing after the section header, found \"%.*s\"", (int)(end - p), p);
+	for (p = l + 1; p < close && blank(*p); p++)
+		;
+	for (end = close; end > p && blank(end[-1]); end--)
+		;
+	for (q = p; q < end && !blank(*q); q++)
+		;
+	*ret = (struct dut_ini_header_words){ .inner = p, .inner_len = (size_t)(end - p),
+					      .kind = p, .kind_len = (size_t)(q - p) };
+	while (q < end && blank(*q))
+		q++;
+	ret->name = q;
+	ret->name_len = (size_t)(end - q);
+	return 0;
+}
+
+int dut_ini_word_index(const char *const *words, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(words[i]) == len && memcmp(words[i], s, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int dut_ini_header_name(struct dut_ini_header *h, const char *kind, const char *name, size_t len, size_t max)
+{
+	if (dut_ini_name_ok(name, len, max))
+		return 0;
+	return dut_ini_refuse(h, "expected a name after \"[%s\" (1 to %zu letters, digits, '_', '-', '.'), found \"%.*s\"",
+			      kind, max, (int)len, name);
+}
+
+const struct dut_ini_section *dut_ini_doc_find(const struct dut_ini_doc *doc, int kind, const char *name,
+					       size_t len)
+{
+	for (size_t i = 0; i < doc->nsec; i++) {
+		const struct dut_ini_section *s = &doc->sec[i];
+
+		if (s->kind == kind && strlen(s->name) == len && memcmp(s->name, name, len) == 0)
+			return s;
+	}
+	return NULL;
 }
 
 static void header_line(struct doc_ctx *c)
@@ -58,22 +123,22 @@ static void header_line(struct doc_ctx *c)
 
 	r = c->ops->header(c->arg, &c->doc, &h);
 	if (r == -EINVAL) {
-		ctx_error(c, h.line, "%s", h.why);
+		dut_ini_error(&c->errs, h.line, NULL, NULL, "%s", h.why);
 		return;
 	}
 	if (r < 0) {
-		c->failed = r;
+		c->errs.failed = r;
 		return;
 	}
 	name = strndup(h.name ? h.name : "", h.name ? h.name_len : 0);
 	if (!name) {
-		c->failed = -ENOMEM;
+		c->errs.failed = -ENOMEM;
 		return;
 	}
 	ns = realloc(c->doc.sec, (c->doc.nsec + 1) * sizeof(*ns));
 	if (!ns) {
 		free(name);
-		c->failed = -ENOMEM;
+		c->errs.failed = -ENOMEM;
 		return;
 	}
 	c->doc.sec = ns;
@@ -89,16 +154,16 @@ static char *reader(char *str, int num, void *stream)
 {
 	struct doc_ctx *c = stream;
 
-	if (c->failed)
+	if (c->errs.failed)
 		return NULL;
 	switch (dut_ini_lines_next(&c->in, str, num)) {
 	case DUT_INI_TEXT:
 		return str;
 	case DUT_INI_HEADER:
 		header_line(c);
-		return c->failed ? NULL : str;
+		return c->errs.failed ? NULL : str;
 	case DUT_INI_ERROR:
-		ctx_error(c, c->in.line, "%s", c->in.error);
+		dut_ini_error(&c->errs, c->in.line, NULL, NULL, "%s", c->in.error);
 		return NULL;
 	case DUT_INI_END:
 		break;
@@ -115,16 +180,17 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct dut_ini_kv *nkv;
 
 	(void)section;
-	if (c->failed)
+	if (c->errs.failed)
 		return 1;
 	if (!c->doc.nsec) {
-		ctx_error(c, c->in.line, "expected %s before the first key, found \"%s\"", c->ops->headers, name);
+		dut_ini_error(&c->errs, c->in.line, NULL, NULL, "expected %s before the first key, found \"%s\"", c->ops->headers,
+			      name);
 		return 1;
 	}
 	s = &c->doc.sec[c->doc.nsec - 1];
 	nkv = realloc(s->kv, (s->nkv + 1) * sizeof(*nkv));
 	if (!nkv) {
-		c->failed = -ENOMEM;
+		c->errs.failed = -ENOMEM;
 		return 1;
 	}
 	s->kv = nkv;
@@ -134,33 +200,33 @@ static int handler(void *user, const char *section, const char *name, const char
 	nkv->line = c->in.line;
 	s->nkv++;
 	if (!nkv->key || !nkv->value)
-		c->failed = -ENOMEM;
+		c->errs.failed = -ENOMEM;
 	return 1;
 }
 
 int dut_ini_doc_parse(const char *text, size_t len, const char *source, const struct dut_ini_doc_ops *ops,
 		      void *arg, struct dut_ini_doc *ret, struct dut_error *err)
 {
-	struct doc_ctx c = { .source = source ? source : "<ini>", .ops = ops, .arg = arg, .err = err };
+	struct doc_ctx c = { .ops = ops, .arg = arg, .errs = { .source = source ? source : "<ini>", .err = err } };
 	int line;
 
 	dut_ini_lines_init(&c.in, text, len, ops->indent_why);
 	line = ini_parse_stream(reader, &c, handler, &c);
 	c.doc.lines = c.in.line;
 	if (line < 0) {
-		c.failed = -ENOMEM;   /* inih could not allocate its line buffer */
-	} else if (line > 0 && (!c.failed || (unsigned)line <= c.err_line)) {
+		c.errs.failed = -ENOMEM;   /* inih could not allocate its line buffer */
+	} else if (line > 0 && (!c.errs.failed || (unsigned)line <= c.errs.line)) {
 		/* inih's own syntax error came first (or ours was a consequence of it) */
-		c.failed = 0;
-		ctx_error(&c, (unsigned)line, "expected \"key = value\", a [section] header or a comment");
+		c.errs.failed = 0;
+		dut_ini_error(&c.errs, (unsigned)line, NULL, NULL, "expected \"key = value\", a [section] header or a comment");
 	}
-	if (c.failed == -ENOMEM)
-		dut_error_set(err, "%s: out of memory while reading the %s", c.source, ops->what);
-	else if (c.failed < 0 && c.failed != -EINVAL)
-		dut_error_set(err, "%s:%u: %s", c.source, c.in.line, strerror(-c.failed));
-	if (c.failed < 0) {
+	if (c.errs.failed == -ENOMEM)
+		dut_error_set(err, "%s: out of memory while reading the %s", c.errs.source, ops->what);
+	else if (c.errs.failed < 0 && c.errs.failed != -EINVAL)
+		dut_error_set(err, "%s:%u: %s", c.errs.source, c.in.line, strerror(-c.errs.failed));
+	if (c.errs.failed < 0) {
 		dut_ini_doc_free(&c.doc);
-		return c.failed;
+		return c.errs.failed;
 	}
 	*ret = c.doc;
 	return 0;

@@ -18,6 +18,7 @@
 #ifndef DUT_INI_DOC_H
 #define DUT_INI_DOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -81,5 +82,60 @@ void dut_ini_doc_free(struct dut_ini_doc *doc);
 
 /* Format h->why; returns -EINVAL for `return dut_ini_refuse(h, ...);`. */
 int dut_ini_refuse(struct dut_ini_header *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * ---- for header callbacks: the "[KIND]" and "[KIND NAME]" headers that the
+ * shaping rules and the experiments both use ----
+ */
+struct dut_ini_header_words {
+	const char *inner;         /* between "[" and "]", white space around it trimmed */
+	size_t inner_len;
+	const char *kind;          /* inner's first word */
+	size_t kind_len;
+	const char *name;          /* the rest after white space; name_len 0 when none */
+	size_t name_len;
+};
+
+/*
+ * Split h->text into its words (pointers into h->text).  Refuses (h->why,
+ * -EINVAL) a header that no "]" closes, or with anything after the "]" but
+ * white space or a ';'/'#' comment.
+ */
+int dut_ini_header_words(struct dut_ini_header *h, struct dut_ini_header_words *ret);
+
+/* The index of the len-byte word s in words[0..n), or -1. */
+int dut_ini_word_index(const char *const *words, size_t n, const char *s, size_t len);
+
+/*
+ * 0 when name (len bytes) is a section name of 1..max of [A-Za-z0-9_.-];
+ * else refuses: "expected a name after \"[KIND\" (1 to MAX letters, ...)".
+ */
+int dut_ini_header_name(struct dut_ini_header *h, const char *kind, const char *name, size_t len, size_t max);
+
+/* The section of doc with this kind and name (len bytes), or NULL: the duplicate check. */
+const struct dut_ini_section *dut_ini_doc_find(const struct dut_ini_doc *doc, int kind, const char *name,
+					       size_t len);
+
+/*
+ * ---- the first error of a parse and of the building after it ----
+ * Later errors follow from the first and are dropped.  Embedded in the
+ * parsers' contexts (this doc, the shaping rules, the experiments).
+ */
+struct dut_ini_errors {
+	const char *source;        /* names the text in messages */
+	struct dut_error *err;     /* may be NULL */
+	int failed;                /* 0, or -errno once an error is recorded */
+	unsigned line;             /* of the recorded -EINVAL */
+};
+
+/*
+ * Unless e->failed: e->err = "SOURCE:LINE: [KIND NAME]: what" ("[KIND]: "
+ * when name is NULL or "", no brackets when kind is NULL), e->failed =
+ * -EINVAL, e->line = line.
+ */
+void dut_ini_error(struct dut_ini_errors *e, unsigned line, const char *kind, const char *name,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void dut_ini_verror(struct dut_ini_errors *e, unsigned line, const char *kind, const char *name,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -130,22 +130,10 @@ static int procs_empty(const char *dir, bool *ret_empty)
 int dut_memcg_read_mounts(struct dut_memcg_mounts *ret, struct dut_error *err)
 {
 	_cleanup_free_ char *text = NULL;
-	size_t len = 1 << 16;
 	int r;
 
-	/* a host with many mounts has a long mountinfo: grow until it fits (up to 64 MiB) */
-	for (;;) {
-		char *n = realloc(text, len);
-
-		if (!n) {
-			r = -ENOMEM;
-			break;
-		}
-		text = n;
-		if ((r = dut_read_text("/proc/self/mountinfo", text, len)) != -EFBIG || len >= (64u << 20))
-			break;
-		len *= 4;
-	}
+	/* a host with many mounts has a long mountinfo (up to 64 MiB) */
+	r = dut_read_text_alloc("/proc/self/mountinfo", (size_t)64 << 20, &text, NULL);
 	if (r < 0 || (r = dut_memcg_parse_mounts(text, ret)) < 0) {
 		dut_error_set(err, "cannot read /proc/self/mountinfo: %s", strerror(-r));
 		return r;

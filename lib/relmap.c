@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Relation map parsing (json-c) and lookups.  Pure except relmap_load(). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/relmap.h"
+
+/* A relation map of a million relations is about 250 MiB of JSON. */
+#define RELMAP_MAX_BYTES ((size_t)256 << 20)
+#define RELMAP_MAX_TEXT "256 MiB"
 
 static const char *const kind_names[RELMAP_KIND_COUNT] = {
 	[RELMAP_TABLE] = "table", [RELMAP_INDEX] = "index", [RELMAP_TOAST] = "toast",
@@ -341,37 +348,22 @@ out:
 
 int relmap_load(const char *path, struct relmap **ret, struct dut_error *err)
 {
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *text = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	struct dut_error inner = { { 0 } };
 	int r;
 
-	if (!f) {
+	if (fd < 0) {
 		r = -errno;
 		dut_error_set(err, "cannot open relation map %s: %s", path, strerror(-r));
 		return r;
 	}
-	for (;;) {
-		if (cap - len < 65536) {
-			char *p = realloc(text, cap + 65536 + 1);
-
-			if (!p)
-				return -ENOMEM;
-			text = p;
-			cap += 65536;
-		}
-		size_t k = fread(text + len, 1, cap - len, f);
-
-		len += k;
-		if (k == 0)
-			break;
+	if ((r = dut_read_fd_alloc(fd, RELMAP_MAX_BYTES, 0, &text, &len)) < 0) {
+		dut_error_set(err, "cannot read relation map %s: %s", path,
+			      r == -EFBIG ? "larger than " RELMAP_MAX_TEXT : strerror(-r));
+		return r;
 	}
-	if (ferror(f)) {
-		dut_error_set(err, "cannot read relation map %s", path);
-		return -EIO;
-	}
-	text[len] = '\0';
 	r = relmap_parse(text, len, ret, &inner);
 	if (r < 0)
 		dut_error_set(err, "relation map %s: %s", path, inner.msg);

@@ -46,7 +46,7 @@ int dut_result_read_file(const char *path, struct dut_result **ret, struct dut_e
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	struct dut_error perr = { { 0 } };
-	size_t len = 0, cap = 64 * 1024;
+	size_t len = 0;
 	int r;
 
 	if (!path || !ret) {
@@ -59,37 +59,14 @@ int dut_result_read_file(const char *path, struct dut_result **ret, struct dut_e
 		dut_error_set(err, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap >= MAX_DOC_BYTES) {
-				dut_error_set(err, "%s: larger than %u MiB, not a result document",
-					      path, MAX_DOC_BYTES >> 20);
-				return -EFBIG;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			dut_error_set(err, "%s: cannot read: %s", path, strerror(-r));
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
+	r = dut_read_fd_alloc(fd, MAX_DOC_BYTES, 0, &buf, &len);
+	if (r == -EFBIG) {
+		dut_error_set(err, "%s: larger than %u MiB, not a result document", path, MAX_DOC_BYTES >> 20);
+		return r;
+	}
+	if (r < 0) {
+		dut_error_set(err, "%s: cannot read: %s", path, strerror(-r));
+		return r;
 	}
 	r = dut_result_parse(buf, len, ret, &perr);
 	if (r < 0)

@@ -6,6 +6,14 @@
  * (tools/report/rundir_model.c).  A member is added here first; the writer
  * and the reader then name it the same way.  The same writer makes the
  * run's replica.json ("dutlab-replica"), which shares most of these names.
+ *
+ * A repetition's "memory" object copies pgload's result documents
+ * (config.memory, target.database_bytes; docs/dutlab-run.md) member for
+ * member, so its names here are also those of pgload's writer
+ * (pgload/report.c) and of the readers of its documents (the runner's
+ * runner_rep.c, the report's findings): DUT_RM_MEMORY, DUT_RM_BUDGET_BYTES,
+ * DUT_RM_SHARED_BUFFERS_BYTES, DUT_RM_PEAK_BYTES, DUT_RM_DATABASE_BYTES,
+ * DUT_RM_DATABASE_PER_BUDGET.
  */
 #ifndef DUT_RUN_MANIFEST_H
 #define DUT_RUN_MANIFEST_H

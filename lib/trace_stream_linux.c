@@ -17,8 +17,13 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/trace.h"
 #include "lib/trace_format.h"
+
+/* The side file grows 1 to 3 MB an hour (docs/trace-format.md): 1 GiB is two weeks and more. */
+#define SECONDS_MAX_BYTES ((size_t)1 << 30)
+#define SECONDS_MAX_TEXT "1 GiB"
 
 struct mapping {
 	uint8_t *base;
@@ -95,7 +100,7 @@ int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	int r;
 
 	if (fd < 0) {
@@ -104,28 +109,10 @@ int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret
 			dut_error_set(err, "cannot open the side file %s: %s", path, strerror(-r));
 		return r;
 	}
-	for (;;) {
-		ssize_t k;
-
-		if (cap - len < 65536) {
-			char *p = realloc(buf, cap + (cap < 65536 ? 65536 : cap));
-
-			if (!p)
-				return -ENOMEM;
-			buf = p;
-			cap += cap < 65536 ? 65536 : cap;
-		}
-		k = read(fd, buf + len, cap - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
-			dut_error_set(err, "cannot read the side file %s: %s", path, strerror(-r));
-			return r;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
+	if ((r = dut_read_fd_alloc(fd, SECONDS_MAX_BYTES, 0, &buf, &len)) < 0) {
+		dut_error_set(err, "cannot read the side file %s: %s", path,
+			      r == -EFBIG ? "larger than " SECONDS_MAX_TEXT : strerror(-r));
+		return r;
 	}
 	r = dut_trace_seconds_parse(buf, len, ret, err);
 	if (r == -EBADMSG) {

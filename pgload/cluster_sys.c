@@ -112,19 +112,12 @@ static int run_program(char *const argv[], int out_fd, const char *memcg_dir)
 static void tail_fd(int fd, unsigned lines, char *buf, size_t len)
 {
 	char data[16384];
-	off_t size;
-	ssize_t n;
+	ssize_t n = dut_read_tail(fd, data, sizeof(data));
 	const char *p;
 	unsigned seen = 0;
 
-	size = lseek(fd, 0, SEEK_END);
-	if (size < 0)
-		return;
-	n = pread(fd, data, sizeof(data) - 1,
-		  size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
 	if (n <= 0)
 		return;
-	data[n] = '\0';
 	p = data + n;
 	if (p > data && p[-1] == '\n')
 		p--;
@@ -232,9 +225,7 @@ int pgl_sys_write_at(int dirfd, const char *name, const char *text, size_t len, 
 int pgl_sys_read_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t got = 0;
 
 	if (fd < 0)
 		return errno == ELOOP ? -ELOOP : -errno;
@@ -246,17 +237,7 @@ int pgl_sys_read_at(int dirfd, const char *name, char **ret, size_t *ret_len)
 		return -EPERM;
 	if ((uint64_t)st.st_size > CONF_MAX_BYTES)
 		return -EFBIG;
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return -ENOMEM;
-	ssize_t n = dut_read_full(fd, buf, (size_t)st.st_size);
-
-	if (n < 0)
-		return (int)n;
-	got = (size_t)n;
-	buf[got] = '\0';
-	*ret_len = got;
-	*ret = TAKE_PTR(buf);
-	return 0;
+	return dut_read_fd_alloc(fd, CONF_MAX_BYTES, 0, ret, ret_len);
 }
 
 int pgl_sys_append_at(int dirfd, const char *name, const char *text, bool must_exist)

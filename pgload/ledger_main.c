@@ -146,6 +146,7 @@ static int cmd_init(struct ledger_args *a)
 		dut_err("%s", err.msg);
 		return 1;
 	}
+	pgl_main_session_notes(&s);
 	r = pgl_ledger_init_tables(s.admin, &err);
 	if (r < 0)
 		dut_err("ledger init: %s", err.msg);
@@ -153,6 +154,7 @@ static int cmd_init(struct ledger_args *a)
 		dut_err("%s", err.msg);
 		r = -EIO;
 	}
+	pgl_main_session_notes(&s);
 	pgl_session_close(&s);
 	if (r == 0 && !a->quiet)
 		printf("ledger tables ready\n");

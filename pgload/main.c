@@ -138,6 +138,7 @@ static int open_session(struct common *cm, struct pgl_session *s)
 		dut_err("%s", err.msg);
 		return -EIO;
 	}
+	pgl_main_session_notes(s);
 	/* Reports name the target without a password. */
 	if (cm->pgdata)
 		snprintf(s->target, sizeof(s->target), "pgdata=%s", cm->pgdata);
@@ -226,6 +227,7 @@ static int finish_session(struct common *cm, struct pgl_session *s)
 		dut_err("%s", err.msg);
 		r = -EIO;
 	}
+	pgl_main_session_notes(s);
 	pgl_session_close(s);
 	return r;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lib/run_manifest.h"
 #include "lib/units.h"
 #include "pgload/report.h"
 
@@ -187,17 +188,18 @@ static void add_memory(struct dut_result *doc, const struct pgl_memory_info *m)
 {
 	json_object *mem = json_object_new_object();
 
-	json_object_object_add(dut_result_target(doc), "database_bytes",
+	/* the run manifest's memory copies these: its names (lib/run_manifest.h) */
+	json_object_object_add(dut_result_target(doc), DUT_RM_DATABASE_BYTES,
 			       m->database_bytes ? json_object_new_int64((int64_t)m->database_bytes) : NULL);
-	json_object_object_add(mem, "budget_bytes",
+	json_object_object_add(mem, DUT_RM_BUDGET_BYTES,
 			       m->budget_bytes ? json_object_new_int64((int64_t)m->budget_bytes) : NULL);
-	json_object_object_add(mem, "peak_bytes",
+	json_object_object_add(mem, DUT_RM_PEAK_BYTES,
 			       m->peak_bytes ? json_object_new_int64((int64_t)m->peak_bytes) : NULL);
-	json_object_object_add(mem, "shared_buffers_bytes", m->shared_buffers_bytes ?
+	json_object_object_add(mem, DUT_RM_SHARED_BUFFERS_BYTES, m->shared_buffers_bytes ?
 			       json_object_new_int64((int64_t)m->shared_buffers_bytes) : NULL);
-	json_object_object_add(mem, "database_per_budget", m->budget_bytes && m->database_bytes ?
+	json_object_object_add(mem, DUT_RM_DATABASE_PER_BUDGET, m->budget_bytes && m->database_bytes ?
 			       json_object_new_double((double)m->database_bytes / (double)m->budget_bytes) : NULL);
-	json_object_object_add(dut_result_config(doc), "memory", mem);
+	json_object_object_add(dut_result_config(doc), DUT_RM_MEMORY, mem);
 }
 
 void pgl_memory_print(const struct pgl_memory_info *m, FILE *out)

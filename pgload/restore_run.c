@@ -167,6 +167,15 @@ struct run_ctx {
 	struct pgl_server_cpu cpu;
 };
 
+/* A phase marker; one dutfs did not take is said, and the restore goes on. */
+static void mark(struct run_ctx *x, const char *label)
+{
+	struct dut_error e;
+
+	if (pgl_mark(&x->marker, label, &e) < 0)
+		dut_warn("%s", e.msg);
+}
+
 /* pg_restore -l into ctx->toc, and one list file per post-data phase. */
 static int make_lists(struct run_ctx *x, struct dut_error *err)
 {
@@ -271,14 +280,14 @@ static int run_phase(struct run_ctx *x, enum pgl_restore_phase p, struct dut_err
 	argv[n] = NULL;
 
 	snprintf(label, sizeof(label), "restore/%s start", pgl_restore_phase_name(p));
-	pgl_mark(&x->marker, label);
+	mark(x, label);
 	ph->server_cpu_known = pgl_server_sample_now(&x->cpu, &s0) == 0;
 	pgl_phase_sampler_start(&smp);
 	r = pgl_child_run(argv, NULL, x->pw, &c, err);
 	pgl_phase_sampler_stop(&smp, &ph->pr);
 	ph->server_cpu_known &= pgl_server_sample_now(&x->cpu, &s1) == 0;
 	snprintf(label, sizeof(label), "restore/%s end", pgl_restore_phase_name(p));
-	pgl_mark(&x->marker, label);
+	mark(x, label);
 	if (r < 0)
 		return r;
 	ph->ran = true;
@@ -321,11 +330,11 @@ static int prepare_target(struct run_ctx *x, PGconn *admin, struct dut_error *er
 		return r;
 	}
 	if ((r = pgl_marker_open(&x->marker, x->o->dutfs_control,
-				 res->data_directory[0] ? res->data_directory : NULL)) < 0) {
-		dut_error_set(err, "cannot open the dutfs control file %s: %s", x->o->dutfs_control,
-			      strerror(-r));
+				 res->data_directory[0] ? res->data_directory : NULL, err)) < 0)
 		return r;
-	}
+	dut_dbg("%s", x->marker.where.msg);
+	if (x->marker.refused.msg[0])
+		dut_warn("%s", x->marker.refused.msg);
 	pgl_server_cpu_open(&x->cpu, admin, res->data_directory);
 	snprintf(res->server_cpu_note, sizeof(res->server_cpu_note), "%s", x->cpu.note);
 	if ((r = pgl_database_create(admin, x->o->dbname, exists, err)) < 0)

@@ -158,7 +158,7 @@ void pgl_server_cpu_open(struct pgl_server_cpu *s, PGconn *c, const char *data_d
 		snprintf(s->note, sizeof(s->note), "SHOW data_directory failed (not a superuser?)");
 		return;
 	}
-	if (pgl_proc_read((int)pid, &backend) < 0) {
+	if (dut_pstat_read((int)pid, &backend) < 0) {
 		snprintf(s->note, sizeof(s->note), "backend pid %ld is not on this host", pid);
 		return;
 	}
@@ -197,7 +197,7 @@ int pgl_server_sample_now(const struct pgl_server_cpu *s, struct pgl_server_samp
 
 	if (!s->postmaster_pid)
 		return -ENOENT;
-	if ((r = pgl_proc_read((int)s->postmaster_pid, &pm)) < 0)
+	if ((r = dut_pstat_read((int)s->postmaster_pid, &pm)) < 0)
 		return r;
 	ticks = pm.utime + pm.stime + pm.cutime + pm.cstime;
 	out.io_r = pgl_proc_io_read(s->postmaster_pid, &out.io);
@@ -208,7 +208,7 @@ int pgl_server_sample_now(const struct pgl_server_cpu *s, struct pgl_server_samp
 		long pid = strtol(e->d_name, &end, 10);
 
 		/* a process may exit between readdir and open: then cutime has it */
-		if (*end || pid <= 0 || pgl_proc_read((int)pid, &p) < 0 || p.ppid != s->postmaster_pid)
+		if (*end || pid <= 0 || dut_pstat_read((int)pid, &p) < 0 || p.ppid != s->postmaster_pid)
 			continue;
 		ticks += p.utime + p.stime;
 		if (out.io_r == 0 && (r = pgl_proc_io_read(pid, &io)) == 0)

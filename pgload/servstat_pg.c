@@ -150,8 +150,8 @@ static int find_postmaster(PGconn *admin, char *why, size_t len)
 	}
 	pid = atoi(v);
 	/* the backend's comm stays "postgres" whatever its process title says */
-	if (pgl_proc_read(pid, &be) < 0 || strcmp(be.comm, "postgres") != 0 ||
-	    pgl_proc_read(be.ppid, &pm) < 0 || strcmp(pm.comm, "postgres") != 0) {
+	if (dut_pstat_read(pid, &be) < 0 || strcmp(be.comm, "postgres") != 0 ||
+	    dut_pstat_read(be.ppid, &pm) < 0 || strcmp(pm.comm, "postgres") != 0) {
 		snprintf(why, len, "the server's processes are not on this host (backend %d is not a "
 			 "local postgres process)", pid);
 		return 0;

@@ -13,22 +13,6 @@
 #include "lib/cleanup.h"
 #include "pgload/servstat_sys.h"
 
-int pgl_proc_read(int pid, struct dut_proc_stat *ret)
-{
-	char path[64], buf[1024];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return dut_pstat_parse(buf, ret);
-}
-
 /*
  * The postmaster is read first: a child reaped between the two readings is
  * then missed (its interval's CPU lost) rather than counted twice.
@@ -41,7 +25,7 @@ int pgl_proc_snap_take(int pm_pid, struct pgl_proc_snap *ret)
 	struct dirent *de;
 	int r;
 
-	if ((r = pgl_proc_read(pm_pid, &s.pm)) < 0)
+	if ((r = dut_pstat_read(pm_pid, &s.pm)) < 0)
 		return r;
 	if (!(d = opendir("/proc")))
 		return -errno;
@@ -50,7 +34,7 @@ int pgl_proc_snap_take(int pm_pid, struct pgl_proc_snap *ret)
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (pgl_proc_read(atoi(de->d_name), &st) < 0 || st.ppid != pm_pid)
+		if (dut_pstat_read(atoi(de->d_name), &st) < 0 || st.ppid != pm_pid)
 			continue;      /* gone meanwhile, or not a child */
 		if (s.nkids == cap) {
 			struct dut_proc_stat *k = realloc(s.kids, (cap ? cap * 2 : 32) * sizeof(*k));

@@ -5,8 +5,6 @@
 
 #include "pgload/servstat.h"
 
-/* /proc/PID/stat.  -errno (-ENOENT: no such process here). */
-int pgl_proc_read(int pid, struct dut_proc_stat *ret);
 /* The process pm_pid and its children now.  -errno. */
 int pgl_proc_snap_take(int pm_pid, struct pgl_proc_snap *ret);
 /* Clock ticks per second of /proc's times. */

@@ -18,6 +18,19 @@
 #include "pgload/relmap.h"
 #include "pgload/result.h"
 
+/*
+ * What went wrong without stopping the work (a control file found but
+ * refused, a marker dutfs did not take, a relation snapshot that failed):
+ * the session keeps the first PGL_NOTES_MAX for the program to print, and
+ * counts the rest.  Nothing in the session prints.
+ */
+#define PGL_NOTES_MAX 8
+struct pgl_notes {
+	struct dut_error v[PGL_NOTES_MAX];
+	unsigned n;
+	unsigned more;               /* past PGL_NOTES_MAX */
+};
+
 struct pgl_session {
 	const char *conninfo;
 	char target[512];            /* for reports: pgdata, or the conninfo */
@@ -26,15 +39,18 @@ struct pgl_session {
 	bool relmap_on;              /* --relmap given */
 	struct pgl_relmap relmap;
 	struct pgl_settings settings;
+	struct pgl_notes notes;      /* for main to print (and empty) */
 };
 
+/* 0 or -errno with err; s->marker.where says where the markers go (for --debug). */
 int pgl_session_open(struct pgl_session *s, const char *conninfo, const char *pgdata,
 		     const char *dutfs_control, bool relmap_on, struct dut_error *err);
+/* The phase's marker (and after it, the relation snapshot); what fails goes to s->notes. */
 void pgl_phase_begin(struct pgl_session *s, const char *phase);
 void pgl_phase_end(struct pgl_session *s, const char *phase);
-/* Record the backends now connected (the benchmark's clients) in the relmap. */
+/* Record the backends now connected (the benchmark's clients) in the relmap (a failure: s->notes). */
 void pgl_session_note_backends(struct pgl_session *s);
-/* Final snapshot and the relmap file. */
+/* Final snapshot (a failure: s->notes, the map keeps what was seen) and the relmap file (0 or -errno with err). */
 int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut_error *err);
 /* Write relation map m to path as a dutlab-relmap document (0 or -errno with err). */
 int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_error *err);

@@ -32,6 +32,10 @@ SQL="SHOW block_size"
 block_size=$(q postgres "$@")
 
 # Shared catalogs (db_oid 0, pg_global) are listed once, from the first database.
+# The kind column says what lib/relmap.c (relmap_kind_of_relkind) says of each
+# relkind, as pgload's maps do: the test tools_relmap_kinds reads the CASE
+# below (one "WHEN c.relkind = 'X' [AND n.nspname = 'S'] THEN 'KIND'" a line,
+# first match wins) and compares it with lib for every relkind.
 rels=""
 shared=true
 for db in $dbs; do
@@ -42,10 +46,13 @@ r AS (
          pg_relation_filenode(c.oid) AS rfn,
          CASE WHEN c.relisshared THEN 1664 ELSE COALESCE(NULLIF(c.reltablespace, 0), d.dattablespace) END AS ts,
          CASE WHEN c.relisshared THEN 0 ELSE d.oid END AS db_oid,
-         CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 't' THEN 'toast'
-              WHEN 'S' THEN 'sequence' WHEN 'm' THEN 'matview'
-              WHEN 'i' THEN CASE WHEN n.nspname = 'pg_toast' THEN 'toast_index' ELSE 'index' END
-              WHEN 'I' THEN 'index' ELSE 'other' END AS kind,
+         CASE WHEN c.relkind = 'i' AND n.nspname = 'pg_toast' THEN 'toast_index'
+              WHEN c.relkind = 'r' THEN 'table'
+              WHEN c.relkind = 'i' THEN 'index'
+              WHEN c.relkind = 't' THEN 'toast'
+              WHEN c.relkind = 'S' THEN 'sequence'
+              WHEN c.relkind = 'm' THEN 'matview'
+              ELSE 'other' END AS kind,
          COALESCE((SELECT tn.nspname || '.' || t.relname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
                      JOIN pg_namespace tn ON tn.oid = t.relnamespace
                     WHERE i.indexrelid = c.oid AND c.relkind IN ('i', 'I') AND n.nspname <> 'pg_toast'),

@@ -16,17 +16,14 @@
 #include "fuse/shape/rules.h"
 #include "lib/cleanup.h"
 #include "lib/ini_doc.h"
-#include "lib/ini_lines.h"
 
 enum section_kind { SEC_MODEL, SEC_FAULT, SEC_RULE };
 static const char *const kind_names[] = { "model", "fault", "rule" };
 
 /* The doc's sections: kind is an enum section_kind, name 1..SHAPE_NAME_MAX bytes. */
 struct pctx {
-	const char *source;
 	struct dut_ini_doc doc;
-	int failed;                /* -errno once an error is recorded */
-	struct dut_error *err;
+	struct dut_ini_errors errs;
 };
 
 static void ctx_error(struct pctx *c, unsigned line, const struct dut_ini_section *s, const char *fmt, ...)
@@ -34,68 +31,34 @@ static void ctx_error(struct pctx *c, unsigned line, const struct dut_ini_sectio
 
 static void ctx_error(struct pctx *c, unsigned line, const struct dut_ini_section *s, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
 
-	if (c->failed)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	dut_ini_verror(&c->errs, line, s ? kind_names[s->kind] : NULL, s ? s->name : NULL, fmt, ap);
 	va_end(ap);
-	if (s)
-		dut_error_set(c->err, "%s:%u: [%s %s]: %s", c->source, line, kind_names[s->kind], s->name, msg);
-	else
-		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
-	c->failed = -EINVAL;
-}
-
-static bool name_ok(const char *s, size_t n)
-{
-	return dut_ini_name_ok(s, n, SHAPE_NAME_MAX);
 }
 
 /* lib/ini_doc's header callback: a "[kind name]" line (leading white space already refused). */
 static int header_line(void *arg, const struct dut_ini_doc *doc, struct dut_ini_header *h)
 {
-	const char *l = h->text, *close = memchr(l, ']', h->len), *p, *q, *end;
-	size_t n = h->len, klen;
-	unsigned k;
+	struct dut_ini_header_words w;
+	const struct dut_ini_section *o;
+	int k, r;
 
 	(void)arg;
-	if (!close)
-		return dut_ini_refuse(h, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
-	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
-		;
-	if (p < l + n && *p != ';' && *p != '#')
-		return dut_ini_refuse(h, "expected nothing after the section header, found \"%.*s\"", (int)(l + n - p), p);
-	for (p = l + 1; p < close && (*p == ' ' || *p == '\t'); p++)
-		;
-	for (end = close; end > p && (end[-1] == ' ' || end[-1] == '\t'); end--)
-		;
-	for (q = p; q < end && *q != ' ' && *q != '\t'; q++)
-		;
-	klen = (size_t)(q - p);
-	for (k = 0; k < 3; k++) {
-		if (strlen(kind_names[k]) == klen && memcmp(p, kind_names[k], klen) == 0)
-			break;
-	}
-	if (k == 3)
+	if ((r = dut_ini_header_words(h, &w)) < 0)
+		return r;
+	k = dut_ini_word_index(kind_names, DUT_ARRAY_SIZE(kind_names), w.kind, w.kind_len);
+	if (k < 0)
 		return dut_ini_refuse(h, "expected a section [model NAME], [fault NAME] or [rule NAME], found \"[%.*s]\"",
-				      (int)(end - p), p);
-	while (q < end && (*q == ' ' || *q == '\t'))
-		q++;
-	if (!name_ok(q, (size_t)(end - q)))
-		return dut_ini_refuse(h, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
-				      kind_names[k], SHAPE_NAME_MAX, (int)(end - q), q);
-	for (size_t i = 0; i < doc->nsec; i++) {
-		const struct dut_ini_section *s = &doc->sec[i];
-
-		if (s->kind == (int)k && strlen(s->name) == (size_t)(end - q) && memcmp(s->name, q, (size_t)(end - q)) == 0)
-			return dut_ini_refuse(h, "%s \"%s\" is already defined at line %u", kind_names[k], s->name, s->line);
-	}
-	h->kind = (int)k;
-	h->name = q;
-	h->name_len = (size_t)(end - q);
+				      (int)w.inner_len, w.inner);
+	if ((r = dut_ini_header_name(h, kind_names[k], w.name, w.name_len, SHAPE_NAME_MAX)) < 0)
+		return r;
+	if ((o = dut_ini_doc_find(doc, k, w.name, w.name_len)))
+		return dut_ini_refuse(h, "%s \"%s\" is already defined at line %u", kind_names[k], o->name, o->line);
+	h->kind = k;
+	h->name = w.name;
+	h->name_len = w.name_len;
 	return 0;
 }
 
@@ -428,7 +391,7 @@ static int build(struct pctx *c, struct shape_rules *rs)
 		r = s->kind == SEC_MODEL ? build_model(c, s, rs) :
 		    s->kind == SEC_FAULT ? build_fault(c, s, rs) : 0;
 		if (r < 0)
-			return c->failed ? c->failed : r;
+			return c->errs.failed ? c->errs.failed : r;
 		nrules += s->kind == SEC_RULE;
 	}
 	if (!nrules) {
@@ -443,7 +406,7 @@ static int build(struct pctx *c, struct shape_rules *rs)
 			continue;
 		r = build_rule(c, &c->doc.sec[i], rs, &rs->rules[rs->nrules++]);
 		if (r < 0)
-			return c->failed ? c->failed : r;
+			return c->errs.failed ? c->errs.failed : r;
 	}
 	return 0;
 }
@@ -451,21 +414,21 @@ static int build(struct pctx *c, struct shape_rules *rs)
 int shape_rules_parse(const char *text, size_t len, const char *source,
 		      struct shape_rules **ret, struct dut_error *err)
 {
-	struct pctx c = { .source = source ? source : "<rules>", .err = err };
+	struct pctx c = { .errs = { .source = source ? source : "<rules>", .err = err } };
 	struct shape_rules *rs;
 	int r;
 
 	rs = calloc(1, sizeof(*rs));
-	if (!rs || !(rs->source = strdup(c.source))) {
+	if (!rs || !(rs->source = strdup(c.errs.source))) {
 		free(rs);
 		return -ENOMEM;
 	}
-	r = dut_ini_doc_parse(text, len, c.source, &rules_ini, NULL, &c.doc, err);
+	r = dut_ini_doc_parse(text, len, c.errs.source, &rules_ini, NULL, &c.doc, err);
 	if (r == 0) {
 		r = build(&c, rs);
 		dut_ini_doc_free(&c.doc);
 		if (r == -ENOMEM)
-			dut_error_set(err, "%s: out of memory while reading the rules", c.source);
+			dut_error_set(err, "%s: out of memory while reading the rules", c.errs.source);
 	}
 	if (r < 0) {
 		shape_rules_free(rs);

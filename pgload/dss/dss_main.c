@@ -248,9 +248,11 @@ static int parse_args(int argc, char **argv, struct dss_opts *o)
 static void mark(struct pgl_marker *m, enum dss_phase p, const char *what)
 {
 	char label[64];
+	struct dut_error e;
 
 	snprintf(label, sizeof(label), "dss/%s %s", dss_phase_name(p), what);
-	pgl_mark(m, label);
+	if (pgl_mark(m, label, &e) < 0)
+		dut_warn("dss: %s", e.msg);
 }
 
 static int run_phase(const struct dss_opts *o, enum dss_phase p, const struct dss_gen *g,
@@ -284,10 +286,11 @@ static int run_phase(const struct dss_opts *o, enum dss_phase p, const struct ds
  * the server needs a superuser (or pg_read_all_settings); without it and
  * without --pgdata the markers are off, which --debug says.
  */
-static int open_marker(const struct dss_opts *o, PGconn *c, struct pgl_marker *m)
+static int open_marker(const struct dss_opts *o, PGconn *c, struct pgl_marker *m, struct dut_error *err)
 {
 	char datadir[4096] = "";
 	const char *start = o->pgdata;
+	int r;
 
 	if (!o->dutfs_control && !start) {
 		PGresult *res = PQexec(c, "SHOW data_directory");
@@ -300,7 +303,12 @@ static int open_marker(const struct dss_opts *o, PGconn *c, struct pgl_marker *m
 		}
 		PQclear(res);
 	}
-	return pgl_marker_open(m, o->dutfs_control, start);
+	if ((r = pgl_marker_open(m, o->dutfs_control, start, err)) < 0)
+		return r;
+	dut_dbg("%s", m->where.msg);
+	if (m->refused.msg[0])
+		dut_warn("dss: %s", m->refused.msg);
+	return 0;
 }
 
 /* One conninfo value, quoted as libpq wants it: in single quotes, with ' and backslash escaped. */
@@ -366,8 +374,8 @@ static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct 
 		dut_err("dss: %s (give -d CONNINFO or --host/--port)", e.msg);
 		return ret;
 	}
-	if ((ret = open_marker(o, c, &m)) < 0) {
-		dut_err("dss: give a --dutfs-control FILE that dutfs serves, or none to find it");
+	if ((ret = open_marker(o, c, &m, &e)) < 0) {
+		dut_err("dss: %s (give a --dutfs-control FILE that dutfs serves, or none to find it)", e.msg);
 		PQfinish(c);
 		return ret;
 	}

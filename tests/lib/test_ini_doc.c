@@ -6,7 +6,9 @@
  * under a small header callback; then the callback's own errors, and every
  * allocation failing in turn (the test links with -Wl,--wrap for malloc,
  * calloc, realloc, strdup, strndup and free, so it also counts what is
- * left allocated).
+ * left allocated).  Then the helpers the rules' and experiments' header
+ * callbacks share ("[KIND NAME]" words, name check, duplicate lookup) and
+ * the first-error recorder both parsers and their builders use.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -316,12 +318,106 @@ static void test_free_releases_all(void)
 	CU_CHECK(live == 0, "%ld blocks left after dut_ini_doc_free", live);
 }
 
+/* "[KIND NAME]" split into its words, or refused with the message both parsers give. */
+static void test_header_words(void)
+{
+	static const struct {
+		const char *text;
+		int want;
+		const char *inner, *kind, *name, *why;
+	} words[] = {
+		{ "[model ssd]", 0, "model ssd", "model", "ssd", NULL },
+		{ "[ \tmodel \t ssd\t ]  ; comment", 0, "model \t ssd", "model", "ssd", NULL },
+		{ "[dutfs]", 0, "dutfs", "dutfs", "", NULL },
+		{ "[dutfs]\r", 0, "dutfs", "dutfs", "", NULL },
+		{ "[step a b]", 0, "step a b", "step", "a b", NULL },   /* the name check refuses "a b" */
+		{ "[]", 0, "", "", "", NULL },
+		{ "[model ssd] # x", 0, "model ssd", "model", "ssd", NULL },
+		{ "[model ssd", -EINVAL, NULL, NULL, NULL,
+		  "expected \"]\" to close the section header, found \"[model ssd\"" },
+		{ "[model ssd] x", -EINVAL, NULL, NULL, NULL, "expected nothing after the section header, found \"x\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct dut_ini_header h = { .text = words[i].text, .len = strlen(words[i].text), .line = 3 };
+		struct dut_ini_header_words w = { 0 };
+		int r = dut_ini_header_words(&h, &w);
+
+		CU_CHECK(r == words[i].want, "row %zu: r=%d", i, r);
+		if (r < 0) {
+			CU_CHECK(strcmp(h.why, words[i].why) == 0, "row %zu: why \"%s\"", i, h.why);
+			continue;
+		}
+		CU_CHECK(w.inner_len == strlen(words[i].inner) && memcmp(w.inner, words[i].inner, w.inner_len) == 0 &&
+			 w.kind_len == strlen(words[i].kind) && memcmp(w.kind, words[i].kind, w.kind_len) == 0 &&
+			 w.name_len == strlen(words[i].name) && memcmp(w.name, words[i].name, w.name_len) == 0,
+			 "row %zu: \"%.*s\" \"%.*s\" \"%.*s\"", i, (int)w.inner_len, w.inner, (int)w.kind_len, w.kind,
+			 (int)w.name_len, w.name);
+	}
+}
+
+/* The kind word's index, the name check's message, the duplicate lookup by kind and name. */
+static void test_kind_name_and_duplicate(void)
+{
+	static const char *const kinds[] = { "model", "fault", "rule" };
+	struct dut_ini_section sec[] = {
+		{ .kind = 0, .name = "ssd", .line = 1 }, { .kind = 2, .name = "ssd", .line = 5 }, { .kind = 1, .name = "", .line = 9 },
+	};
+	struct dut_ini_doc doc = { .sec = sec, .nsec = 3 };
+	struct dut_ini_header h = { .text = "[rule]", .len = 6 };
+
+	CU_CHECK(dut_ini_word_index(kinds, 3, "rule", 4) == 2, "rule");
+	CU_CHECK(dut_ini_word_index(kinds, 3, "rules", 4) == 2, "a counted prefix");
+	CU_CHECK(dut_ini_word_index(kinds, 3, "rul", 3) == -1, "a prefix of a word is not the word");
+	CU_CHECK(dut_ini_word_index(kinds, 3, "", 0) == -1, "empty");
+	CU_CHECK(dut_ini_header_name(&h, "rule", "a.b-c_1", 7, 7) == 0, "a name of max bytes");
+	CU_CHECK(dut_ini_header_name(&h, "rule", "a.b-c_12", 8, 7) == -EINVAL &&
+		 strcmp(h.why, "expected a name after \"[rule\" (1 to 7 letters, digits, '_', '-', '.'), "
+			"found \"a.b-c_12\"") == 0, "too long: %s", h.why);
+	CU_CHECK(dut_ini_header_name(&h, "rule", "", 0, 7) == -EINVAL, "empty name");
+	CU_CHECK(dut_ini_header_name(&h, "rule", "a b", 3, 7) == -EINVAL, "a blank inside");
+	CU_CHECK(dut_ini_doc_find(&doc, 2, "ssd", 3) == &sec[1], "same name, other kind");
+	CU_CHECK(dut_ini_doc_find(&doc, 1, "", 0) == &sec[2], "an unnamed section");
+	CU_CHECK(dut_ini_doc_find(&doc, 0, "ss", 2) == NULL, "a prefix of a name");
+	CU_CHECK(dut_ini_doc_find(&doc, 1, "ssd", 3) == NULL, "absent");
+}
+
+/* "SOURCE:LINE: [KIND NAME]: what", only the first error kept. */
+static void test_first_error_only(void)
+{
+	static const struct {
+		const char *kind, *name, *want;
+	} forms[] = {
+		{ "model", "ssd", "r.ini:7: [model ssd]: bad 42" },
+		{ "dutfs", "", "r.ini:7: [dutfs]: bad 42" },
+		{ "dutfs", NULL, "r.ini:7: [dutfs]: bad 42" },
+		{ NULL, NULL, "r.ini:7: bad 42" },
+	};
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct dut_error err = { "" };
+		struct dut_ini_errors e = { .source = "r.ini", .err = &err };
+
+		dut_ini_error(&e, 7, forms[i].kind, forms[i].name, "bad %d", 42);
+		dut_ini_error(&e, 9, NULL, NULL, "a consequence");
+		CU_CHECK(e.failed == -EINVAL && e.line == 7 && strcmp(err.msg, forms[i].want) == 0,
+			 "row %zu: %d line %u \"%s\"", i, e.failed, e.line, err.msg);
+	}
+	struct dut_ini_errors quiet = { .source = "r.ini", .failed = -ENOMEM };
+
+	dut_ini_error(&quiet, 3, NULL, NULL, "after ENOMEM");
+	CU_CHECK(quiet.failed == -ENOMEM && quiet.line == 0, "an earlier -errno is kept");
+}
+
 static const struct cu_test tests[] = {
 	{ "text_table", test_text_table },
 	{ "line_length_limit", test_line_length_limit },
 	{ "callback_errno_and_defaults", test_callback_errno_and_defaults },
 	{ "each_allocation_fails", test_each_allocation_fails },
 	{ "free_releases_all", test_free_releases_all },
+	{ "header_words", test_header_words },
+	{ "kind_name_and_duplicate", test_kind_name_and_duplicate },
+	{ "first_error_only", test_first_error_only },
 	{ NULL, NULL },
 };
 

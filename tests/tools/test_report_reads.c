@@ -113,17 +113,17 @@ static void test_reads_of_a_step(void)
 	struct relmap *m = NULL;
 	struct dut_error err = { { 0 } };
 	_cleanup_(rundir_model_freep) struct rundir_model *model = NULL;
-	struct run_reads x;
+	struct report_reads x;
 	struct dut_hist *lat = dut_hist_new();
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(lat);
 	CU_ASSERT_EQUAL_FATAL(relmap_parse(relmap_text, sizeof(relmap_text) - 1, &m, &err), 0);
 	model = model_of("sync", "worker", m);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(model);
-	CU_CHECK(strcmp(run_config_io_method(&model->configs[1]) ? run_config_io_method(&model->configs[1]) : "",
+	CU_CHECK(strcmp(report_config_io_method(&model->configs[1]) ? report_config_io_method(&model->configs[1]) : "",
 			"worker") == 0, "io_method of the worker configuration");
 
-	run_reads_of(&model->configs[0], "read-only", 8192, &x, NULL);
+	report_reads_of(&model->configs[0], "read-only", 8192, &x, NULL);
 	CU_CHECK(x.ntraced == 1 && x.ops == 200 && x.bytes == 200 * 8192ull && x.multi_ops == 0,
 		 "sync: %u traced, %llu reads, %llu multi-block", x.ntraced, (unsigned long long)x.ops,
 		 (unsigned long long)x.multi_ops);
@@ -131,7 +131,7 @@ static void test_reads_of_a_step(void)
 	CU_CHECK(x.all_ops == 205 && x.worker_ops == 0 && x.worker_bytes == 0, "sync roles: %llu %llu",
 		 (unsigned long long)x.all_ops, (unsigned long long)x.worker_ops);
 
-	run_reads_of(&model->configs[1], "read-only", 8192, &x, lat);
+	report_reads_of(&model->configs[1], "read-only", 8192, &x, lat);
 	CU_CHECK(x.ops == 70 && x.multi_ops == 50, "worker: %llu reads, %llu of two blocks or more (want 70, 50)",
 		 (unsigned long long)x.ops, (unsigned long long)x.multi_ops);
 	CU_CHECK(x.all_ops == 75 && x.worker_ops == 40 && x.worker_bytes == 40 * 131072ull &&
@@ -140,10 +140,10 @@ static void test_reads_of_a_step(void)
 		 (unsigned long long)x.all_bytes);
 	CU_CHECK(lat->count == 70, "latencies merged: %llu", (unsigned long long)lat->count);
 	/* with 16 kB blocks a 16 KiB read is one block */
-	run_reads_of(&model->configs[1], "read-only", 16384, &x, NULL);
+	report_reads_of(&model->configs[1], "read-only", 16384, &x, NULL);
 	CU_CHECK(x.multi_ops == 40, "16 kB blocks: %llu multi-block, want 40", (unsigned long long)x.multi_ops);
 	/* a phase no trace has */
-	run_reads_of(&model->configs[1], "tpch", 8192, &x, NULL);
+	report_reads_of(&model->configs[1], "tpch", 8192, &x, NULL);
 	CU_CHECK(x.ntraced == 0 && x.ops == 0 && x.all_ops == 0, "no phase: %u %llu", x.ntraced,
 		 (unsigned long long)x.ops);
 	dut_hist_free(lat);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "lib/cleanup.h"
+#include "lib/run_manifest.h"
 #include "tools/compare/compare.h"
 #include "tools/report/findings.h"
 #include "tools/report/findings_priv.h"
@@ -50,10 +51,12 @@ static int page_cache_finding(const struct rundir_model *m, size_t ci, const cha
 		return 0;
 	f.value[1] = (double)c->memory_budget_bytes;
 	if (rundir_config_docs(c, step, docs, 1)) {
+		/* pgload's config.memory, named as the manifest's memory (lib/run_manifest.h) */
 		cfg = findings_doc_member(docs[0], "config");
 		if (!f.value[1])
-			f.value[1] = json_object_get_double(rundir_jget(rundir_jget(cfg, "memory"), "budget_bytes"));
-		f.value[2] = json_object_get_double(rundir_jget(findings_doc_member(docs[0], "target"), "database_bytes"));
+			f.value[1] = json_object_get_double(rundir_jget(rundir_jget(cfg, DUT_RM_MEMORY), DUT_RM_BUDGET_BYTES));
+		f.value[2] = json_object_get_double(rundir_jget(findings_doc_member(docs[0], "target"),
+								DUT_RM_DATABASE_BYTES));
 	}
 	if (f.value[2] > 0)
 		snprintf(db, sizeof(db), "a database of %s MiB", rundir_fmt_num(f.value[2] / MIB, 0, a, sizeof(a)));

@@ -17,7 +17,7 @@ static unsigned multi_bin(uint32_t block_bytes)
 	return 32u - (unsigned)__builtin_clz(b); /* floor(log2(b)) + 1 */
 }
 
-static void add_rows(struct run_reads *x, const struct report *io)
+static void add_rows(struct report_reads *x, const struct report *io)
 {
 	for (size_t i = 0; i < io->nprocesses; i++) {
 		const struct rep_row *p = &io->processes[i];
@@ -25,18 +25,18 @@ static void add_rows(struct run_reads *x, const struct report *io)
 
 		x->all_ops += rd->ops;
 		x->all_bytes += rd->bytes;
-		if (strcmp(p->detail, RUN_READS_WORKER_ROLE) == 0) {
+		if (strcmp(p->detail, REPORT_READS_WORKER_ROLE) == 0) {
 			x->worker_ops += rd->ops;
 			x->worker_bytes += rd->bytes;
 		}
 	}
 }
 
-void run_reads_of(const struct rundir_config *c, const char *phase, uint32_t block_bytes, struct run_reads *ret,
-		  struct dut_hist *lat)
+void report_reads_of(const struct rundir_config *c, const char *phase, uint32_t block_bytes, struct report_reads *ret,
+		     struct dut_hist *lat)
 {
 	unsigned mb = multi_bin(block_bytes);
-	struct run_reads x = { 0 };
+	struct report_reads x = { 0 };
 
 	for (size_t r = 0; r < c->nreps; r++) {
 		const struct rundir_rep *rp = &c->reps[r];
@@ -73,7 +73,7 @@ void run_reads_of(const struct rundir_config *c, const char *phase, uint32_t blo
 	*ret = x;
 }
 
-const char *run_config_io_method(const struct rundir_config *c)
+const char *report_config_io_method(const struct rundir_config *c)
 {
 	for (size_t r = 0; r < c->nreps; r++)
 		for (size_t s = 0; s < c->reps[r].nsteps; s++)
@@ -95,7 +95,7 @@ static bool io_methods_differ(const struct rundir_model *m)
 	const char *first = NULL;
 
 	for (size_t i = 0; i < m->nconfigs; i++) {
-		const char *v = run_config_io_method(&m->configs[i]);
+		const char *v = report_config_io_method(&m->configs[i]);
 
 		if (!v)
 			continue;
@@ -125,9 +125,9 @@ void report_reads_table(struct rdoc *d, const struct rundir_model *m, const char
 		const struct rundir_config *c = &m->configs[i];
 		const char *mark = rundir_step_mark(c, step);
 		const char *phase = dss ? RUNDIR_DSS_PHASE("queries") : mark;
-		const char *meth = run_config_io_method(c);
+		const char *meth = report_config_io_method(c);
 		struct dut_hist *lat;
-		struct run_reads x;
+		struct report_reads x;
 		char a[32], b[32], e[32], f[32], g[32], h[32];
 		uint64_t txs;
 
@@ -137,7 +137,7 @@ void report_reads_table(struct rdoc *d, const struct rundir_model *m, const char
 			d->oom = true;
 			return;
 		}
-		run_reads_of(c, phase, c->pg_block_kb * 1024u, &x, lat);
+		report_reads_of(c, phase, c->pg_block_kb * 1024u, &x, lat);
 		if (!x.ntraced || !x.ops) {
 			dut_hist_free(lat);
 			continue;
@@ -152,7 +152,7 @@ void report_reads_table(struct rdoc *d, const struct rundir_model *m, const char
 				 "workers = the share of the bytes read in the whole traces, every step, that "
 				 "PostgreSQL's I/O worker processes read (role %s in the relation map; the "
 				 "report keeps processes per trace, not per step)", step,
-				 dss ? " (its query phase)" : "", RUN_READS_WORKER_ROLE);
+				 dss ? " (its query phase)" : "", REPORT_READS_WORKER_ROLE);
 			rdoc_table(d, cap, dss ? "configuration|io_method|>reads|>read (MiB)|>mean read (KiB)|"
 				   ">% multi-block|>p50 (ms)|>p99 (ms)|>% of the traces' bytes by io workers"
 				   : "configuration|io_method|>reads|>per transaction|>read (MiB)|>mean read (KiB)|"

@@ -16,9 +16,9 @@
 #include "tools/report/rundir_model.h"
 
 /* The role pgload's relation map gives PostgreSQL 18's I/O worker processes (pg_stat_activity.backend_type). */
-#define RUN_READS_WORKER_ROLE "io worker"
+#define REPORT_READS_WORKER_ROLE "io worker"
 
-struct run_reads {
+struct report_reads {
 	unsigned ntraced;          /* repetitions whose trace has the phase */
 	uint64_t ops, bytes;       /* reads in the phase, every class, every mount */
 	uint64_t multi_ops;        /* of them, two blocks or more long (size bins, tools/report/report.h) */
@@ -31,11 +31,11 @@ struct run_reads {
  * or RUNDIR_DSS_PHASE("queries")), with block_bytes the server's block (0: 8 KiB);
  * their latencies are merged into lat when it is not NULL.
  */
-void run_reads_of(const struct rundir_config *c, const char *phase, uint32_t block_bytes, struct run_reads *ret,
-		  struct dut_hist *lat);
+void report_reads_of(const struct rundir_config *c, const char *phase, uint32_t block_bytes, struct report_reads *ret,
+		     struct dut_hist *lat);
 
 /* A configuration's io_method as its server reported it (result documents' target.settings), or NULL. */
-const char *run_config_io_method(const struct rundir_config *c);
+const char *report_config_io_method(const struct rundir_config *c);
 
 /*
  * The step's table "Device reads per configuration" when at least two

@@ -50,7 +50,7 @@ static const struct dut_filesystem builtin_fs[] = {
 
 static bool oom(struct exp_ctx *c)
 {
-	c->failed = -ENOMEM;
+	c->errs.failed = -ENOMEM;
 	return false;
 }
 
@@ -731,7 +731,7 @@ int exp_build(struct exp_ctx *c, struct dut_experiment *e)
 	for (size_t k = 0; k < sizeof(build_order) / sizeof(build_order[0]); k++)
 		for (size_t i = 0; i < c->nsec; i++)
 			if (c->sec[i].kind == build_order[k] && !build_section(c, &c->sec[i], e, &b))
-				return c->failed ? c->failed : -EINVAL;
+				return c->errs.failed ? c->errs.failed : -EINVAL;
 	if (!e->name) {
 		const char *base = strrchr(e->source, '/') ? strrchr(e->source, '/') + 1 : e->source;
 		size_t n = strcspn(base, ".");
@@ -743,8 +743,8 @@ int exp_build(struct exp_ctx *c, struct dut_experiment *e)
 			return -ENOMEM;
 	}
 	if (!cross_check(c, e, &b))
-		return c->failed ? c->failed : -EINVAL;
-	r = exp_plan_build(e, &plan, c->err);
+		return c->errs.failed ? c->errs.failed : -EINVAL;
+	r = exp_plan_build(e, &plan, c->errs.err);
 	dut_plan_free(plan);
 	return r;
 }

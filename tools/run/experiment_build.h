@@ -3,6 +3,7 @@
 #ifndef DUTLAB_RUN_EXPERIMENT_BUILD_H
 #define DUTLAB_RUN_EXPERIMENT_BUILD_H
 
+#include "lib/ini_doc.h"
 #include "tools/run/experiment_priv.h"
 
 enum exp_section_kind {
@@ -26,15 +27,10 @@ struct exp_section {
 };
 
 struct exp_ctx {
-	const char *source;
-	const char *text;
-	size_t len, pos;
-	unsigned line;          /* of the line last handed to inih */
+	unsigned line;          /* the text's last line */
 	struct exp_section *sec;
 	size_t nsec;
-	int failed;             /* -errno once an error is recorded */
-	unsigned err_line;
-	struct dut_error *err;
+	struct dut_ini_errors errs; /* .failed: -errno once an error is recorded */
 };
 
 /* Record the first error: "source:line: [kind name]: msg". */

@@ -15,7 +15,7 @@
 
 static bool exp_oom(struct exp_ctx *c)
 {
-	c->failed = -ENOMEM;
+	c->errs.failed = -ENOMEM;
 	return false;
 }
 

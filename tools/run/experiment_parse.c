@@ -21,65 +21,38 @@ static const bool section_named[S_COUNT] = {
 	[S_TARGET] = true, [S_FILESYSTEM] = true, [S_TABLESPACE] = true, [S_STEP] = true,
 };
 
-static void trim(const char **p, const char **end)
-{
-	while (*p < *end && (**p == ' ' || **p == '\t'))
-		(*p)++;
-	while (*end > *p && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
-		(*end)--;
-}
-
 /* lib/ini_doc's header callback: "[kind]" or "[kind name]", leading white space refused, no newline. */
 static int header_line(void *arg, const struct dut_ini_doc *doc, struct dut_ini_header *h)
 {
-	const char *l = h->text, *close = memchr(l, ']', h->len), *p, *q, *end, *nm;
+	struct dut_ini_header_words w;
+	const struct dut_ini_section *o;
 	char kind[32], sugg[96] = "";
-	size_t n = h->len, klen, nlen;
-	int k;
+	int k, r;
 
 	(void)arg;
-	if (!close)
-		return dut_ini_refuse(h, "expected \"]\" to close the section header, found \"%.*s\"", (int)n, l);
-	for (p = close + 1; p < l + n && (*p == ' ' || *p == '\t' || *p == '\r'); p++)
-		;
-	if (p < l + n && *p != ';' && *p != '#')
-		return dut_ini_refuse(h, "expected nothing after the section header, found \"%.*s\"", (int)(l + n - p), p);
-	p = l + 1;
-	end = close;
-	trim(&p, &end);
-	for (q = p; q < end && *q != ' ' && *q != '\t'; q++)
-		;
-	klen = (size_t)(q - p);
-	snprintf(kind, sizeof(kind), "%.*s", (int)(klen < 31 ? klen : 31), p);
-	k = exp_word_index(exp_section_names, kind);
-	if (k < 0 || klen >= sizeof(kind)) {
+	if ((r = dut_ini_header_words(h, &w)) < 0)
+		return r;
+	snprintf(kind, sizeof(kind), "%.*s", (int)(w.kind_len < 31 ? w.kind_len : 31), w.kind);
+	k = dut_ini_word_index(exp_section_names, S_COUNT, w.kind, w.kind_len);
+	if (k < 0) {
 		exp_suggest(sugg, sizeof(sugg), exp_section_names, S_COUNT, kind);
 		return dut_ini_refuse(h, "unknown section \"[%.*s]\"%s; expected [experiment], [target NAME], "
 				      "[filesystem NAME], [dutfs], [postgres], [tablespace NAME], [replica], [matrix] or [step NAME]",
-				      (int)(end - p), p, sugg);
+				      (int)w.inner_len, w.inner, sugg);
 	}
-	nm = q;
-	while (nm < end && (*nm == ' ' || *nm == '\t'))
-		nm++;
-	nlen = (size_t)(end - nm);
-	if (!section_named[k] && nlen)
-		return dut_ini_refuse(h, "expected [%s] without a name, found \"[%.*s]\"", kind, (int)(end - p), p);
-	if (section_named[k] && !exp_name_ok(nm, nlen))
-		return dut_ini_refuse(h, "expected a name after \"[%s\" (1 to %d letters, digits, '_', '-', '.'), found \"%.*s\"",
-				      kind, DUT_EXP_NAME_MAX, (int)nlen, nm);
-	for (size_t i = 0; i < doc->nsec; i++) {
-		const struct dut_ini_section *o = &doc->sec[i];
-
-		if (o->kind != k || strlen(o->name) != nlen || memcmp(o->name, nm, nlen) != 0)
-			continue;
-		if (nlen)
+	if (!section_named[k] && w.name_len)
+		return dut_ini_refuse(h, "expected [%s] without a name, found \"[%.*s]\"", kind, (int)w.inner_len, w.inner);
+	if (section_named[k] && (r = dut_ini_header_name(h, kind, w.name, w.name_len, DUT_EXP_NAME_MAX)) < 0)
+		return r;
+	if ((o = dut_ini_doc_find(doc, k, w.name, w.name_len))) {
+		if (w.name_len)
 			return dut_ini_refuse(h, "duplicate name: [%s %s] is already defined at line %u", kind, o->name, o->line);
 		return dut_ini_refuse(h, "duplicate section: [%s] is already at line %u (write its keys in one place)",
 				      kind, o->line);
 	}
 	h->kind = k;
-	h->name = nm;
-	h->name_len = nlen;
+	h->name = w.name;
+	h->name_len = w.name_len;
 	return 0;
 }
 
@@ -118,7 +91,6 @@ static int take_sections(struct exp_ctx *c, struct dut_ini_doc *doc)
 		s->nkv = d->nkv;
 	}
 	c->line = doc->lines;
-	c->pos = c->len;   /* the whole text was read */
 	return 0;
 }
 
@@ -148,33 +120,33 @@ static char *dir_of(const char *filename)
 int dut_experiment_parse(const char *text, size_t len, const char *filename,
 			 struct dut_experiment **ret, struct dut_error *err)
 {
-	struct exp_ctx c = { .source = filename ? filename : "<experiment>", .text = text, .len = len, .err = err };
+	struct exp_ctx c = { .errs = { .source = filename ? filename : "<experiment>", .err = err } };
 	struct dut_ini_doc doc = { 0 };
 	struct dut_experiment *e;
 	int r;
 
 	if (len > DUT_EXP_MAX_BYTES) {
-		dut_error_set(err, "%s: expected at most %u bytes of experiment, found %zu", c.source,
+		dut_error_set(err, "%s: expected at most %u bytes of experiment, found %zu", c.errs.source,
 			      DUT_EXP_MAX_BYTES, len);
 		return -EINVAL;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->source = strdup(c.source);
-	e->base_dir = dir_of(c.source);
+	e->source = strdup(c.errs.source);
+	e->base_dir = dir_of(c.errs.source);
 	if (!e->source || !e->base_dir) {
 		dut_experiment_free(e);
 		return -ENOMEM;
 	}
-	r = dut_ini_doc_parse(c.text, c.len, c.source, &experiment_ini, NULL, &doc, err);
+	r = dut_ini_doc_parse(text, len, c.errs.source, &experiment_ini, NULL, &doc, err);
 	if (r == 0) {
 		r = take_sections(&c, &doc);
 		dut_ini_doc_free(&doc);
 		if (r == 0)
 			r = exp_build(&c, e);
 		if (r == -ENOMEM)
-			dut_error_set(err, "%s: out of memory while reading the experiment", c.source);
+			dut_error_set(err, "%s: out of memory while reading the experiment", c.errs.source);
 	}
 	ctx_free(&c);
 	if (r < 0) {

@@ -137,7 +137,7 @@ bool exp_build_pg_install(struct exp_ctx *c, struct exp_section *s, struct dut_e
 		}
 		e->pg_bindir = strdup(bin->value);
 		if (!e->pg_bindir) {
-			c->failed = -ENOMEM;
+			c->errs.failed = -ENOMEM;
 			return false;
 		}
 		/* "/opt/pg/bin/" and "/opt/pg/bin" are one directory */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/ini_doc.h"
 #include "lib/pgbin.h"
 #include "lib/units.h"
 #include "tools/run/experiment_priv.h"
@@ -27,24 +28,18 @@
 
 struct pb {
 	const struct dut_experiment *e;
-	struct dut_error *err;
-	int failed;
+	struct dut_ini_errors errs;  /* .failed: -errno once an error is recorded */
 };
 
 static void pb_error(struct pb *b, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void pb_error(struct pb *b, unsigned line, const char *fmt, ...)
 {
-	char msg[440];
 	va_list ap;
 
-	if (b->failed)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	dut_ini_verror(&b->errs, line, NULL, NULL, fmt, ap);
 	va_end(ap);
-	dut_error_set(b->err, "%s:%u: %s", b->e->source, line, msg);
-	b->failed = -EINVAL;
 }
 
 static size_t target_index(const struct dut_experiment *e, const char *name)
@@ -218,7 +213,7 @@ static void config_targets(struct pb *b, struct dut_config *c)
 {
 	const struct dut_experiment *e = b->e;
 
-	for (size_t i = 0; i < e->ntargets && !b->failed; i++) {
+	for (size_t i = 0; i < e->ntargets && !b->errs.failed; i++) {
 		struct dut_config_target *ct = &c->targets[i];
 		const struct dut_target *t = &e->targets[i];
 
@@ -238,7 +233,7 @@ static void check_steps(struct pb *b, struct dut_config *c)
 	const struct dut_experiment *e = b->e;
 	size_t pg = target_index(e, e->pg_target);
 
-	for (size_t i = 0; i < e->nsteps && !b->failed; i++) {
+	for (size_t i = 0; i < e->nsteps && !b->errs.failed; i++) {
 		const struct dut_step *st = &e->steps[i];
 		const struct dut_config_target *ct;
 
@@ -256,7 +251,7 @@ static void check_steps(struct pb *b, struct dut_config *c)
 				 "[target %s] has filesystem none; expected raw = yes or a filesystem", st->name,
 				 c->name, ct->target->name);
 	}
-	for (size_t i = 0; i < e->nsteps && !b->failed; i++) {
+	for (size_t i = 0; i < e->nsteps && !b->errs.failed; i++) {
 		const struct dut_step *st = &e->steps[i];
 		const struct dut_param_value *to, *io;
 
@@ -327,7 +322,7 @@ static void check_cluster(struct pb *b, struct dut_config *c)
 	if (e->wal_target)
 		check_holds_fs(b, c, &c->targets[target_index(e, e->wal_target)], "the WAL",
 			       c->targets[target_index(e, e->wal_target)].target->line);
-	for (size_t i = 0; i < e->ntablespaces && !b->failed; i++) {
+	for (size_t i = 0; i < e->ntablespaces && !b->errs.failed; i++) {
 		size_t t = target_index(e, e->tablespaces[i].target);
 
 		check_holds_fs(b, c, &c->targets[t], "a tablespace", e->tablespaces[i].line);
@@ -337,7 +332,7 @@ static void check_cluster(struct pb *b, struct dut_config *c)
 
 		check_holds_fs(b, c, &c->targets[t], "the standby", c->targets[t].target->line);
 	}
-	if ((c->tables_on || c->indexes_on) && !b->failed) {
+	if ((c->tables_on || c->indexes_on) && !b->errs.failed) {
 		bool any = false;
 
 		for (size_t i = 0; i < e->nsteps; i++)
@@ -385,7 +380,7 @@ static void config_space(struct pb *b, struct dut_config *c)
 		c->targets[r].holds_replica = true;
 		c->targets[r].space_bytes += DUT_PG_CLUSTER_BYTES + DUT_PG_WAL_BYTES + db;
 	}
-	for (size_t i = 0; i < c->ntargets && !b->failed; i++) {
+	for (size_t i = 0; i < c->ntargets && !b->errs.failed; i++) {
 		const struct dut_config_target *ct = &c->targets[i];
 		char need[DUT_FMT_LEN], have[DUT_FMT_LEN];
 		uint64_t usable = ct->target->size_bytes / 100 * EXP_FS_USABLE_PERCENT;
@@ -422,13 +417,13 @@ static int build_config(struct pb *b, struct dut_config *c, size_t index)
 	if (r < 0)
 		return r;
 	config_targets(b, c);
-	if (!b->failed)
+	if (!b->errs.failed)
 		check_steps(b, c);
-	if (!b->failed)
+	if (!b->errs.failed)
 		check_cluster(b, c);
-	if (!b->failed)
+	if (!b->errs.failed)
 		config_space(b, c);
-	return b->failed;
+	return b->errs.failed;
 }
 
 static uint64_t setup_estimate(const struct dut_config *c)
@@ -511,7 +506,7 @@ static int build_items(struct pb *b, struct dut_plan *p)
 
 int exp_plan_build(const struct dut_experiment *e, struct dut_plan **ret, struct dut_error *err)
 {
-	struct pb b = { .e = e, .err = err };
+	struct pb b = { .e = e, .errs = { .source = e->source, .err = err } };
 	struct dut_plan *p = calloc(1, sizeof(*p));
 	int r = 0;
 

@@ -26,22 +26,11 @@ const char *const exp_replica_modes[] = { "none", "async", "sync", NULL };
 
 void exp_error(struct exp_ctx *c, unsigned line, const struct exp_section *s, const char *fmt, ...)
 {
-	char msg[420];
 	va_list ap;
 
-	if (c->failed)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	dut_ini_verror(&c->errs, line, s ? exp_section_names[s->kind] : NULL, s ? s->name : NULL, fmt, ap);
 	va_end(ap);
-	if (s && s->name[0])
-		dut_error_set(c->err, "%s:%u: [%s %s]: %s", c->source, line, exp_section_names[s->kind], s->name, msg);
-	else if (s)
-		dut_error_set(c->err, "%s:%u: [%s]: %s", c->source, line, exp_section_names[s->kind], msg);
-	else
-		dut_error_set(c->err, "%s:%u: %s", c->source, line, msg);
-	c->failed = -EINVAL;
-	c->err_line = line;
 }
 
 bool exp_name_ok(const char *s, size_t n)
@@ -54,7 +43,7 @@ bool exp_dup_to(struct exp_ctx *c, char **dst, const char *v)
 	free(*dst);
 	*dst = strdup(v);
 	if (!*dst)
-		c->failed = -ENOMEM;
+		c->errs.failed = -ENOMEM;
 	return *dst != NULL;
 }
 

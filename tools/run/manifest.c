@@ -81,7 +81,7 @@ static void add_bytes(json_object *o, const char *k, uint64_t v)
 }
 
 /* How much of the database fits in the server's memory: null where unknown. */
-static json_object *rep_memory_json(const struct run_rep_memory *m)
+static json_object *repeat_memory_json(const struct run_rep_memory *m)
 {
 	json_object *o = json_object_new_object();
 
@@ -94,8 +94,8 @@ static json_object *rep_memory_json(const struct run_rep_memory *m)
 	return o;
 }
 
-static json_object *rep_json(const struct run_state *st, const struct run_cfg_state *cs,
-			     const struct run_rep_state *rs)
+static json_object *repeat_json(const struct run_state *st, const struct run_cfg_state *cs,
+				const struct run_rep_state *rs)
 {
 	json_object *o = json_object_new_object(), *steps = json_object_new_array();
 	json_object *arts = json_object_new_object();
@@ -113,7 +113,7 @@ static json_object *rep_json(const struct run_state *st, const struct run_cfg_st
 	for (size_t i = 0; i < rs->nartifacts; i++)
 		add_str(arts, rs->artifacts[i].key, rs->artifacts[i].file);
 	json_object_object_add(o, DUT_RM_ARTIFACTS, arts);
-	json_object_object_add(o, DUT_RM_MEMORY, rep_memory_json(&rs->mem));
+	json_object_object_add(o, DUT_RM_MEMORY, repeat_memory_json(&rs->mem));
 	if (rs->ntargets) {
 		json_object *tg = json_object_new_array();
 
@@ -186,7 +186,7 @@ static json_object *config_json(const struct run_state *st, size_t c)
 	if (cs->reason)
 		add_str(o, DUT_RM_REASON, cs->reason);
 	for (unsigned r = 0; r < st->exp->repetitions; r++)
-		json_object_array_add(reps, rep_json(st, cs, &cs->reps[r]));
+		json_object_array_add(reps, repeat_json(st, cs, &cs->reps[r]));
 	json_object_object_add(o, DUT_RM_REPS, reps);
 	return o;
 }

@@ -156,7 +156,7 @@ static void skip_rest_of_rep(struct runner *R, size_t i)
 
 static void end_rep(struct runner *R, enum run_status status)
 {
-	struct rep_ctx *x = R->rep;
+	struct repeat_ctx *x = R->rep;
 	struct run_rep_state *rs;
 	const char *dir;
 	uint64_t t0;
@@ -168,7 +168,7 @@ static void end_rep(struct runner *R, enum run_status status)
 	dir = R->st->cfgs[x->cfg].dir;
 	t0 = run_now_ns();
 	runner_say(R, "         %s rep %u: teardown", dir, rs->rep);
-	rep_teardown(R);        /* frees x */
+	repeat_teardown(R);        /* frees x */
 	run_fmt_duration(run_now_ns() - t0, took, sizeof(took));
 	runner_say(R, "         %s rep %u: torn down in %s", dir, rs->rep, took);
 	if (rs->status == RUN_RUNNING || rs->status == RUN_PENDING)
@@ -268,9 +268,9 @@ static void walk(struct runner *R)
 		progress_start(R, i);
 		t0 = run_now_ns();
 		if (it->kind == DUT_PLAN_SETUP)
-			r = rep_setup(R, it->config, it->rep, &err);
+			r = repeat_setup(R, it->config, it->rep, &err);
 		else
-			r = rep_run_step(R, it, &err);
+			r = repeat_run_step(R, it, &err);
 		R->prog.state[i] = RUN_ITEM_DONE;
 		R->prog.actual_ns[i] = run_now_ns() - t0;
 		progress_end(R, i, R->prog.actual_ns[i], r == 0 ? "ok" : r == -EINTR ? "interrupted" : "FAILED");
@@ -403,7 +403,7 @@ int run_experiment(const struct dut_experiment *e, const struct run_opts *o, cha
 		unsigned bad, cfg_bad = 0;
 
 		dutlab_run_print_plan(R.plan, stdout);
-		rep_print_resolved(&R, stdout);
+		repeat_print_resolved(&R, stdout);
 		bad = runner_check(&R, false);
 		for (size_t c = 0; c < R.plan->nconfigs; c++)
 			if (!R.cfg_ok[c]) {

@@ -131,7 +131,7 @@ static unsigned check_var_dirs(struct runner *R, bool quiet)
 
 	run_pathf(root, sizeof(root), "%s", run_var_root());
 	for (size_t t = 0; t < R->e->ntargets; t++) {
-		rep_target_path(R, &R->e->targets[t], path, sizeof(path));
+		repeat_target_path(R, &R->e->targets[t], path, sizeof(path));
 		any |= under_var_root(path);
 	}
 	if (!any)
@@ -146,7 +146,7 @@ static unsigned check_var_dirs(struct runner *R, bool quiet)
 		const struct dut_target *tg = &R->e->targets[t];
 		char *slash;
 
-		rep_target_path(R, tg, path, sizeof(path));
+		repeat_target_path(R, tg, path, sizeof(path));
 		if (!under_var_root(path) || tg->type == DUT_TARGET_DEVICE)
 			continue;
 		/* a directory target is that directory; an image lives in one */
@@ -380,10 +380,10 @@ static int directory_target_exists(struct runner *R, const struct dut_target *t,
 
 	if (t->type != DUT_TARGET_DIRECTORY)
 		return 0;
-	rep_target_path(R, t, path, sizeof(path));
+	repeat_target_path(R, t, path, sizeof(path));
 	if (stat(path, &st) == 0 || errno != ENOENT || under_var_root(path))
 		return 0;
-	if (rep_path_filesystem(path, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
+	if (repeat_path_filesystem(path, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
 		dut_error_set(err, "target %s: directory %s does not exist; dutlab run does not create it, since "
 			      "it would be made on the %s filesystem mounted at %s and measure that instead: "
 			      "mount the drive you mean to measure and create the directory on it, or fix the path",
@@ -431,7 +431,7 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 		}
 		if ((r = directory_target_exists(R, ct->target, err)) < 0)
 			return r;
-		r = rep_stage_check(R, cfg, ct, err);
+		r = repeat_stage_check(R, cfg, ct, err);
 		if (r < 0)
 			return r;
 		if (cfg_target_holds_data(R->e, cfg, t) && cfg->view == DUT_VIEW_OFF &&
@@ -439,7 +439,7 @@ static int check_config(struct runner *R, size_t c, struct dut_error *err)
 			char path[PATH_MAX];
 
 			/* what exists of it now; the setup checks again on the staged directory */
-			rep_target_path(R, ct->target, path, sizeof(path));
+			repeat_target_path(R, ct->target, path, sizeof(path));
 			if ((r = runner_view_off_reachable(ct->target->name, path, err)) < 0)
 				return r;
 		}
@@ -459,7 +459,7 @@ unsigned runner_check(struct runner *R, bool quiet)
 				     run_var_root());
 		return bad;
 	}
-	if (rep_make_image_dirs(R, &dir_err) < 0) {
+	if (repeat_make_image_dirs(R, &dir_err) < 0) {
 		runner_error(R, "%s", dir_err.msg);
 		bad++;
 	}

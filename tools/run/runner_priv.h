@@ -15,11 +15,11 @@
 #define RUN_BACKING_MARKER ".dutlab-run"   /* inside it: made by dutlab run, safe to remove */
 
 /* One target of the current repetition. */
-struct rep_target {
+struct repeat_target {
 	const struct dut_config_target *ct;
 	bool used;              /* holds data or is probed */
 	bool data;              /* holds the cluster, WAL, a tablespace or the standby */
-	struct rep_stage *stage;        /* staged target (runner_target.c) */
+	struct repeat_stage *stage;        /* staged target (runner_target.c) */
 	char dir[PATH_MAX];     /* where data goes on the target (stage directory) */
 	char backing[PATH_MAX]; /* dir/dutlab-run: the run's data */
 	char mnt[PATH_MAX];     /* the dutfs mount over backing, or backing (view off) */
@@ -29,10 +29,10 @@ struct rep_target {
 	char suffix[80];        /* "" for the cluster's target, "-<target>" otherwise */
 };
 
-struct rep_ctx {
+struct repeat_ctx {
 	unsigned cfg, rep;      /* rep counts from 0 */
 	char dir[PATH_MAX];     /* RUNDIR/<cfg>/rep<R> */
-	struct rep_target *targets;     /* one per exp->targets */
+	struct repeat_target *targets;     /* one per exp->targets */
 	struct run_cleanup cleanup;
 	char pgdata[PATH_MAX];          /* "" without a cluster */
 	char standby_pgdata[PATH_MAX];
@@ -51,7 +51,7 @@ struct runner {
 	FILE *log;                      /* RUNDIR/run.log */
 	uint64_t t0_ns;
 	bool *cfg_ok;                   /* per configuration: passed the checks */
-	struct rep_ctx *rep;            /* the repetition set up now, or NULL */
+	struct repeat_ctx *rep;            /* the repetition set up now, or NULL */
 };
 
 /* Output: to stdout (say) or stderr (warn, error) and to run.log. */
@@ -76,35 +76,35 @@ bool runner_dutfs_has_shape(struct runner *R);
 
 /* runner_target.c: staging (directory targets here; images and devices
  * through tools/run/stage.h once it is built) */
-struct rep_stage;
-int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
-		    struct dut_error *err);
-int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
-		      struct rep_stage **ret, struct dut_error *err);
-const char *rep_stage_dir(const struct rep_stage *s);
-const char *rep_stage_device(const struct rep_stage *s);
-int rep_stage_teardown(struct rep_stage *s, struct dut_error *err);
+struct repeat_stage;
+int repeat_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
+		       struct dut_error *err);
+int repeat_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
+			 struct repeat_stage **ret, struct dut_error *err);
+const char *repeat_stage_dir(const struct repeat_stage *s);
+const char *repeat_stage_device(const struct repeat_stage *s);
+int repeat_stage_teardown(struct repeat_stage *s, struct dut_error *err);
 /* mkdir -p the directories of image files (--dry-run: only say so). */
-int rep_make_image_dirs(struct runner *R, struct dut_error *err);
+int repeat_make_image_dirs(struct runner *R, struct dut_error *err);
 /* The target's path made absolute against the experiment's directory (and the current one). */
-void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len);
+void repeat_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len);
 /* The filesystem type ("ext4") and mount point of path, or of its nearest
  * existing ancestor (/proc/self/mountinfo, by device number); mnt may be NULL. */
-int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen);
+int repeat_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen);
 /* The manifest's record of the target (made at staging) gets dutfs = true: dutfs is mounted over it. */
-void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct);
+void repeat_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct);
 /* --dry-run: where each configuration's targets, mounts and shape files resolve to. */
-void rep_print_resolved(struct runner *R, FILE *out);
+void repeat_print_resolved(struct runner *R, FILE *out);
 
 /* runner_rep.c: one repetition */
-int rep_setup(struct runner *R, unsigned cfg, unsigned rep, struct dut_error *err);
+int repeat_setup(struct runner *R, unsigned cfg, unsigned rep, struct dut_error *err);
 /* Unwind the cleanup stack; the repetition's status is set by the caller. */
-void rep_teardown(struct runner *R);
+void repeat_teardown(struct runner *R);
 /* config_targets.c: whether target t of the configuration holds data / is used at all. */
 bool cfg_target_holds_data(const struct dut_experiment *e, const struct dut_config *cfg, size_t t);
 bool cfg_target_used(const struct dut_experiment *e, const struct dut_config *cfg, size_t t);
 /* Write "mark LABEL" on every dutfs mount of the repetition. */
-void rep_mark(struct runner *R, const char *label);
+void repeat_mark(struct runner *R, const char *label);
 
 /* "c00-default rep 1/1: soak (oltp-run)": a plan item in progress lines (runner.c). */
 void runner_item_label(const struct runner *R, const struct dut_plan_item *it, char *buf, size_t len);
@@ -128,6 +128,6 @@ void soak_watch_end(struct soak_watch *w);
 
 /* runner_steps.c: one iteration of a step.  0, -EINTR (interrupted), or
  * -errno with err (the repetition fails). */
-int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err);
+int repeat_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err);
 
 #endif

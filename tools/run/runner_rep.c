@@ -25,6 +25,7 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
+#include "lib/run_manifest.h"
 #include "lib/units.h"
 #include "tools/run/runner_priv.h"
 
@@ -49,9 +50,9 @@ static int postgres_uid(uid_t *ret)
 	return 0;
 }
 
-void rep_mark(struct runner *R, const char *label)
+void repeat_mark(struct runner *R, const char *label)
 {
-	struct rep_ctx *x = R->rep;
+	struct repeat_ctx *x = R->rep;
 	char cmd[256];
 
 	run_pathf(cmd, sizeof(cmd), "mark %s", label);
@@ -63,14 +64,14 @@ void rep_mark(struct runner *R, const char *label)
 	}
 }
 
-static struct run_rep_state *rep_state(struct runner *R)
+static struct run_rep_state *repeat_state(struct runner *R)
 {
 	return &R->st->cfgs[R->rep->cfg].reps[R->rep->rep];
 }
 
-static void rep_artifact(struct runner *R, const char *key, const char *file)
+static void repeat_artifact(struct runner *R, const char *key, const char *file)
 {
-	if (run_rep_add_artifact(rep_state(R), key, file) < 0)
+	if (run_rep_add_artifact(repeat_state(R), key, file) < 0)
 		runner_warn(R, "out of memory recording %s", file);
 }
 
@@ -87,13 +88,13 @@ static int cmd(struct runner *R, char *const argv[], const char *log, bool inter
 
 struct undo_arg {
 	struct runner *R;
-	struct rep_target *t;
+	struct repeat_target *t;
 };
 
 static int undo_stage(void *arg, struct dut_error *err)
 {
-	struct rep_target *t = ((struct undo_arg *)arg)->t;
-	int r = rep_stage_teardown(t->stage, err);
+	struct repeat_target *t = ((struct undo_arg *)arg)->t;
+	int r = repeat_stage_teardown(t->stage, err);
 
 	t->stage = NULL;
 	return r;
@@ -101,7 +102,7 @@ static int undo_stage(void *arg, struct dut_error *err)
 
 static int undo_backing(void *arg, struct dut_error *err)
 {
-	struct rep_target *t = ((struct undo_arg *)arg)->t;
+	struct repeat_target *t = ((struct undo_arg *)arg)->t;
 	int r;
 
 	if (t->mounted) {
@@ -118,7 +119,7 @@ static int undo_backing(void *arg, struct dut_error *err)
 static int undo_mount(void *arg, struct dut_error *err)
 {
 	struct undo_arg *a = arg;
-	struct rep_target *t = a->t;
+	struct repeat_target *t = a->t;
 	struct runner *R = a->R;
 	char src[PATH_MAX + 32], dst[PATH_MAX + 96], name[96], key[96];
 	int r;
@@ -131,7 +132,7 @@ static int undo_mount(void *arg, struct dut_error *err)
 		/* served by dutfs (root's daemon) at the root of the mount, which is root's */
 		r = run_copy_owned(src, 0, dst, RUN_FILE_MODE, STATS_MAX_BYTES);
 		if (r == 0)
-			rep_artifact(R, key, name);
+			repeat_artifact(R, key, name);
 		else
 			runner_warn(R, "cannot copy %s: %s", src, dut_fs_safe_strerror(r));
 		r = run_umount(t->mnt, UMOUNT_TIMEOUT_NS, err);
@@ -183,7 +184,7 @@ static uint64_t json_u64(json_object *o, const char *a, const char *b)
  */
 static void collect_memory(struct runner *R)
 {
-	struct run_rep_state *rs = rep_state(R);
+	struct run_rep_state *rs = repeat_state(R);
 	struct run_rep_memory *m = &rs->mem;
 	char path[PATH_MAX + 256], b[32], p[32], d[32];
 
@@ -199,13 +200,14 @@ static void collect_memory(struct runner *R)
 			run_pathf(path, sizeof(path), "%s/%s", R->rep->dir, l->v[j]);
 			if (!(doc = json_object_from_file(path)))
 				continue;
-			if ((v = json_u64(doc, "target", "database_bytes")))
+			/* pgload's target.database_bytes and config.memory: the manifest's names */
+			if ((v = json_u64(doc, "target", DUT_RM_DATABASE_BYTES)))
 				m->database_bytes = v;
 			{
 				json_object *cfg;
 
 				if (json_object_object_get_ex(doc, "config", &cfg) &&
-				    (v = json_u64(cfg, "memory", "peak_bytes")) > m->peak_bytes)
+				    (v = json_u64(cfg, DUT_RM_MEMORY, DUT_RM_PEAK_BYTES)) > m->peak_bytes)
 					m->peak_bytes = v;
 			}
 			json_object_put(doc);
@@ -288,8 +290,8 @@ static int undo_cluster(void *arg, struct dut_error *err)
 	r = postgres_uid(&pg_uid);
 	r = r ?: run_copy_owned(src, pg_uid, dst, RUN_PRIVATE_FILE_MODE, SERVER_LOG_MAX_BYTES);
 	if (r == 0) {
-		rep_artifact(R, strcmp(a->log_name, "postgres.log") == 0 ? "server_log" : "standby_server_log",
-			     a->log_name);
+		repeat_artifact(R, strcmp(a->log_name, "postgres.log") == 0 ? "server_log" : "standby_server_log",
+				a->log_name);
 		explain_killed(R, dst);
 	}
 	else if (r != -ENOENT)
@@ -317,7 +319,7 @@ static int push(struct runner *R, const char *label, run_undo_fn fn, void *arg, 
 	return r;
 }
 
-static int push_target(struct runner *R, const char *label, run_undo_fn fn, struct rep_target *t,
+static int push_target(struct runner *R, const char *label, run_undo_fn fn, struct repeat_target *t,
 		       struct dut_error *err)
 {
 	struct undo_arg *a = calloc(1, sizeof(*a));
@@ -337,7 +339,7 @@ static int push_target(struct runner *R, const char *label, run_undo_fn fn, stru
 
 /* ---- setup ---- */
 
-static int make_backing(struct runner *R, struct rep_target *t, struct dut_error *err)
+static int make_backing(struct runner *R, struct repeat_target *t, struct dut_error *err)
 {
 	char marker[PATH_MAX + 32];
 	struct stat st;
@@ -397,7 +399,7 @@ static int make_backing(struct runner *R, struct rep_target *t, struct dut_error
 	return 0;
 }
 
-static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct rep_target *t, size_t ti,
+static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct repeat_target *t, size_t ti,
 		       struct dut_error *err)
 {
 	struct run_argv a = { 0 };
@@ -467,14 +469,14 @@ static int mount_dutfs(struct runner *R, const struct dut_config *cfg, struct re
 		return -EIO;
 	}
 	t->mounted = true;
-	rep_target_dutfs_mounted(R, t->ct);
+	repeat_target_dutfs_mounted(R, t->ct);
 	if (run_read_pidfile(t->pidfile, &t->dutfs_pid) < 0)
 		runner_warn(R, "dutfs wrote no pid to %s: the end of its trace cannot be waited for", t->pidfile);
 	if (cfg->trace) {
 		char key[96];
 
 		run_pathf(key, sizeof(key), "trace%s", t->suffix);
-		rep_artifact(R, key, name);
+		repeat_artifact(R, key, name);
 	}
 	return 0;
 }
@@ -489,7 +491,7 @@ static uint64_t json_u64_key(json_object *o, const char *k)
 	return (uint64_t)json_object_get_int64(v);
 }
 
-static int read_conninfo(struct runner *R, struct rep_ctx *x, struct dut_error *err)
+static int read_conninfo(struct runner *R, struct repeat_ctx *x, struct dut_error *err)
 {
 	char path[PATH_MAX + 32];
 	_cleanup_free_ char *text = NULL;
@@ -537,7 +539,7 @@ static int read_conninfo(struct runner *R, struct rep_ctx *x, struct dut_error *
 	return r;
 }
 
-static struct rep_target *target_named(struct runner *R, const char *name)
+static struct repeat_target *target_named(struct runner *R, const char *name)
 {
 	for (size_t t = 0; name && t < R->e->ntargets; t++)
 		if (strcmp(R->e->targets[t].name, name) == 0)
@@ -566,17 +568,12 @@ static void log_last_line(const char *path, char *buf, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char data[1024];
-	off_t size;
 	ssize_t n;
 	char *end, *start;
 
 	buf[0] = '\0';
-	if (fd < 0 || (size = lseek(fd, 0, SEEK_END)) < 0)
+	if (fd < 0 || (n = dut_read_tail(fd, data, sizeof(data))) <= 0)
 		return;
-	n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
-	if (n <= 0)
-		return;
-	data[n] = '\0';
 	end = data + n;
 	while (end > data && (end[-1] == '\n' || end[-1] == ' '))
 		*--end = '\0';
@@ -589,8 +586,8 @@ static void log_last_line(const char *path, char *buf, size_t len)
 
 static int start_cluster(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
 {
-	struct rep_ctx *x = R->rep;
-	struct rep_target *pg = target_named(R, R->e->pg_target), *wal = target_named(R, R->e->wal_target);
+	struct repeat_ctx *x = R->rep;
+	struct repeat_target *pg = target_named(R, R->e->pg_target), *wal = target_named(R, R->e->wal_target);
 	struct cluster_arg *ca;
 	struct run_argv a = { 0 };
 	char log[PATH_MAX + 32];
@@ -619,7 +616,7 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 	if (R->e->pg_memory_bytes)
 		r = r ?: run_argv_addf(&a, "--memory=%" PRIu64, R->e->pg_memory_bytes);
 	for (size_t i = 0; i < R->e->ntablespaces && r == 0; i++) {
-		struct rep_target *tt = target_named(R, R->e->tablespaces[i].target);
+		struct repeat_target *tt = target_named(R, R->e->tablespaces[i].target);
 		char dir[PATH_MAX];
 
 		/* pgload wants the directory there, PostgreSQL wants it its own */
@@ -649,7 +646,7 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 		return r;
 	}
 	run_pathf(log, sizeof(log), "%s/cluster.log", x->dir);
-	rep_mark(R, "setup");
+	repeat_mark(R, "setup");
 	r = cmd(R, a.v, log, true, CLUSTER_TIMEOUT_NS, &status);
 	run_argv_free(&a);
 	if (r == -EINTR)
@@ -668,8 +665,8 @@ static int start_cluster(struct runner *R, const struct dut_config *cfg, struct 
 
 static int start_standby(struct runner *R, const struct dut_config *cfg, struct dut_error *err)
 {
-	struct rep_ctx *x = R->rep;
-	struct rep_target *rt = target_named(R, R->e->replica_target);
+	struct repeat_ctx *x = R->rep;
+	struct repeat_target *rt = target_named(R, R->e->replica_target);
 	struct cluster_arg *ca;
 	char log[PATH_MAX + 32];
 	char *argv[] = { R->pgload, "cluster", "standby", "--pgdata", x->standby_pgdata, "--primary", x->pgdata,
@@ -697,10 +694,10 @@ static int start_standby(struct runner *R, const struct dut_config *cfg, struct 
 	return 0;
 }
 
-int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *err)
+int repeat_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *err)
 {
 	const struct dut_config *cfg = &R->plan->configs[cfg_i];
-	struct rep_ctx *x;
+	struct repeat_ctx *x;
 	int r;
 
 	x = calloc(1, sizeof(*x));
@@ -718,7 +715,7 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 		return r;
 	}
 	for (size_t t = 0; t < R->e->ntargets; t++) {
-		struct rep_target *rt = &x->targets[t];
+		struct repeat_target *rt = &x->targets[t];
 
 		rt->ct = &cfg->targets[t];
 		rt->used = cfg_target_used(R->e, cfg, t);
@@ -727,21 +724,21 @@ int rep_setup(struct runner *R, unsigned cfg_i, unsigned rep, struct dut_error *
 			run_pathf(rt->suffix, sizeof(rt->suffix), "-%s", rt->ct->target->name);
 		if (!rt->used)
 			continue;
-		r = rep_stage_prepare(R, cfg, rt->ct, &rt->stage, err);
+		r = repeat_stage_prepare(R, cfg, rt->ct, &rt->stage, err);
 		if (r < 0)
 			return r;
 		r = push_target(R, "tear the target down", undo_stage, rt, err);
 		if (r < 0)
 			return r;
 		/* resolved once, here: every later open and removal follows no link at all */
-		if (rep_stage_dir(rt->stage) && !realpath(rep_stage_dir(rt->stage), rt->dir)) {
+		if (repeat_stage_dir(rt->stage) && !realpath(repeat_stage_dir(rt->stage), rt->dir)) {
 			dut_error_set(err, "target %s: cannot resolve %s: %s", rt->ct->target->name,
-				      rep_stage_dir(rt->stage), strerror(errno));
+				      repeat_stage_dir(rt->stage), strerror(errno));
 			return -errno;
 		}
 	}
 	for (size_t t = 0; t < R->e->ntargets; t++) {
-		struct rep_target *rt = &x->targets[t];
+		struct repeat_target *rt = &x->targets[t];
 
 		if (!rt->data)
 			continue;
@@ -781,13 +778,13 @@ static void report_undo(const char *label, int ret, const struct dut_error *err,
 		runner_warn(R, "teardown: %s: %s", label, err->msg);
 }
 
-void rep_teardown(struct runner *R)
+void repeat_teardown(struct runner *R)
 {
-	struct rep_ctx *x = R->rep;
+	struct repeat_ctx *x = R->rep;
 
 	if (!x)
 		return;
-	rep_mark(R, "teardown");
+	repeat_mark(R, "teardown");
 	run_cleanup_unwind(&x->cleanup, report_undo, R);
 	run_cleanup_free(&x->cleanup);
 	free(x->targets);

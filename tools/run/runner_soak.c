@@ -34,17 +34,11 @@ static void last_progress_line(const char *log, char *buf, size_t len)
 {
 	char tail[LOG_TAIL_BYTES + 1];
 	_cleanup_close_ int fd = open(log, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	off_t end;
-	ssize_t n;
 	char *p, *nl;
 
 	buf[0] = '\0';
-	if (fd < 0 || (end = lseek(fd, 0, SEEK_END)) < 0)
+	if (fd < 0 || dut_read_tail(fd, tail, sizeof(tail)) <= 0)
 		return;
-	n = pread(fd, tail, LOG_TAIL_BYTES, end > LOG_TAIL_BYTES ? end - LOG_TAIL_BYTES : 0);
-	if (n <= 0)
-		return;
-	tail[n] = '\0';
 	for (p = tail; (p = strstr(p, "progress: ")); p++) {
 		nl = strchr(p, '\n');
 		if (!nl)
@@ -54,7 +48,7 @@ static void last_progress_line(const char *log, char *buf, size_t len)
 }
 
 /* "trace 812345 records (0 dropped), 3 rotations" from a mount's .dutfs/stats.json. */
-static void trace_state(const struct rep_target *t, char *buf, size_t len)
+static void trace_state(const struct repeat_target *t, char *buf, size_t len)
 {
 	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX + 32];

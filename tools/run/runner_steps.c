@@ -113,7 +113,7 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 			struct dut_error *err)
 {
 	const char *name = s->target ? s->target : R->e->pg_target;
-	struct rep_target *t = NULL;
+	struct repeat_target *t = NULL;
 
 	for (size_t i = 0; i < R->e->ntargets; i++)
 		if (strcmp(R->e->targets[i].name, name) == 0)
@@ -123,12 +123,12 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 		return -EINVAL;
 	}
 	if (s->raw) {
-		if (!rep_stage_device(t->stage)) {
+		if (!repeat_stage_device(t->stage)) {
 			dut_error_set(err, "step %s: raw = yes needs an image or device target, %s is a directory",
 				      s->name, name);
 			return -EINVAL;
 		}
-		run_pathf(buf, len, "%s", rep_stage_device(t->stage));
+		run_pathf(buf, len, "%s", repeat_stage_device(t->stage));
 		return 0;
 	}
 	if (s->type->workdir)
@@ -136,11 +136,11 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 	if (s->type->reads_only) {
 		/* a kind that only reads (identify): the target's directory names its filesystem
 		 * and device; without a filesystem, the image's loop device or the device itself */
-		if (!t->dir[0] && !rep_stage_device(t->stage)) {
+		if (!t->dir[0] && !repeat_stage_device(t->stage)) {
 			dut_error_set(err, "step %s: target %s has neither a filesystem nor a device", s->name, name);
 			return -EINVAL;
 		}
-		run_pathf(buf, len, "%s", t->dir[0] ? t->dir : rep_stage_device(t->stage));
+		run_pathf(buf, len, "%s", t->dir[0] ? t->dir : repeat_stage_device(t->stage));
 		return 0;
 	}
 	if (!t->dir[0]) {
@@ -165,7 +165,7 @@ static int probe_target(struct runner *R, const struct dut_step *s, char *buf, s
 /* The standby's replay lag, as pgload sampled it during the step, into replica.json. */
 static void save_replica_lag(struct runner *R, const struct dut_step *s, const char *json, const char *file)
 {
-	struct rep_ctx *x = R->rep;
+	struct repeat_ctx *x = R->rep;
 	char path[PATH_MAX + 32];
 	json_object *result = json_object_from_file(json), *doc;
 	int r;
@@ -224,7 +224,7 @@ static enum run_status finish_status(int r, int status)
 }
 
 /* The CPU time of the repetition's dutfs daemons so far (ticks); -errno, -ENOENT without one. */
-static int dutfs_cpu(const struct rep_ctx *x, size_t ntargets, uint64_t *ret)
+static int dutfs_cpu(const struct repeat_ctx *x, size_t ntargets, uint64_t *ret)
 {
 	uint64_t sum = 0, t;
 	unsigned n = 0;
@@ -241,10 +241,10 @@ static int dutfs_cpu(const struct rep_ctx *x, size_t ntargets, uint64_t *ret)
 	return n ? 0 : -ENOENT;
 }
 
-int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err)
+int repeat_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_error *err)
 {
 	const struct dut_step *s = &R->e->steps[it->step];
-	struct rep_ctx *x = R->rep;
+	struct repeat_ctx *x = R->rep;
 	struct run_rep_state *rs = &R->st->cfgs[x->cfg].reps[x->rep];
 	struct run_step_state *ss = &rs->steps[it->step];
 	char base[128], json[PATH_MAX + 160], log[PATH_MAX + 160], relmap[PATH_MAX + 32];
@@ -276,7 +276,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 	}
 	if (s->type->restores) {
 		const char *d = dut_step_param(s, "dump")->text;
-		const struct rep_target *pg = NULL;
+		const struct repeat_target *pg = NULL;
 
 		for (size_t i = 0; i < R->e->ntargets; i++)
 			if (x->targets[i].ct->holds_pgdata)
@@ -321,7 +321,7 @@ int rep_run_step(struct runner *R, const struct dut_plan_item *it, struct dut_er
 		dut_host_utc_now(ss->started_at, sizeof(ss->started_at));
 	}
 	ss->status = RUN_RUNNING;
-	rep_mark(R, s->mark ? s->mark : s->name);
+	repeat_mark(R, s->mark ? s->mark : s->name);
 	dutfs_cpu_ok = dutfs_cpu(x, R->e->ntargets, &dutfs0) == 0;
 	o.timeout_ns = 4 * it->est_ns > STEP_TIMEOUT_MIN_NS ? 4 * it->est_ns : STEP_TIMEOUT_MIN_NS;
 	soak_watch_start(&watch, R, it, log, &o);

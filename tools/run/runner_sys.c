@@ -216,25 +216,14 @@ int run_umount(const char *mnt, uint64_t timeout_ns, struct dut_error *err)
 /* A zombie that init has not reaped yet counts as gone. */
 static bool pid_alive(pid_t pid)
 {
-	char path[64], buf[512];
-	FILE *f;
-	bool alive;
+	struct dut_proc_stat st;
+	int r;
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	alive = true;
-	if (fgets(buf, sizeof(buf), f)) {
-		char *rp = strrchr(buf, ')');
-
-		if (rp && rp[1] == ' ' && rp[2] == 'Z')
-			alive = false;
-	}
-	fclose(f);
-	return alive;
+	r = dut_pstat_read(pid, &st);
+	/* a stat that does not parse says nothing: alive, as kill(2) said */
+	return r == 0 ? st.state != 'Z' : r == -EINVAL;
 }
 
 int run_wait_gone(pid_t pid, uint64_t timeout_ns)
@@ -335,31 +324,15 @@ int run_self_exe(char *buf, size_t len)
 	return 0;
 }
 
-int run_pstat_cpu_ticks(const char *text, uint64_t *ret)
-{
-	struct dut_proc_stat st;
-
-	if (dut_pstat_parse(text, &st) < 0)
-		return -EINVAL;
-	*ret = st.utime + st.stime;
-	return 0;
-}
-
 int run_proc_cpu_ticks(pid_t pid, uint64_t *ret)
 {
-	char path[64], buf[1024];
-	ssize_t n;
-	int fd;
+	struct dut_proc_stat st;
+	int r = dut_pstat_read(pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return run_pstat_cpu_ticks(buf, ret);
+	if (r < 0)
+		return r;
+	*ret = st.utime + st.stime;
+	return 0;
 }
 
 long run_clock_ticks(void)

@@ -39,10 +39,7 @@ int run_spawn(char *const argv[], const char *log_path, bool inherit, pid_t *ret
  * " (deleted)" of a binary replaced while running); 0 or -errno. */
 int run_self_exe(char *buf, size_t len);
 uint64_t run_now_ns(void);
-/* utime + stime of a /proc/PID/stat text (after the command's closing
- * parenthesis), clock ticks; -EINVAL.  Pure. */
-int run_pstat_cpu_ticks(const char *text, uint64_t *ret);
-/* The same of process pid; -errno. */
+/* utime + stime of process pid (/proc/PID/stat), clock ticks; -errno. */
 int run_proc_cpu_ticks(pid_t pid, uint64_t *ret);
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
 long run_clock_ticks(void);

@@ -21,11 +21,11 @@
 #include "tools/run/stage.h"
 #include "tools/run/stage/stage_pure.h"
 
-struct rep_stage {
+struct repeat_stage {
 	struct dut_stage *stage;
 };
 
-void rep_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len)
+void repeat_target_path(const struct runner *R, const struct dut_target *t, char *buf, size_t len)
 {
 	char rel[PATH_MAX], cwd[PATH_MAX];
 
@@ -40,7 +40,7 @@ void rep_target_path(const struct runner *R, const struct dut_target *t, char *b
 		run_pathf(buf, len, "%s", rel);
 }
 
-int rep_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen)
+int repeat_path_filesystem(const char *path, char *fstype, size_t fslen, char *mnt, size_t mntlen)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ struct dut_mount *e = NULL;
@@ -93,7 +93,7 @@ static void image_dir(const struct runner *R, const struct dut_target *t, char *
 {
 	char *slash;
 
-	rep_target_path(R, t, buf, len);
+	repeat_target_path(R, t, buf, len);
 	slash = strrchr(buf, '/');
 	if (slash && slash != buf)
 		*slash = '\0';
@@ -101,7 +101,7 @@ static void image_dir(const struct runner *R, const struct dut_target *t, char *
 		run_pathf(buf, len, "%s", slash ? "/" : ".");
 }
 
-int rep_make_image_dirs(struct runner *R, struct dut_error *err)
+int repeat_make_image_dirs(struct runner *R, struct dut_error *err)
 {
 	char dir[PATH_MAX];
 	struct stat st;
@@ -127,8 +127,8 @@ int rep_make_image_dirs(struct runner *R, struct dut_error *err)
 	return 0;
 }
 
-int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
-		    struct dut_error *err)
+int repeat_stage_check(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
+		       struct dut_error *err)
 {
 	char mnt_root[PATH_MAX], dir[PATH_MAX];
 	struct dut_stage_spec spec;
@@ -137,7 +137,7 @@ int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct
 	if (ct->target->type == DUT_TARGET_IMAGE && R->o->dry_run) {
 		image_dir(R, ct->target, dir, sizeof(dir));
 		if (stat(dir, &st) < 0)
-			return 0;       /* said by rep_make_image_dirs; a run checks after making it */
+			return 0;       /* said by repeat_make_image_dirs; a run checks after making it */
 	}
 	spec_of(R, ct, mnt_root, sizeof(mnt_root), &spec);
 	return dut_stage_check(&spec, err);
@@ -148,7 +148,7 @@ int rep_stage_check(struct runner *R, const struct dut_config *cfg, const struct
  * data goes to and the filesystem that directory is on (for a directory
  * target the filesystem it already had, which the experiment calls
  * "none"); whether dutfs is mounted over it is set when it is
- * (rep_target_dutfs_mounted).  Out of memory only loses the record.
+ * (repeat_target_dutfs_mounted).  Out of memory only loses the record.
  */
 static void note_target(struct runner *R, const struct dut_config_target *ct, const char *dir)
 {
@@ -163,14 +163,14 @@ static void note_target(struct runner *R, const struct dut_config_target *ct, co
 		return;
 	rs->targets = v;
 	t = &v[rs->ntargets++];
-	rep_target_path(R, ct->target, path, sizeof(path));
+	repeat_target_path(R, ct->target, path, sizeof(path));
 	*t = (struct run_rep_target){ .name = strdup(ct->target->name), .path = strdup(path),
 				      .dir = dir ? strdup(dir) : NULL };
-	if (dir && rep_path_filesystem(dir, fstype, sizeof(fstype), NULL, 0) == 0)
+	if (dir && repeat_path_filesystem(dir, fstype, sizeof(fstype), NULL, 0) == 0)
 		t->filesystem = strdup(fstype);
 }
 
-void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct)
+void repeat_target_dutfs_mounted(struct runner *R, const struct dut_config_target *ct)
 {
 	struct run_rep_state *rs;
 
@@ -182,12 +182,12 @@ void rep_target_dutfs_mounted(struct runner *R, const struct dut_config_target *
 			rs->targets[i].dutfs = true;
 }
 
-int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
-		      struct rep_stage **ret, struct dut_error *err)
+int repeat_stage_prepare(struct runner *R, const struct dut_config *cfg, const struct dut_config_target *ct,
+			 struct repeat_stage **ret, struct dut_error *err)
 {
 	char mnt_root[PATH_MAX];
 	struct dut_stage_spec spec;
-	struct rep_stage *s = calloc(1, sizeof(*s));
+	struct repeat_stage *s = calloc(1, sizeof(*s));
 	int r;
 
 	if (!s)
@@ -203,17 +203,17 @@ int rep_stage_prepare(struct runner *R, const struct dut_config *cfg, const stru
 	return 0;
 }
 
-const char *rep_stage_dir(const struct rep_stage *s)
+const char *repeat_stage_dir(const struct repeat_stage *s)
 {
 	return dut_stage_dir(s->stage);
 }
 
-const char *rep_stage_device(const struct rep_stage *s)
+const char *repeat_stage_device(const struct repeat_stage *s)
 {
 	return dut_stage_device(s->stage);
 }
 
-int rep_stage_teardown(struct rep_stage *s, struct dut_error *err)
+int repeat_stage_teardown(struct repeat_stage *s, struct dut_error *err)
 {
 	int r = s ? dut_stage_teardown(s->stage, err) : 0;
 
@@ -240,12 +240,12 @@ static void print_resolved_target(struct runner *R, const struct dut_config *cfg
 	struct stat st;
 	bool exists;
 
-	rep_target_path(R, t, path, sizeof(path));
+	repeat_target_path(R, t, path, sizeof(path));
 	resolved(path, abs, sizeof(abs));
 	exists = stat(abs, &st) == 0;
 	fprintf(out, "    target %s: %s %s", t->name, dut_target_type_name(t->type), abs);
 	if (t->type == DUT_TARGET_DIRECTORY) {
-		if (exists && rep_path_filesystem(abs, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
+		if (exists && repeat_path_filesystem(abs, fstype, sizeof(fstype), mnt, sizeof(mnt)) == 0)
 			fprintf(out, " (on %s, mounted at %s)", fstype, mnt);
 		else if (!exists && strncmp(abs, run_var_root(), strlen(run_var_root())) == 0 &&
 			 abs[strlen(run_var_root())] == '/')
@@ -283,7 +283,7 @@ static void print_resolved_target(struct runner *R, const struct dut_config *cfg
 	}
 }
 
-void rep_print_resolved(struct runner *R, FILE *out)
+void repeat_print_resolved(struct runner *R, FILE *out)
 {
 	fprintf(out, "\nresolved paths (<pid>: the process id of the run; <mount>: the target's mount point):\n");
 	for (size_t c = 0; c < R->plan->nconfigs; c++) {

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/run_manifest.h"
 #include "tools/report/chart_priv.h"
 #include "tools/report/findings_priv.h"
 #include "tools/report/report_answer_bursts.h"
@@ -38,7 +39,7 @@ static void oltp_answer(struct rdoc *d, const struct rundir_model *m, const char
 /* The database the run measured: pgload's target.database_bytes. */
 static double oltp_database_bytes(const struct dut_result *d)
 {
-	return json_object_get_double(rundir_jget(rundir_jget(dut_result_json(d), "target"), "database_bytes"));
+	return json_object_get_double(rundir_jget(rundir_jget(dut_result_json(d), "target"), DUT_RM_DATABASE_BYTES));
 }
 
 const struct rundir_kind_ops rundir_kind_oltp_run = {
