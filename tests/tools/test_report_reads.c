@@ -15,6 +15,7 @@
 #include "lib/relmap.h"
 #include "lib/result.h"
 #include "tests/cu_main.h"
+#include "tools/report/findings.h"
 #include "tools/report/report.h"
 #include "tools/report/report_doc.h"
 #include "tools/report/report_run_reads.h"
@@ -23,6 +24,7 @@
 
 DUT_DEFINE_FREEP(struct rundir_model *, rundir_model_free)
 DUT_DEFINE_FREEP(struct rdoc *, rdoc_free)
+DUT_DEFINE_FREEP(struct findings *, findings_free)
 
 static struct dut_trace_file files[] = {
 	{ 1, "base/5/16384", { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5, .tablespace_oid = 1663,
@@ -190,9 +192,44 @@ static void test_table_only_when_io_method_differs(void)
 	relmap_free(m);
 }
 
+/* The report's PostgreSQL line names each configuration's io_method (18 and
+ * later), one line when every configuration ran the same server and method. */
+static void test_postgres_line_names_io_method(void)
+{
+#define PG18 "\"postgres\":{\"major\":18,\"version\":\"postgres (PostgreSQL) 18.6\",\"bindir\":\"/pg/18/bin\"},"
+	static const char text[] = "{\"schema\":\"dutlab-run\",\"schema_version\":1,\"experiment\":{\"name\":"
+		"\"io-method\"},\"status\":\"complete\",\"configs\":["
+		"{\"index\":0,\"name\":\"io_method=sync\",\"dir\":\"c0\",\"status\":\"complete\"," PG18 "\"reps\":[" REP("0") "]},"
+		"{\"index\":1,\"name\":\"io_method=worker\",\"dir\":\"c1\",\"status\":\"complete\"," PG18 "\"reps\":[" REP("1") "]}]}";
+#undef PG18
+	static const struct { const char *m0, *m1, *want; } rows[] = {
+		{ "sync", "worker", "- 0 io_method=sync: postgres (PostgreSQL) 18.6, from /pg/18/bin, io_method sync\n"
+				    "- 1 io_method=worker: postgres (PostgreSQL) 18.6, from /pg/18/bin, io_method worker" },
+		{ "io_uring", "io_uring", "PostgreSQL: postgres (PostgreSQL) 18.6, from /pg/18/bin, io_method io_uring." },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		_cleanup_(rundir_model_freep) struct rundir_model *m = NULL;
+		_cleanup_(findings_freep) struct findings *f = NULL;
+		_cleanup_(rdoc_freep) struct rdoc *d = NULL;
+		_cleanup_free_ char *md = NULL;
+		struct dut_error err = { { 0 } };
+
+		CU_ASSERT_EQUAL_FATAL(rundir_manifest_parse(text, strlen(text), "m.json", &m, &err), 0);
+		m->configs[0].reps[0].steps[0].docs[0].doc = doc_of(rows[i].m0);
+		m->configs[1].reps[0].steps[0].docs[0].doc = doc_of(rows[i].m1);
+		CU_ASSERT_EQUAL_FATAL(findings_build(m, &f), 0);
+		CU_ASSERT_EQUAL_FATAL(report_run_build(m, f, NULL, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(render_md(d, &md), 0);
+		CU_CHECK(strstr(md, rows[i].want) != NULL, "row %zu: no \"%s\" in\n%.2500s", i, rows[i].want,
+			 strstr(md, "## Configurations") ?: md);
+	}
+}
+
 static const struct cu_test tests[] = {
 	{ "reads_of_a_step", test_reads_of_a_step },
 	{ "table_only_when_io_method_differs", test_table_only_when_io_method_differs },
+	{ "postgres_line_names_io_method", test_postgres_line_names_io_method },
 	{ NULL, NULL },
 };
 

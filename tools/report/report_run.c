@@ -133,21 +133,27 @@ static void config_filesystem(const struct rundir_config *c, char *buf, size_t n
 
 /* Under the Configurations table: the PostgreSQL of the configurations that had
  * a cluster (manifest "postgres"), one line when they all ran the same. */
-/* ", 16 kB blocks" when not PostgreSQL's default 8 kB (and the WAL's likewise); "" */
+/* ", 16 kB blocks" when not PostgreSQL's default 8 kB (and the WAL's likewise),
+ * and ", io_method worker" where the server has one (18 and later: its reads
+ * are synchronous, by I/O workers or through io_uring, which changes what the
+ * trace shows); "" */
 static void blocks_text(const struct rundir_config *c, char *buf, size_t n)
 {
+	const char *meth = report_config_io_method(c);
 	size_t used = 0;
 
 	buf[0] = 0;
 	if (c->pg_block_kb && c->pg_block_kb != 8)
 		used = (size_t)snprintf(buf, n, ", %u kB blocks", c->pg_block_kb);
 	if (c->pg_wal_block_kb && c->pg_wal_block_kb != 8 && used < n)
-		snprintf(buf + used, n - used, ", %u kB WAL blocks", c->pg_wal_block_kb);
+		used += (size_t)snprintf(buf + used, n - used, ", %u kB WAL blocks", c->pg_wal_block_kb);
+	if (meth && used < n)
+		snprintf(buf + used, n - used, ", io_method %s", meth);
 }
 
 static void postgres_line(struct rdoc *d, const struct rundir_model *m)
 {
-	char bl[64];
+	char bl[128];
 	const struct rundir_config *first = NULL;
 	bool same = true;
 
@@ -159,7 +165,9 @@ static void postgres_line(struct rdoc *d, const struct rundir_model *m)
 		if (!first)
 			first = c;
 		same &= strcmp(c->pg_version, first->pg_version) == 0 && strcmp(c->pg_bindir, first->pg_bindir) == 0 &&
-			c->pg_block_kb == first->pg_block_kb && c->pg_wal_block_kb == first->pg_wal_block_kb;
+			c->pg_block_kb == first->pg_block_kb && c->pg_wal_block_kb == first->pg_wal_block_kb &&
+			!strcmp(report_config_io_method(c) ? report_config_io_method(c) : "",
+				report_config_io_method(first) ? report_config_io_method(first) : "");
 	}
 	if (!first)
 		return;
