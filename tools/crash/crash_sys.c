@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "lib/pgbin.h"
 #include "lib/pstat.h"
 #include "lib/spawn.h"
@@ -238,21 +239,53 @@ int crash_kill_server(pid_t postmaster, unsigned timeout_ms)
 	}
 }
 
+static size_t read_cmdline(pid_t pid, char *buf, size_t len);
+
+int crash_read_server_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len)
+{
+	return dut_read_file_owned(path, DUT_ANY_OWNER, max_bytes, ret_buf, ret_len);
+}
+
+/*
+ * Whether pid runs a program named postgres as uid: postmaster.pid is
+ * postgres's to write, and root SIGKILLs the pid it names, so a pid of
+ * anyone else's process (or root's) is not taken from it.
+ */
+static bool is_postgres_as(pid_t pid, uid_t uid)
+{
+	char path[64], buf[4096];
+	size_t n, plen;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid != uid)
+		return false;
+	n = read_cmdline(pid, buf, sizeof(buf));
+	plen = n ? strlen(buf) : 0;
+	return plen >= 8 && strcmp(buf + plen - 8, "postgres") == 0;
+}
+
 int crash_read_postmaster_pid(const char *pgdata, pid_t *ret)
 {
 	char path[4200], *buf = NULL;
-	size_t len = 0;
+	struct stat st;
+	ssize_t n;
 	long v;
-	int r;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/postmaster.pid", pgdata);
-	r = dut_read_small_file(path, 4096, &buf, &len);
-	if (r < 0)
-		return r;
-	v = len ? strtol(buf, NULL, 10) : 0;
+	fd = dut_open_regular(path, DUT_ANY_OWNER, &st);
+	if (fd < 0)
+		return fd;
+	buf = calloc(1, 4096);
+	n = buf ? read(fd, buf, 4095) : -1;
+	close(fd);
+	v = n > 0 ? strtol(buf, NULL, 10) : 0;
 	free(buf);
 	if (v <= 0)
 		return -ENODATA;
+	if (st.st_uid == 0 || v > INT_MAX || !is_postgres_as((pid_t)v, st.st_uid))
+		return -ESRCH;
 	*ret = (pid_t)v;
 	return 0;
 }
@@ -284,7 +317,7 @@ bool crash_file_mentions(const char *path, const char *needle, uint64_t from_off
 	size_t len = 0;
 	bool found;
 
-	if (dut_read_small_file(path, 64u << 20, &buf, &len) < 0)
+	if (crash_read_server_file(path, 64u << 20, &buf, &len) < 0)
 		return false;
 	found = from_offset < len && memmem(buf + from_offset, len - from_offset, needle, strlen(needle));
 	free(buf);
