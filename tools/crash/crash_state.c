@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "tools/crash/crash.h"
 #include "tools/crash/crash_state_priv.h"
 #include "tools/crash/crash_sys.h"
@@ -185,8 +186,8 @@ static int setup(struct st_run *s, const struct crash_state *st, struct crash_ou
 	snprintf(s->rules, sizeof(s->rules), "%s/dutfs-shape.ini", s->dir);
 	snprintf(s->state_rules, sizeof(s->state_rules), "%s/rules.ini", s->dir);
 	if (crash_state_rules(st, rules, sizeof(rules)) < 0 ||
-	    dut_write_file_atomic(s->state_rules, rules, strlen(rules), 0600) < 0 ||
-	    dut_write_file_atomic(rules_path, rules, strlen(rules), 0600) < 0) {
+	    dut_write_file_nofollow(s->state_rules, rules, strlen(rules), 0600, (uid_t)-1, (gid_t)-1) < 0 ||
+	    dut_write_file_nofollow(rules_path, rules, strlen(rules), 0600, (uid_t)-1, (gid_t)-1) < 0) {
 		crash_msg(o->error, sizeof(o->error), "cannot write %s", rules_path);
 		return -EIO;
 	}
@@ -307,7 +308,7 @@ out_crashed:
 	 * otherwise fire during recovery.  reload starts from fresh rules: no
 	 * counters, an empty journal.
 	 */
-	if (dut_write_file_atomic(s->rules, after_crash_rules, strlen(after_crash_rules), 0600) < 0 ||
+	if (dut_write_file_nofollow(s->rules, after_crash_rules, strlen(after_crash_rules), 0600, (uid_t)-1, (gid_t)-1) < 0 ||
 	    control(s, "reload", why, sizeof(why)) < 0) {
 		crash_msg(o->error, sizeof(o->error), "reload of the fault-free rules failed: %s", why);
 		return -EIO;

@@ -180,7 +180,7 @@ static unsigned shm_remove(struct crash_shm *s)
 
 		snprintf(path, sizeof(path), "/dev/shm/%s", s->dsm[i]);
 		/* the control segment is small (27 KiB for 122 backends); data segments are not read */
-		if (dut_read_small_file(path, 256u << 10, &buf, &len) == 0)
+		if (crash_read_server_file(path, 256u << 10, &buf, &len) == 0)
 			crash_shm_from_control(buf, len, s);
 		free(buf);
 	}
@@ -299,11 +299,17 @@ uint64_t crash_file_size(const char *path)
 
 int crash_append_file(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/* postgresql.auto.conf in pgdata, which postgres writes: a regular file only */
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	int r = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	if (dut_write_all(fd, text, strlen(text)) < 0)
 		r = -EIO;
 	if (close(fd) < 0 && !r)
