@@ -428,7 +428,10 @@ static int given_dir(const char *what, const char *path, char *buf, size_t len)
 		refuse_dir(what, buf, bad, r);
 		return r;
 	}
-	return 0;
+	/* one that existed keeps its mode otherwise: a root 0700 one would shut postgres out */
+	if ((r = set_dir_mode(buf, 0755)) < 0)
+		dut_err("crash: cannot set the mode of %s: %s", buf, dut_fs_safe_strerror(r));
+	return r;
 }
 
 /* A new directory prefix.XXXXXX (mkdtemp: never one that existed), 0755. */
