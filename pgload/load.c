@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgload/datagen.h"
@@ -167,19 +168,26 @@ static int run_jobs(struct load_job *jobs, unsigned n, struct dut_error *err)
 static int ack(const struct pgl_init_opts *o, const char *what, const char *table, struct dut_error *err)
 {
 	char line[128];
+	struct stat st;
 	int fd, n, r = 0;
 
 	if (!o->ack_log)
 		return 0;
 	n = snprintf(line, sizeof(line), "%s%s%s\n", what, table ? " " : "", table ? table : "");
 	errno = EIO;   /* a short write sets none */
-	fd = open(o->ack_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, line, (size_t)n) != n || fdatasync(fd) < 0)
+	/* appended to as root in a directory others may write: no link, a regular file only */
+	fd = open(o->ack_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if (write(fd, line, (size_t)n) != n || fdatasync(fd) < 0)
 		r = -errno;
 	if (fd >= 0)
 		close(fd);
 	if (r < 0)
-		dut_error_set(err, "--ack-log %s: %s", o->ack_log, strerror(-r));
+		dut_error_set(err, "--ack-log %s: %s", o->ack_log,
+			      r == -ELOOP ? "a symbolic link (refused)" : r == -EINVAL ? "not a regular file" : strerror(-r));
 	return r;
 }
 

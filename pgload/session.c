@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/fs_safe.h"
 #include "pgload/pgconn.h"
 #include "pgload/session.h"
 
@@ -94,6 +95,7 @@ int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_err
 	time_t now = time(NULL);
 	struct tm tm;
 	json_object *doc;
+	const char *text;
 	int r = 0;
 
 	gmtime_r(&now, &tm);
@@ -101,10 +103,18 @@ int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_err
 	doc = pgl_relmap_to_json(m, when);
 	if (!doc)
 		return -ENOMEM;
-	if (json_object_to_file_ext(path, doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
-		dut_error_set(err, "cannot write the relmap to %s: %s", path, json_util_get_last_err());
-		r = -EIO;
-	}
+	/*
+	 * Run as root into a directory postgres or another user may write
+	 * (a crash campaign's work directory): a link or file planted at path
+	 * is replaced, never followed (lib/fs_safe.h).
+	 */
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		r = -ENOMEM;
+	else
+		r = dut_write_file_nofollow(path, text, strlen(text), 0644, (uid_t)-1, (gid_t)-1);
+	if (r < 0)
+		dut_error_set(err, "cannot write the relmap to %s: %s", path, dut_fs_safe_strerror(r));
 	json_object_put(doc);
 	return r;
 }

@@ -6,6 +6,7 @@
  * table and writes the result document (crash_result.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <ini.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "lib/log.h"
 #include "lib/pgbin.h"
 #include "lib/units.h"
@@ -69,7 +71,8 @@ const char dutlab_crash_usage[] =
 	"  --scratch DIR  where the template clusters and each state's copy go (default: /dev/shm\n"
 	"                 when it is a tmpfs with 2 GiB free and --keep is not given, else the\n"
 	"                 work directory)\n"
-	"  --workdir DIR  where the clusters go (default /var/tmp/dutlab/crash-PID; removed after)\n"
+	"  --workdir DIR  where the clusters go (default a new /var/tmp/dutlab/crash.XXXXXX; removed after;\n"
+	"                 one that exists must be root's, not writable by others, no symlink)\n"
 	"  --json FILE    the result document (\"-\" = stdout, then no table)\n"
 	"  --keep         keep every state's files (default: only those of damaged states)\n"
 	"  exit status: 0 pass, 1 a state was damaged or a negative control saw nothing, 2 usage,\n"
@@ -378,6 +381,103 @@ static int find_tools(struct crash_ctx *x, const char *want_bindir)
 }
 
 /*
+ * The work and scratch directories are where root mounts dutfs, removes
+ * trees and writes files, so nobody else may control them or any directory
+ * above them: a directory planted by another user (or a symbolic link to
+ * one) would let that user choose what root mounts where (docs/crash.md
+ * "Safety").  PostgreSQL runs as postgres and must search the work directory
+ * down to the mount, hence 0755, set through a descriptor opened without
+ * following links.
+ */
+static int set_dir_mode(const char *path, mode_t mode)
+{
+	int fd = dut_open_nofollow(path, O_RDONLY | O_DIRECTORY);
+	int r = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fchmod(fd, mode) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static void refuse_dir(const char *what, const char *path, const char *bad, int r)
+{
+	if (r == -ELOOP || r == -EPERM || r == -EACCES || r == -ENOTDIR || r == -EINVAL)
+		dut_err("crash: refusing %s %s (%s: %s): dutlab crash as root mounts, removes and writes there, "
+			"so it and every directory above it must be root's and not writable by others (or "
+			"sticky, like /tmp), with no symbolic link: remove it, or chown root and chmod go-w it",
+			what, path, bad[0] ? bad : path, dut_fs_safe_strerror(r));
+	else
+		dut_err("crash: cannot create %s %s (%s): %s", what, path, bad[0] ? bad : path, strerror(-r));
+}
+
+/* A directory the user named: root's and private if it exists, else made so. */
+static int given_dir(const char *what, const char *path, char *buf, size_t len)
+{
+	char bad[PATH_MAX] = "";
+	int r;
+
+	if (snprintf(buf, len, "%s", path) >= (int)len) {
+		dut_err("crash: %s %.80s...: too long", what, path);
+		return -ENAMETOOLONG;
+	}
+	r = dut_ensure_private_dir(buf, 0755, bad, sizeof(bad));
+	if (r < 0) {
+		refuse_dir(what, buf, bad, r);
+		return r;
+	}
+	/* one that existed keeps its mode otherwise: a root 0700 one would shut postgres out */
+	if ((r = set_dir_mode(buf, 0755)) < 0)
+		dut_err("crash: cannot set the mode of %s: %s", buf, dut_fs_safe_strerror(r));
+	return r;
+}
+
+/* A new directory prefix.XXXXXX (mkdtemp: never one that existed), 0755. */
+static int fresh_dir(const char *prefix, char *buf, size_t len)
+{
+	int r;
+
+	if (snprintf(buf, len, "%s.XXXXXX", prefix) >= (int)len) {
+		dut_err("crash: %.80s...: too long", prefix);
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(buf)) {
+		r = -errno;
+		dut_err("crash: cannot create %s: %s", buf, strerror(-r));
+		return r;
+	}
+	if ((r = set_dir_mode(buf, 0755)) < 0) {
+		dut_err("crash: cannot set the mode of %s: %s", buf, dut_fs_safe_strerror(r));
+		rmdir(buf);
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * The work directory: --workdir (see given_dir), else a new one under the
+ * var root, which must itself be root's and private as for `dutlab run`
+ * (nothing creates /var/tmp/dutlab at install time, so anyone could have).
+ */
+static int make_work(const struct crash_opts *o, struct crash_ctx *x)
+{
+	char bad[PATH_MAX] = "", prefix[PATH_MAX];
+	int r;
+
+	if (o->workdir)
+		return given_dir("--workdir", o->workdir, x->work, sizeof(x->work));
+	r = dut_ensure_private_dir(run_var_root(), 0755, bad, sizeof(bad));
+	if (r < 0) {
+		refuse_dir("the var root", run_var_root(), bad, r);
+		return r;
+	}
+	snprintf(prefix, sizeof(prefix), "%s/crash", run_var_root());
+	return fresh_dir(prefix, x->work, sizeof(x->work));
+}
+
+/*
  * Where the template clusters and each state's copy go: --scratch, else a
  * tmpfs (/dev/shm) with room, else the work directory.  The copy of a state
  * was a third of its time on a busy disk (docs/crash.md), and the backing
@@ -390,16 +490,11 @@ static int pick_scratch(const struct crash_opts *o, struct crash_ctx *x)
 	bool tmpfs = false;
 
 	if (o->scratch)
-		snprintf(x->scratch, sizeof(x->scratch), "%s", o->scratch);
-	else if (!o->keep && crash_tmpfs_free("/dev/shm", &tmpfs, &free_bytes) == 0 && tmpfs &&
-		 free_bytes >= (2ull << 30))
-		snprintf(x->scratch, sizeof(x->scratch), "/dev/shm/dutlab-crash-%d", (int)getpid());
-	else
-		snprintf(x->scratch, sizeof(x->scratch), "%s", x->work);
-	if (run_mkdir_p(x->scratch, 0755) < 0 || chmod(x->scratch, 0755) < 0) {
-		dut_err("crash: cannot create %s: %s", x->scratch, strerror(errno));
-		return -EIO;
-	}
+		return given_dir("--scratch", o->scratch, x->scratch, sizeof(x->scratch));
+	if (!o->keep && crash_tmpfs_free("/dev/shm", &tmpfs, &free_bytes) == 0 && tmpfs &&
+	    free_bytes >= (2ull << 30))
+		return fresh_dir("/dev/shm/dutlab-crash", x->scratch, sizeof(x->scratch));
+	snprintf(x->scratch, sizeof(x->scratch), "%s", x->work);
 	return 0;
 }
 
@@ -556,14 +651,8 @@ int dutlab_cmd_crash(int argc, char **argv)
 		return 3;
 	/* controls never take the init point: only regular states do */
 	x.want_empty = o.c.states && (o.c.points_mask & (1u << CRASH_AT_INIT));
-	if (o.workdir)
-		snprintf(x.work, sizeof(x.work), "%s", o.workdir);
-	else
-		snprintf(x.work, sizeof(x.work), "%s/crash-%d", run_var_root(), (int)getpid());
-	if (run_mkdir_p(x.work, 0755) < 0 || chmod(x.work, 0755) < 0) {
-		dut_err("crash: cannot create %s: %s", x.work, strerror(errno));
+	if (make_work(&o, &x) < 0)
 		return 3;
-	}
 	made_work = !o.workdir;
 	if (pick_scratch(&o, &x) < 0)
 		return 3;

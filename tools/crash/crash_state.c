@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "tools/crash/crash.h"
 #include "tools/crash/crash_state_priv.h"
 #include "tools/crash/crash_sys.h"
@@ -134,7 +135,7 @@ static void start_failure(struct st_run *s, struct crash_outcome *o)
 	size_t len = 0;
 
 	crash_msg(o->start_failure, sizeof(o->start_failure), "pgload cluster start failed (see %s)", s->log);
-	if (dut_read_small_file(s->server_log, 64u << 20, &buf, &len) < 0)
+	if (crash_read_server_file(s->server_log, 64u << 20, &buf, &len) < 0)
 		return;
 	for (char *p = buf + (s->log_offset < len ? s->log_offset : len); *p;) {
 		size_t n = strcspn(p, "\n");
@@ -166,7 +167,11 @@ static int setup(struct st_run *s, const struct crash_state *st, struct crash_ou
 		return -EIO;
 	}
 	t = crash_now_ms();
-	run_rm_rf(s->x->backing);
+	/* a tree left that cannot be removed would be copied into, or mounted */
+	if ((r = run_rm_rf(s->x->backing)) < 0) {
+		crash_msg(o->error, sizeof(o->error), "cannot remove %s: %s", s->x->backing, strerror(-r));
+		return -EIO;
+	}
 	if ((r = crash_st_cmd(s, cp, 600)) != 0) {
 		crash_msg(o->error, sizeof(o->error), "copying the template cluster failed (see %s)", s->log);
 		return -EIO;
@@ -181,8 +186,8 @@ static int setup(struct st_run *s, const struct crash_state *st, struct crash_ou
 	snprintf(s->rules, sizeof(s->rules), "%s/dutfs-shape.ini", s->dir);
 	snprintf(s->state_rules, sizeof(s->state_rules), "%s/rules.ini", s->dir);
 	if (crash_state_rules(st, rules, sizeof(rules)) < 0 ||
-	    dut_write_file_atomic(s->state_rules, rules, strlen(rules), 0600) < 0 ||
-	    dut_write_file_atomic(rules_path, rules, strlen(rules), 0600) < 0) {
+	    dut_write_file_nofollow(s->state_rules, rules, strlen(rules), 0600, (uid_t)-1, (gid_t)-1) < 0 ||
+	    dut_write_file_nofollow(rules_path, rules, strlen(rules), 0600, (uid_t)-1, (gid_t)-1) < 0) {
 		crash_msg(o->error, sizeof(o->error), "cannot write %s", rules_path);
 		return -EIO;
 	}
@@ -303,7 +308,7 @@ out_crashed:
 	 * otherwise fire during recovery.  reload starts from fresh rules: no
 	 * counters, an empty journal.
 	 */
-	if (dut_write_file_atomic(s->rules, after_crash_rules, strlen(after_crash_rules), 0600) < 0 ||
+	if (dut_write_file_nofollow(s->rules, after_crash_rules, strlen(after_crash_rules), 0600, (uid_t)-1, (gid_t)-1) < 0 ||
 	    control(s, "reload", why, sizeof(why)) < 0) {
 		crash_msg(o->error, sizeof(o->error), "reload of the fault-free rules failed: %s", why);
 		return -EIO;
@@ -314,7 +319,7 @@ out_crashed:
 		char *buf = NULL;
 		size_t len = 0;
 
-		if (dut_read_small_file(s->server_log, 64u << 20, &buf, &len) == 0 && s->log_offset < len)
+		if (crash_read_server_file(s->server_log, 64u << 20, &buf, &len) == 0 && s->log_offset < len)
 			o->in_checkpoint = crash_log_in_checkpoint(buf + s->log_offset, len - s->log_offset);
 		free(buf);
 	}
@@ -389,8 +394,13 @@ int crash_make_template(struct crash_ctx *x, const char *const *sets, unsigned n
 
 	snprintf(s.dir, sizeof(s.dir), "%s/template-logs", x->work);
 	snprintf(s.log, sizeof(s.log), "%s/log.txt", s.dir);
-	run_rm_rf(s.dir);
-	run_rm_rf(x->template_dir);
+	/* what is left of an earlier run in a --workdir: it must go, or be refused */
+	if ((r = run_rm_rf(s.dir)) < 0 || (r = run_rm_rf(x->template_dir)) < 0) {
+		crash_msg(why, why_len, "cannot remove what an earlier run left in %s or %s: %s", s.dir,
+			  x->template_dir, strerror(-r));
+		return -EIO;
+	}
+	r = -EIO;   /* until the template is proven */
 	if (run_mkdir_p(s.dir, 0700) < 0 || run_mkdir_p(x->template_dir, 0755) < 0 || run_mkdir_p(x->mnt, 0755) < 0) {
 		crash_msg(why, why_len, "cannot create the directories in %s: %s", x->work, strerror(errno));
 		return -EIO;
@@ -451,7 +461,10 @@ int crash_make_template(struct crash_ctx *x, const char *const *sets, unsigned n
 
 		memset(&o, 0, sizeof(o));
 		crash_st_amcheck(&s, &o, true);
-		run_rm_rf(x->empty_dir);
+		if (run_rm_rf(x->empty_dir) < 0) {
+			crash_msg(why, why_len, "cannot remove what an earlier run left in %s", x->empty_dir);
+			goto out_stop;
+		}
 		if (o.amcheck_rc != 0 || pgl(&s, "cluster", "stop", NULL, 120) != 0 || crash_st_cmd(&s, cp, 600) != 0 ||
 		    pgl(&s, "cluster", "start", NULL, 120) != 0 ||
 		    crash_read_postmaster_pid(x->pgdata, &s.postmaster) < 0) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/file_io.h"
+#include "lib/fs_safe.h"
 #include "lib/pgbin.h"
 #include "lib/pstat.h"
 #include "lib/spawn.h"
@@ -179,7 +180,7 @@ static unsigned shm_remove(struct crash_shm *s)
 
 		snprintf(path, sizeof(path), "/dev/shm/%s", s->dsm[i]);
 		/* the control segment is small (27 KiB for 122 backends); data segments are not read */
-		if (dut_read_small_file(path, 256u << 10, &buf, &len) == 0)
+		if (crash_read_server_file(path, 256u << 10, &buf, &len) == 0)
 			crash_shm_from_control(buf, len, s);
 		free(buf);
 	}
@@ -238,21 +239,53 @@ int crash_kill_server(pid_t postmaster, unsigned timeout_ms)
 	}
 }
 
+static size_t read_cmdline(pid_t pid, char *buf, size_t len);
+
+int crash_read_server_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len)
+{
+	return dut_read_file_owned(path, DUT_ANY_OWNER, max_bytes, ret_buf, ret_len);
+}
+
+/*
+ * Whether pid runs a program named postgres as uid: postmaster.pid is
+ * postgres's to write, and root SIGKILLs the pid it names, so a pid of
+ * anyone else's process (or root's) is not taken from it.
+ */
+static bool is_postgres_as(pid_t pid, uid_t uid)
+{
+	char path[64], buf[4096];
+	size_t n, plen;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid != uid)
+		return false;
+	n = read_cmdline(pid, buf, sizeof(buf));
+	plen = n ? strlen(buf) : 0;
+	return plen >= 8 && strcmp(buf + plen - 8, "postgres") == 0;
+}
+
 int crash_read_postmaster_pid(const char *pgdata, pid_t *ret)
 {
 	char path[4200], *buf = NULL;
-	size_t len = 0;
+	struct stat st;
+	ssize_t n;
 	long v;
-	int r;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/postmaster.pid", pgdata);
-	r = dut_read_small_file(path, 4096, &buf, &len);
-	if (r < 0)
-		return r;
-	v = len ? strtol(buf, NULL, 10) : 0;
+	fd = dut_open_regular(path, DUT_ANY_OWNER, &st);
+	if (fd < 0)
+		return fd;
+	buf = calloc(1, 4096);
+	n = buf ? read(fd, buf, 4095) : -1;
+	close(fd);
+	v = n > 0 ? strtol(buf, NULL, 10) : 0;
 	free(buf);
 	if (v <= 0)
 		return -ENODATA;
+	if (st.st_uid == 0 || v > INT_MAX || !is_postgres_as((pid_t)v, st.st_uid))
+		return -ESRCH;
 	*ret = (pid_t)v;
 	return 0;
 }
@@ -266,11 +299,17 @@ uint64_t crash_file_size(const char *path)
 
 int crash_append_file(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/* postgresql.auto.conf in pgdata, which postgres writes: a regular file only */
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	int r = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	if (dut_write_all(fd, text, strlen(text)) < 0)
 		r = -EIO;
 	if (close(fd) < 0 && !r)
@@ -284,7 +323,7 @@ bool crash_file_mentions(const char *path, const char *needle, uint64_t from_off
 	size_t len = 0;
 	bool found;
 
-	if (dut_read_small_file(path, 64u << 20, &buf, &len) < 0)
+	if (crash_read_server_file(path, 64u << 20, &buf, &len) < 0)
 		return false;
 	found = from_offset < len && memmem(buf + from_offset, len - from_offset, needle, strlen(needle));
 	free(buf);

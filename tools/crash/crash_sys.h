@@ -31,8 +31,12 @@ int crash_become_subreaper(void);
 void crash_reap_orphans(void);
 /* The postmaster running "postgres -D pgdata" (pg_ctl's way), 0 when none. */
 pid_t crash_find_postmaster(const char *pgdata);
-/* The first line of PGDATA/postmaster.pid; -ENOENT, -ENODATA when empty. */
+/* The first line of PGDATA/postmaster.pid (a regular file, no symbolic link on
+ * the way); -ENOENT, -ENODATA when empty, -ESRCH when it names no process
+ * running postgres as the file's owner (which is not root). */
 int crash_read_postmaster_pid(const char *pgdata, pid_t *ret);
+/* Read a file postgres can write (the server log): no symbolic link, regular. */
+int crash_read_server_file(const char *path, size_t max_bytes, char **ret_buf, size_t *ret_len);
 /* The size of a file (0 when it does not exist). */
 uint64_t crash_file_size(const char *path);
 /* Append text to a file. */

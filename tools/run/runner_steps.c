@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fs_safe.h"
 #include "lib/result.h"
 #include "tools/run/runner_priv.h"
 
@@ -61,6 +63,7 @@ static int step_workdir(struct runner *R, const struct dut_step *s, const char *
 			 struct dut_error *err)
 {
 	struct probe_file_arg *a;
+	struct stat st;
 
 	if (!dir[0]) {
 		dut_error_set(err, "step %s: the %s step needs a filesystem on its target for its work directory",
@@ -68,8 +71,22 @@ static int step_workdir(struct runner *R, const struct dut_step *s, const char *
 		return -EINVAL;
 	}
 	run_pathf(buf, len, "%s/dutlab-%s-%s", dir, s->type->name, s->name);
-	if (access(buf, F_OK) == 0)
-		return 0;
+	/*
+	 * The target may be a directory in /tmp, where anyone could have made
+	 * this name first: root mounts and removes trees in it, so one that
+	 * exists must be root's and not writable by others, with no link on
+	 * the way (lib/fs_safe.h); the tool checks it again.
+	 */
+	if (lstat(buf, &st) == 0) {
+		char bad[PATH_MAX] = "";
+		int r = run_ensure_private_dir(buf, 0755, bad, sizeof(bad));
+
+		if (r < 0)
+			dut_error_set(err, "step %s: refusing the work directory %s (%s: %s): remove it, or chown "
+				      "root and chmod go-w it", s->name, buf, bad[0] ? bad : buf,
+				      dut_fs_safe_strerror(r));
+		return r;
+	}
 	if (!(a = calloc(1, sizeof(*a))))
 		return -ENOMEM;
 	run_pathf(a->path, sizeof(a->path), "%s", buf);

@@ -192,7 +192,8 @@ int run_umount(const char *mnt, uint64_t timeout_ns, struct dut_error *err)
 	uint64_t t0 = run_now_ns();
 
 	for (;;) {
-		if (umount2(mnt, 0) == 0)
+		/* UMOUNT_NOFOLLOW: a mount point replaced by a link must not unmount where it points */
+		if (umount2(mnt, UMOUNT_NOFOLLOW) == 0)
 			return 0;
 		if (errno == EINVAL || errno == ENOENT) {
 			/* not (or no longer) mounted */
@@ -204,7 +205,7 @@ int run_umount(const char *mnt, uint64_t timeout_ns, struct dut_error *err)
 	}
 	int e = errno;
 
-	if (umount2(mnt, MNT_DETACH) == 0) {
+	if (umount2(mnt, MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
 		dut_error_set(err, "%s was busy (%s) for %.0f s: detached it lazily", mnt, strerror(e),
 			      (double)timeout_ns / 1e9);
 		return 0;
