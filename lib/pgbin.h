@@ -102,13 +102,12 @@ void dut_pg_setting_reason(const struct dut_pg_setting_rule *r, const char *name
 #define DUT_PG_BUILD_CONF "dutlab-build.conf"
 #define DUT_PG_DEFAULT_BLOCK_KB 8u     /* BLCKSZ and XLOG_BLCKSZ of every Debian package */
 /*
- * How long a build takes when no cached build on this machine says: measured on
- * the project's 2-core machines (README, "dutlab pg build"): 15 with 16 or
- * 32 kB blocks 923-1,164 s, 18 with its modules 1,549 s.  Later majors have
- * more to compile (18's build took 1.4x 15's).
+ * How long a build takes when no cached build on this machine says: the
+ * slowest of the four measured on a 2-core machine on 2026-12-07 (15 with
+ * 4, 16 and 32 kB blocks: 420, 878 and 437 s; 18: 435 s; the 878 s one
+ * beside a CI run).  The majors did not differ beyond that spread.
  */
-#define DUT_PG_BUILD_SECONDS_GUESS_15 1100u
-#define DUT_PG_BUILD_SECONDS_GUESS_LATER 1600u
+#define DUT_PG_BUILD_SECONDS_GUESS 900u
 
 struct dut_pg_build {
 	unsigned major, block_kb, wal_block_kb;
@@ -133,13 +132,13 @@ const char *dut_pg_cache_root(void);
 /* The build in dir (<cache>/<key>): its DUT_PG_BUILD_CONF into b.  0,
  * -ENOENT (not built), or -errno/-EINVAL with err. */
 int dut_pg_build_read(const char *dir, struct dut_pg_build *b, struct dut_error *err);
+/* The build a bindir belongs to (<cache>/<key>/bin: the record beside bin/),
+ * as dut_pg_build_read; -ENOENT also for a bindir with no parent. */
+int dut_pg_build_of_bindir(const char *bindir, struct dut_pg_build *b, struct dut_error *err);
 /* The seconds a build of major is expected to take, from the times the
- * cached builds recorded: the median of major's builds if any; else of all
- * builds, scaled to major (dut_pg_build_guess_seconds's ratio); else
- * dut_pg_build_guess_seconds(major).  *ret_timed_here (may be NULL): whether
- * the figure comes from builds on this machine. */
+ * cached builds recorded: the median of major's builds if any, else of all
+ * builds, else DUT_PG_BUILD_SECONDS_GUESS.  *ret_timed_here (may be NULL):
+ * whether the figure comes from builds on this machine. */
 unsigned dut_pg_build_estimate(const char *cache, unsigned major, bool *ret_timed_here);
-/* The seconds a build of major took on the project's machines.  Pure. */
-unsigned dut_pg_build_guess_seconds(unsigned major);
 
 #endif

@@ -30,11 +30,6 @@ int dut_pg_parse_block_size(const char *text, bool wal, unsigned *kb, char *msg,
 	return -EINVAL;
 }
 
-unsigned dut_pg_build_guess_seconds(unsigned major)
-{
-	return major && major <= 15 ? DUT_PG_BUILD_SECONDS_GUESS_15 : DUT_PG_BUILD_SECONDS_GUESS_LATER;
-}
-
 int dut_pg_build_key(unsigned major, unsigned block_kb, unsigned wal_block_kb, char *buf, size_t len)
 {
 	unsigned bs = block_kb ? block_kb : DUT_PG_DEFAULT_BLOCK_KB;

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +76,20 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int dut_pg_build_of_bindir(const char *bindir, struct dut_pg_build *b, struct dut_error *err)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", bindir) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	while ((slash = strrchr(dir, '/')) && slash[1] == '\0' && slash != dir)
+		*slash = '\0';
+	if (!(slash = strrchr(dir, '/')) || slash == dir)
+		return -ENOENT;
+	*slash = '\0';
+	return dut_pg_build_read(dir, b, err);
+}
+
 unsigned dut_pg_build_estimate(const char *cache, unsigned major, bool *ret_timed_here)
 {
 	unsigned mine[64], all[64];
@@ -93,12 +106,7 @@ unsigned dut_pg_build_estimate(const char *cache, unsigned major, bool *ret_time
 			continue;
 		if (dut_pg_build_read(dir, &b, NULL) < 0 || !b.build_seconds)
 			continue;
-		all[nall] = b.build_seconds;
-		/* another major's time, as if it had been major's */
-		if (b.major != major)
-			all[nall] = (unsigned)((uint64_t)all[nall] * dut_pg_build_guess_seconds(major) /
-					       dut_pg_build_guess_seconds(b.major));
-		nall++;
+		all[nall++] = b.build_seconds;
 		if (b.major == major)
 			mine[nmine++] = b.build_seconds;
 	}
@@ -111,7 +119,7 @@ unsigned dut_pg_build_estimate(const char *cache, unsigned major, bool *ret_time
 		qsort(all, nall, sizeof(*all), cmp_unsigned);
 		est = all[nall / 2];
 	} else
-		est = dut_pg_build_guess_seconds(major);
+		est = DUT_PG_BUILD_SECONDS_GUESS;
 	if (ret_timed_here)
 		*ret_timed_here = nall > 0;
 	return est;

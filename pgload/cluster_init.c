@@ -304,17 +304,8 @@ static int add_default(struct pgl_cluster_init_opts *io, const char *name, uint6
 static uint64_t bindir_block_bytes(const char *bindir)
 {
 	struct dut_pg_build b;
-	struct dut_error e = { "" };
-	char dir[PATH_MAX], *slash;
 
-	if (!bindir || snprintf(dir, sizeof(dir), "%s", bindir) >= (int)sizeof(dir))
-		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
-	while ((slash = strrchr(dir, '/')) && slash[1] == '\0' && slash != dir)
-		*slash = '\0';
-	if (!(slash = strrchr(dir, '/')) || slash == dir)
-		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
-	*slash = '\0';
-	if (dut_pg_build_read(dir, &b, &e) < 0 || !b.block_kb)
+	if (!bindir || dut_pg_build_of_bindir(bindir, &b, NULL) < 0 || !b.block_kb)
 		return DUT_PG_DEFAULT_BLOCK_KB * 1024ull;
 	return b.block_kb * 1024ull;
 }

@@ -512,14 +512,14 @@ static void decide_page(struct crash_ctx *x, struct crash_report *rep)
 	struct run_cmd_opts ro = { .log_path = out, .timeout_ns = 60000000000ull, .no_header = true };
 	struct dut_error err = { "" };
 	uint32_t built = 0, seen = 0;
-	unsigned kb = 0;
+	struct dut_pg_build b;
 	char *text = NULL;
 	size_t len = 0;
 	int st = 0, r;
 
-	r = crash_build_block_kb(x->bindir, &kb, &err);
+	r = dut_pg_build_of_bindir(x->bindir, &b, &err);
 	if (r == 0)
-		built = crash_page_from_build(kb);
+		built = crash_page_from_build(b.block_kb);
 	else if (r != -ENOENT)
 		dut_warn("crash: %s", err.msg);
 	snprintf(prog, sizeof(prog), "%s/pg_controldata", x->bindir);

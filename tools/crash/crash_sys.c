@@ -17,31 +17,11 @@
 
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
-#include "lib/pgbin.h"
 #include "lib/pstat.h"
 #include "lib/spawn.h"
 #include "tools/crash/crash_shm.h"
 #include "tools/crash/crash_sys.h"
 #include "tools/run/runner_sys.h"
-
-int crash_build_block_kb(const char *bindir, unsigned *ret_kb, struct dut_error *err)
-{
-	struct dut_pg_build b;
-	char dir[PATH_MAX], *slash;
-	int r;
-
-	if (snprintf(dir, sizeof(dir), "%s", bindir) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	while ((slash = strrchr(dir, '/')) && slash[1] == '\0' && slash != dir)
-		*slash = '\0';
-	if (!(slash = strrchr(dir, '/')) || slash == dir)
-		return -ENOENT;
-	*slash = '\0';
-	if ((r = dut_pg_build_read(dir, &b, err)) < 0)
-		return r;
-	*ret_kb = b.block_kb;
-	return 0;
-}
 
 uint64_t crash_now_ms(void)
 {

@@ -47,12 +47,6 @@ bool crash_file_mentions(const char *path, const char *needle, uint64_t from_off
 int crash_read_field(const char *path, const char *key, char *buf, size_t len);
 /* Whether dir is on a tmpfs, and its free bytes (*ret_free_bytes); 0 or -errno. */
 int crash_tmpfs_free(const char *dir, bool *ret_tmpfs, uint64_t *ret_free_bytes);
-/*
- * The block size, in KiB, that a build of `dutlab pg build` records beside
- * bindir (its parent's dutlab-build.conf, lib/pgbin.h): 0, -ENOENT when
- * bindir is not such a build (Debian's packages), -errno/-EINVAL with err.
- */
-int crash_build_block_kb(const char *bindir, unsigned *ret_kb, struct dut_error *err);
 uint64_t crash_now_ms(void);
 void crash_sleep_ms(unsigned ms);
 

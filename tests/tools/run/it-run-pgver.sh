@@ -71,7 +71,7 @@ exp v13 "version = 13"
 dry v13 0 "PostgreSQL 13; replica none" "PostgreSQL 13 (postgres (PostgreSQL) 13.20 (fake)) from $fake/13/bin"
 exp v17 "version = 17"
 dry v17 1 "configuration c00-default cannot run: PostgreSQL 17 is not installed in $fake/17/bin (found: " \
-	"install the Debian package postgresql-17" "(the build: about 27 min on a 2-core machine; no build here was timed yet)"
+	"install the Debian package postgresql-17" "(the build: about 15 min on a 2-core machine; no build here was timed yet)"
 grep -F "cannot run" "$WORK/v17.out" | grep -q "13" && grep -F "cannot run" "$WORK/v17.out" | grep -q "15" ||
 	fail "version: the refusal of 17 does not list the installed 13 and 15"
 exp v16 "version = 16"

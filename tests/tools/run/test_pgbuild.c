@@ -125,12 +125,12 @@ static void test_build_estimate(void)
 		unsigned major, want;
 		bool here;
 	} rows[] = {
-		{ "empty cache: the project's 15", NULL, 0, 15, DUT_PG_BUILD_SECONDS_GUESS_15, false },
-		{ "empty cache: a later major", NULL, 0, 18, DUT_PG_BUILD_SECONDS_GUESS_LATER, false },
+		{ "empty cache: the measured figure", NULL, 0, 15, DUT_PG_BUILD_SECONDS_GUESS, false },
+		{ "empty cache: the same for a later major", NULL, 0, 18, DUT_PG_BUILD_SECONDS_GUESS, false },
 		{ "the median of the major's own", two15, 2, 15, 1200, true },
-		{ "another major's, scaled", one18, 1, 15, 1600u * DUT_PG_BUILD_SECONDS_GUESS_15 / DUT_PG_BUILD_SECONDS_GUESS_LATER, true },
-		{ "15's, scaled up for 18", two15, 2, 18, 1200u * DUT_PG_BUILD_SECONDS_GUESS_LATER / DUT_PG_BUILD_SECONDS_GUESS_15, true },
-		{ "a build that recorded no time", untimed, 1, 15, DUT_PG_BUILD_SECONDS_GUESS_15, false },
+		{ "another major's when none of its own", one18, 1, 15, 1600, true },
+		{ "the median of all for 18", two15, 2, 18, 1200, true },
+		{ "a build that recorded no time", untimed, 1, 15, DUT_PG_BUILD_SECONDS_GUESS, false },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -144,7 +144,7 @@ static void test_build_estimate(void)
 			 rows[i].name, got, here, rows[i].want, rows[i].here);
 		rm_cache(dir);
 	}
-	CU_ASSERT_EQUAL(dut_pg_build_estimate("/nonexistent/dutlab-pg", 15, NULL), DUT_PG_BUILD_SECONDS_GUESS_15);
+	CU_ASSERT_EQUAL(dut_pg_build_estimate("/nonexistent/dutlab-pg", 15, NULL), DUT_PG_BUILD_SECONDS_GUESS);
 }
 
 static struct dut_experiment *parse_ok(const char *text, const char *row)
