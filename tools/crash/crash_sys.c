@@ -68,31 +68,12 @@ void crash_stop_group(pid_t pid, unsigned grace_ms)
 	kill(-pid, SIGKILL);   /* what is left of the group */
 }
 
-/* /proc/PID/stat of pid; -errno or -EINVAL. */
-static int proc_stat(pid_t pid, struct dut_proc_stat *ret)
-{
-	char path[64], buf[1024];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EINVAL;
-	buf[n] = 0;
-	return dut_pstat_parse(buf, ret);
-}
-
 /* The parent pid of pid, -1 when it is gone. */
 static pid_t parent_of(pid_t pid)
 {
 	struct dut_proc_stat st;
 
-	return proc_stat(pid, &st) < 0 ? -1 : (pid_t)st.ppid;
+	return dut_pstat_read(pid, &st) < 0 ? -1 : (pid_t)st.ppid;
 }
 
 /* Running, not a zombie waiting for a slow reaper (pg_ctl's postmaster is reparented). */
@@ -100,7 +81,7 @@ static bool proc_alive(pid_t pid)
 {
 	struct dut_proc_stat st;
 
-	return proc_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
+	return dut_pstat_read(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
 }
 
 static size_t children_of(pid_t parent, pid_t *out, size_t max)
