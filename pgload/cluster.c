@@ -294,6 +294,20 @@ int pgl_cluster_start(struct pgl_cluster *c, struct dut_error *err)
 		dut_error_set(err, "interrupted: the server of %s was stopped again%s", c->pgdata,
 			      c->memcg_dir[0] ? " and its memory cgroup removed" : "");
 		r = -EINTR;
+	} else if (c->listen_tcp) {
+		/* Now that the port is ours: a new TCP password, valid for this port only. */
+		char msg[sizeof(err->msg)] = "";
+
+		if ((r = pgl_cluster_tcp_password_new(c, err)) < 0)
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+		else if ((r = pgl_cluster_save(c)) < 0)
+			snprintf(msg, sizeof(msg), "cannot write the state file %s: %s", PGL_STATE_FILE,
+				 dut_fs_safe_strerror(r));
+		if (r < 0) {
+			start_undo(c);
+			dut_error_set(err, "the server started, but its TCP password could not be renewed "
+				      "(%s): stopped it again", msg);
+		}
 	}
 	return r;
 }
@@ -305,11 +319,15 @@ int pgl_cluster_stop(const struct pgl_cluster *c, bool immediate, struct dut_err
 			 "-w", "-t", "120", "stop", NULL };
 	int r;
 
-	if (!pgl_cluster_running(c, NULL))
+	if (!pgl_cluster_running(c, NULL)) {
+		pgl_cluster_tcp_password_clear(c);
 		return memcg_release(c, err);
+	}
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", c->bindir);
 	if ((r = pgl_sys_run(argv, "pg_ctl stop", err)) < 0)
 		return r;
+	/* The port is free for anyone now: no password left for a client to hand over. */
+	pgl_cluster_tcp_password_clear(c);
 	return memcg_release(c, err);
 }
 

@@ -137,59 +137,6 @@ static int write_auth_files(const struct pgl_cluster *c, int pgfd, struct dut_er
 }
 
 
-/* A new root-only 0600 passfile in the secrets directory; c->passfile names it. */
-static int write_passfile(struct pgl_cluster *c, const char *password, struct dut_error *err)
-{
-	const char *dir = pgl_cluster_secrets_dir();
-	char bad[PATH_MAX], name[32], line[128];
-	_cleanup_close_ int dfd = -1;
-	int r;
-
-	if ((r = dut_ensure_private_dir(dir, 0700, bad, sizeof(bad))) < 0) {
-		dut_error_set(err, "cannot use %s for the password file: %s: %s", dir, bad,
-			      dut_fs_safe_strerror(r));
-		return r;
-	}
-	if ((dfd = pgl_sys_open_dir(dir)) < 0)
-		return dfd;
-	if ((r = pgl_cluster_random_hex(name, 16)) < 0)
-		return r;
-	snprintf(name + 16, sizeof(name) - 16, ".pgpass");
-	/* Any port: a later start may move the server to another free port. */
-	snprintf(line, sizeof(line), "127.0.0.1:*:*:postgres:%s\n", password);
-	if ((r = dut_write_file_at(dfd, name, line, strlen(line), 0600, (uid_t)-1, (gid_t)-1)) < 0) {
-		dut_error_set(err, "cannot write the password file in %s: %s", dir, dut_fs_safe_strerror(r));
-		return r;
-	}
-	snprintf(c->passfile, sizeof(c->passfile), "%s/%s", dir, name);
-	return 0;
-}
-
-/* Give role postgres the password as a SCRAM verifier (the clear text never reaches the server). */
-static int set_password(const struct pgl_cluster *c, const char *password, struct dut_error *err)
-{
-	char conninfo[PATH_MAX + 128], *verifier, *lit, sql[1024];
-	PGconn *conn;
-	int r;
-
-	pgl_cluster_conninfo(c, conninfo, sizeof(conninfo));
-	if ((r = pgl_pq_connect(conninfo, &conn, err)) < 0)
-		return r;
-	verifier = PQencryptPasswordConn(conn, password, "postgres", "scram-sha-256");
-	lit = verifier ? PQescapeLiteral(conn, verifier, strlen(verifier)) : NULL;
-	if (!lit) {
-		dut_error_set(err, "cannot make the SCRAM verifier: %s", PQerrorMessage(conn));
-		r = -EIO;
-	} else {
-		snprintf(sql, sizeof(sql), "ALTER ROLE postgres PASSWORD %s", lit);
-		r = pgl_pq_exec(conn, sql, err);
-	}
-	PQfreemem(lit);
-	PQfreemem(verifier);
-	PQfinish(conn);
-	return r;
-}
-
 static int create_tablespaces(const struct pgl_cluster *c, struct dut_error *err)
 {
 	char conninfo[PATH_MAX + 128];
@@ -357,7 +304,7 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 {
 	struct pgl_cluster c;
 	struct pgl_cluster_init_opts opts = *oo, *o = &opts;
-	char initdb[PATH_MAX + 16], password[40] = "", sb_text[64], mwm_text[64];
+	char initdb[PATH_MAX + 16], sb_text[64], mwm_text[64];
 	_cleanup_close_ int pgfd = -1;
 	char newest[PATH_MAX];
 	uid_t uid;
@@ -426,13 +373,10 @@ int pgl_cluster_init(const struct pgl_cluster_init_opts *oo, struct pgl_cluster 
 		r = c.port;
 		goto out_empty;
 	}
-	if (c.listen_tcp && ((r = pgl_cluster_random_hex(password, 32)) < 0 || (r = write_passfile(&c, password, err)) < 0))
-		goto out_empty;
-	/* From here the state file exists: `cluster destroy` cleans up (the passfile too). */
+	/* From here the state file exists: `cluster destroy` cleans up (the passfile too,
+	 * which start writes with the first TCP password). */
 	if ((r = pgl_cluster_start(&c, err)) < 0)
 		return r; /* keep the cluster and its log for the user to look at */
-	if (c.listen_tcp && (r = set_password(&c, password, err)) < 0)
-		return r;
 	if ((r = create_tablespaces(&c, err)) < 0)
 		return r;
 	*ret = c;

@@ -21,6 +21,7 @@
 . "$(dirname "$0")/it_lib.sh"
 
 command -v setpriv >/dev/null || skip "setpriv is not installed (runs the attacker as nobody)"
+[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is not installed (plays a rogue server as nobody)"
 getent passwd nobody >/dev/null || skip "there is no user nobody"
 NOGROUP=$(id -gn nobody)
 
@@ -38,6 +39,7 @@ cleanup() {
 	done
 	[ -n "${PF:-}" ] && rm -f "$PF"
 	[ -n "${XDIR:-}" ] && rm -rf "$XDIR"
+	[ -n "${RD:-}" ] && rm -rf "$RD"
 	rm -rf "$T" "$PWNED"
 }
 
@@ -82,10 +84,41 @@ else
 		-c "SELECT 1" >/dev/null 2>&1 && bad "root logs in over TCP without the password"
 	[ "$(psql -X -w -At "$TCI" -c "SELECT 1" 2>&1)" = 1 ] || bad "root cannot log in over TCP with the passfile ($TCI)"
 	grep -q "^host *all *all *127.0.0.1/32 *scram-sha-256" "$D2/pg_hba.conf" || bad "no scram-sha-256 host line"
+	# The password is for the server's port alone, and only while it runs: a
+	# user who takes the port while the cluster is stopped gets nothing from a
+	# root client that follows the old conninfo, and what a crash may leak is
+	# renewed at the next start.
+	grep -q "^127\.0\.0\.1:$P2:\*:postgres:" "$PF" || bad "passfile line is not for port $P2 alone: $(cut -d: -f1-4 "$PF")"
+	OLDPW=$(cut -d: -f5 "$PF")
+	"$PGLOAD" cluster stop --pgdata "$D2" >/dev/null 2>&1 || bad "stop the --listen-tcp cluster"
+	[ -s "$PF" ] && bad "the passfile keeps a password while the cluster is stopped"
+	RD=$(mktemp -d /tmp/pgload-rogue.XXXXXX) && chmod 755 "$RD" || fail "mktemp"
+	ROGUE_LOG=$RD/rogue.log ROGUE_READY=$RD/rogue.ready
+	: >"$ROGUE_LOG"; : >"$ROGUE_READY"; chown nobody "$ROGUE_LOG" "$ROGUE_READY"
+	cp "$(dirname "$0")/rogue_pg.py" "$RD/" && chmod 644 "$RD/rogue_pg.py"
+	(cd / && exec setpriv --reuid=nobody --regid="$NOGROUP" --clear-groups -- \
+		/usr/bin/python3 "$RD/rogue_pg.py" "$P2" "$ROGUE_LOG" "$ROGUE_READY") >/dev/null 2>&1 &
+	ROGUE_PID=$!
+	BG_PIDS="$BG_PIDS $ROGUE_PID"
+	for _ in $(seq 50); do [ -s "$ROGUE_READY" ] && break; sleep 0.1; done
+	[ -s "$ROGUE_READY" ] || bad "the rogue server did not start on port $P2"
+	psql -X -w "$TCI connect_timeout=5" -c "SELECT 1" >/dev/null 2>&1 && bad "root's psql logged in to the rogue server"
+	[ -s "$ROGUE_LOG" ] && bad "a root client handed the TCP password to a server nobody started on port $P2"
+	"$PGLOAD" cluster start --pgdata "$D2" >"$T/start.out" 2>&1 || { cat "$T/start.out"; bad "start the --listen-tcp cluster with its port taken"; }
+	TCI3=$("$PGLOAD" cluster status --pgdata "$D2" 2>/dev/null | sed -n 's/^tcp_conninfo: //p')
+	P3=$(printf '%s\n' "$TCI3" | sed -n 's/.*port=\([0-9]*\).*/\1/p')
+	[ -n "$P3" ] && [ "$P3" != "$P2" ] || bad "start did not move off the taken port $P2 (now ${P3:-none})"
+	grep -q "^127\.0\.0\.1:$P3:\*:postgres:" "$PF" || bad "passfile not renewed for port $P3"
+	[ "$(cut -d: -f5 "$PF")" != "$OLDPW" ] || bad "start kept the old TCP password"
+	[ "$(psql -X -w -At "$TCI3" -c "SELECT 1" 2>&1)" = 1 ] || bad "root cannot log in over TCP after start ($TCI3)"
+	PGPASSWORD=$OLDPW psql -X -w "host=127.0.0.1 port=$P3 user=postgres dbname=postgres passfile=/dev/null connect_timeout=5" \
+		-c "SELECT 1" >/dev/null 2>&1 && bad "the password of before the stop still logs in"
+	psql -X -w "$TCI connect_timeout=5" -c "SELECT 1" >/dev/null 2>&1 && bad "root's psql with the old conninfo logged in to the rogue server"
+	[ -s "$ROGUE_LOG" ] && bad "the rogue server on the old port got a password: $(head -c 80 "$ROGUE_LOG")"
 	"$PGLOAD" cluster destroy --pgdata "$D2" || bad "destroy the --listen-tcp cluster"
 	[ -e "$PF" ] && bad "destroy left the passfile $PF"
 fi
-ok "1: --listen-tcp: scram-sha-256 with a root-only passfile"
+ok "1: --listen-tcp: scram-sha-256 with a root-only passfile, for the running server's port only"
 
 # --- 2. forged state files --------------------------------------------------
 # A cluster as destroy sees it: PG_VERSION and a state file.  The state file is
