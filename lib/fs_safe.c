@@ -392,3 +392,35 @@ const char *dut_fs_safe_strerror(int neg_errno)
 		return strerror(-neg_errno);
 	}
 }
+
+int dut_path_trusted(const char *path, char *ret_bad, size_t bad_len, const char **ret_why)
+{
+	char real[PATH_MAX], part[PATH_MAX];
+	uid_t me = geteuid();
+	struct stat st;
+
+	*ret_why = "cannot be examined";
+	set_bad(ret_bad, bad_len, path, strlen(path));
+	if (!realpath(path, real))
+		return -errno;
+	for (size_t n = 1;; n++) {
+		bool last = real[n] == '\0';
+
+		if (real[n] != '/' && !last)
+			continue;
+		set_bad(part, sizeof(part), real, n);
+		set_bad(ret_bad, bad_len, real, n);
+		if (lstat(part, &st) < 0)
+			return -errno;
+		if (st.st_uid != 0 && st.st_uid != me) {
+			*ret_why = "owned by another user";
+			return -EPERM;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))) {
+			*ret_why = "writable by other users";
+			return -EPERM;
+		}
+		if (last)
+			return 0;
+	}
+}

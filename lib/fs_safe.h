@@ -97,6 +97,17 @@ int dut_remove_tree(const char *path);
  */
 int dut_ensure_private_dir(const char *path, mode_t mode, char *ret_bad, size_t bad_len);
 
+/*
+ * Whether only root and the caller could have put path where it is: path
+ * (links resolved) and every directory above it owned by root or the
+ * effective uid and writable by no group or other user, a sticky directory
+ * (like /tmp, where others cannot rename or replace entries they do not own)
+ * aside.  0, or -EPERM with *ret_bad (may be NULL; PATH_MAX bytes) the
+ * resolved component at fault and *ret_why "owned by another user" or
+ * "writable by other users"; -errno if a component cannot be examined.
+ */
+int dut_path_trusted(const char *path, char *ret_bad, size_t bad_len, const char **ret_why);
+
 /* Words for the rule an -errno from these functions broke, else strerror. */
 const char *dut_fs_safe_strerror(int neg_errno);
 

@@ -61,6 +61,12 @@ int dut_pgbin_parse_pg_version(const char *text, unsigned *ret_major);
  * by root and writable only by it when we are root, as pgload demands).
  * 0, or -errno with err naming what is missing. */
 int dut_pgbin_check_dir(const char *bindir, struct dut_error *err);
+/* Each of progs (NULL-terminated names) is an executable file in bindir and,
+ * when we are root, it (links resolved) and every directory above it are
+ * root's and writable by no one else (a sticky directory aside): what root
+ * runs from a --bindir is what only root could have put there.  0, or
+ * -ENOENT / -EPERM with err naming the program and what is wrong. */
+int dut_pgbin_check_progs(const char *bindir, const char *const progs[], struct dut_error *err);
 /* The first line of `bindir/postgres --version` into buf and its major.
  * 0, or -errno with err. */
 int dut_pgbin_version(const char *bindir, char *buf, size_t len, unsigned *ret_major,

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/fs_safe.h"
 #include "lib/pgbin.h"
 #include "lib/spawn.h"
 
@@ -94,6 +95,47 @@ const char *dut_pgbin_root(void)
 	return r && r[0] == '/' ? r : DUT_PG_ROOT;
 }
 
+/*
+ * Root runs what path resolves to, and what it resolves to is what root, and
+ * nobody else, could have put there (dut_path_trusted).  0, or -EPERM with
+ * err naming the untrusted part.
+ */
+static int root_trusts(const char *path, struct dut_error *err)
+{
+	char bad[PATH_MAX];
+	const char *why;
+	int r = dut_path_trusted(path, bad, sizeof(bad), &why);
+
+	if (r == -EPERM)
+		dut_error_set(err, "%s%s%s is %s: refusing to run it as root (PostgreSQL's programs must "
+			      "be root's, as Debian installs them in %s)", path, strcmp(bad, path) ? ": " : "",
+			      strcmp(bad, path) ? bad : "", why, DUT_PG_ROOT);
+	else if (r < 0)
+		dut_error_set(err, "%s: %s: %s", path, bad, strerror(-r));
+	return r;
+}
+
+int dut_pgbin_check_progs(const char *bindir, const char *const progs[], struct dut_error *err)
+{
+	char path[PATH_MAX];
+	int r;
+
+	for (size_t i = 0; progs[i]; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", bindir, progs[i]) >= (int)sizeof(path)) {
+			dut_error_set(err, "bindir %s: path too long", bindir);
+			return -ENAMETOOLONG;
+		}
+		if (!is_program(path)) {
+			dut_error_set(err, "%s: not an executable file (give the PostgreSQL installation "
+				      "with --bindir)", path);
+			return -ENOENT;
+		}
+		if (geteuid() == 0 && (r = root_trusts(path, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 int dut_pgbin_check_dir(const char *bindir, struct dut_error *err)
 {
 	static const char *const progs[] = { "initdb", "pg_ctl", "postgres" };
@@ -123,11 +165,11 @@ int dut_pgbin_check_dir(const char *bindir, struct dut_error *err)
 			continue;
 		}
 		/* pgload runs them as root's child: root's own, as pgload cluster init demands */
-		if (geteuid() == 0 && stat(path, &st) == 0 &&
-		    (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
-			dut_error_set(err, "bindir %s: %s is not owned by root and writable only by it; refusing "
-				      "to run PostgreSQL from there", bindir, path);
-			return -EPERM;
+		if (geteuid() == 0) {
+			int r = root_trusts(path, err);
+
+			if (r < 0)
+				return r;
 		}
 	}
 	if (at) {

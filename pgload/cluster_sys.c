@@ -30,6 +30,7 @@
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
 #include "lib/memcg.h"
+#include "lib/pgbin.h"
 #include "lib/spawn.h"
 #include "pgload/cluster.h"
 #include "pgload/cluster_check.h"
@@ -368,5 +369,10 @@ int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err)
 			      "refusing to run PostgreSQL from %s", initdb, bindir);
 		return -EPERM;
 	}
-	return 0;
+	{
+		/* and, as root, the server programs and the directories above them too */
+		static const char *const progs[] = { "initdb", "pg_ctl", "postgres", NULL };
+
+		return dut_pgbin_check_progs(bindir, progs, err);
+	}
 }

@@ -274,6 +274,15 @@ int pgl_main_restore(int argc, char **argv)
 		}
 		a.bindir = newest;
 	}
+	{
+		/* root runs them itself: only programs no one but root could have put there */
+		static const char *const dump_progs[] = { "pg_dump", NULL }, *const run_progs[] = { "pg_restore", NULL };
+
+		if (dut_pgbin_check_progs(a.bindir, !strcmp(sub, "dump") ? dump_progs : run_progs, &err) < 0) {
+			dut_err("restore %s: %s", sub, err.msg);
+			return 1;
+		}
+	}
 	if (!strcmp(sub, "dump"))
 		return main_dump(&a);
 	if (!strcmp(sub, "run"))

@@ -23,6 +23,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/fs_safe.h"
+#include "lib/pgbin.h"
 #include "pgload/cluster_check.h"
 #include "pgload/pgconn.h"
 #include "pgload/standby.h"
@@ -491,6 +492,12 @@ int pgl_standby_create(const struct pgl_standby_opts *o, struct pgl_cluster *ret
 		dut_error_set(err, "%s: %s (give the PostgreSQL binaries with --bindir)", prog,
 			      strerror(errno));
 		return -ENOENT;
+	}
+	{
+		static const char *const progs[] = { "pg_basebackup", NULL };
+
+		if ((r = dut_pgbin_check_progs(sc.bindir, progs, err)) < 0)
+			return r;
 	}
 	if (p.ntablespaces || p.wal_dir[0]) {
 		dut_error_set(err, "the primary has %s; pgload cluster standby copies only primaries "

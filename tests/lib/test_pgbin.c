@@ -256,6 +256,57 @@ static void test_bindir_and_version(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* As root, what root would run from a bindir must be root's all the way up. */
+static void test_check_progs_trust(void)
+{
+	char root[] = "/tmp/test-pgbin-trust.XXXXXX", dir[600], path[700], cmd[700];
+	static const char *const progs[] = { "psql", "pg_amcheck", NULL };
+	struct dut_error err = { "" };
+
+	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/bin", root);
+	CU_ASSERT_FATAL(mkdir(dir, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/psql", dir);
+	write_file(path, "#!/bin/sh\n", 0755);
+	CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "pg_amcheck: not an executable file"));
+	snprintf(path, sizeof(path), "%s/pg_amcheck", dir);
+	write_file(path, "#!/bin/sh\n", 0755);
+	CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), 0);
+	if (geteuid() == 0) {
+		/* another user's program */
+		CU_ASSERT_EQUAL(chown(path, 65534, 65534), 0);
+		CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), -EPERM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "pg_amcheck is owned by another user"));
+		CU_ASSERT_EQUAL(chown(path, 0, 0), 0);
+		/* root's program, in a directory anyone can write (and so swap it) */
+		CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
+		CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), -EPERM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/bin is writable by other users"));
+		/* sticky, like /tmp: others cannot replace root's entries */
+		CU_ASSERT_EQUAL(chmod(dir, 01777), 0);
+		CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), 0);
+		CU_ASSERT_EQUAL(chmod(dir, 0755), 0);
+		/* a link to a program another user owns */
+		snprintf(cmd, sizeof(cmd), "%s/theirs", root);
+		write_file(cmd, "#!/bin/sh\n", 0755);
+		CU_ASSERT_EQUAL(chown(cmd, 65534, 65534), 0);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		CU_ASSERT_EQUAL(symlink(cmd, path), 0);
+		CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), -EPERM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "pg_amcheck: "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/theirs is owned by another user"));
+		/* a file only root may write is not enough when its directory is not root's */
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		write_file(path, "#!/bin/sh\n", 0755);
+		CU_ASSERT_EQUAL(chown(dir, 65534, 65534), 0);
+		CU_ASSERT_EQUAL(dut_pgbin_check_progs(dir, progs, &err), -EPERM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/bin is owned by another user"));
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void test_root_env(void)
 {
 	const char *old = getenv("DUT_PG_ROOT");
@@ -280,6 +331,7 @@ static const struct cu_test tests[] = {
 	{ "settings", test_settings },
 	{ "bindir_and_version", test_bindir_and_version },
 	{ "root_env", test_root_env },
+	{ "check_progs_trust", test_check_progs_trust },
 	{ "choose", test_choose },
 	{ "choose_none", test_choose_none },
 	{ "scan_and_find", test_scan_and_find },

@@ -377,6 +377,16 @@ static int find_tools(struct crash_ctx *x, const char *want_bindir)
 		dut_err("crash: %s: %s (the init point's checks and CHECKPOINT use psql)", x->psql, strerror(errno));
 		return -ENOENT;
 	}
+	{
+		/* root runs these itself: only what no one but root could have put there */
+		static const char *const progs[] = { "pg_amcheck", "psql", "pg_controldata", NULL };
+		int r = dut_pgbin_check_progs(x->bindir, progs, &err);
+
+		if (r < 0) {
+			dut_err("crash: --bindir: %s", err.msg);
+			return r;
+		}
+	}
 	return 0;
 }
 

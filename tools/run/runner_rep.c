@@ -347,13 +347,20 @@ static int make_backing(struct runner *R, struct repeat_target *t, struct dut_er
 
 	run_pathf(t->backing, sizeof(t->backing), "%s/%s", t->dir, RUN_BACKING_NAME);
 	run_pathf(marker, sizeof(marker), "%s/%s", t->backing, RUN_BACKING_MARKER);
-	/* others must not be able to swap dutlab-run for a link while root works in it */
-	if (stat(t->dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-		dut_error_set(err, "target %s: %s is writable by group or others (mode %04o) and not sticky: "
-			      "another user could replace %s while root works in it; chmod go-w it, or use "
-			      "another directory", t->ct->target->name, t->dir, (unsigned)(st.st_mode & 07777),
-			      t->backing);
-		return -EACCES;
+	/* others must not be able to swap dutlab-run, or a directory above it, for a link
+	 * while root works in it: the directory and all above it root's, writable by no one else */
+	{
+		char bad[PATH_MAX];
+		const char *why;
+
+		r = dut_path_trusted(t->dir, bad, sizeof(bad), &why);
+		if (r == -EPERM) {
+			dut_error_set(err, "target %s: %s is %s: that user could replace %s with a link while "
+				      "root works in it; give a directory that only root can change (chown "
+				      "root, chmod go-w, also the directories above it), or another one",
+				      t->ct->target->name, bad, why, t->backing);
+			return -EACCES;
+		}
 	}
 	if (lstat(t->backing, &st) == 0) {
 		pid_t owner = 0;

@@ -208,9 +208,23 @@ case_target_writable() {
 	sed "s|path = $WORK/t|path = $WORK/open|" "$WORK/sec.ini" >"$WORK/open.ini"
 	FAKE_STATE=ok FAKE_LOG=regular run_dutlab "$WORK/open.ini" --out "$WORK/run-open"
 	[ "$rc" -ne 0 ] || case_fail "dutlab run put the run's data in a world-writable directory"
-	grep -q "$WORK/open is writable by group or others (mode 0777) and not sticky" "$WORK/out.txt" ||
+	grep -q "$WORK/open is writable by other users: that user could replace" "$WORK/out.txt" ||
 		case_fail "no refusal naming $WORK/open: $(grep 'failed' "$WORK/out.txt" | head -1)"
 	[ ! -e "$WORK/open/dutlab-run" ] || case_fail "$WORK/open/dutlab-run was made"
+}
+
+# A directory of another user's (mode 0755): its owner can rename dutlab-run and
+# put a link there while root works in it; and a root directory inside it too.
+case_target_owned() {
+	mkdir -p "$WORK/theirs/inner" && chown nobody "$WORK/theirs" && chmod 755 "$WORK/theirs"
+	for d in theirs theirs/inner; do
+		sed "s|path = $WORK/t|path = $WORK/$d|" "$WORK/sec.ini" >"$WORK/owned.ini"
+		FAKE_STATE=ok FAKE_LOG=regular run_dutlab "$WORK/owned.ini" --out "$WORK/run-owned-${d#*/}"
+		[ "$rc" -ne 0 ] || case_fail "dutlab run put the run's data under a directory nobody owns ($d)"
+		grep -q "$WORK/theirs is owned by another user: that user could replace" "$WORK/out.txt" ||
+			case_fail "no refusal naming $WORK/theirs for $d: $(grep 'failed' "$WORK/out.txt" | head -1)"
+		[ ! -e "$WORK/$d/dutlab-run" ] || case_fail "$WORK/$d/dutlab-run was made"
+	done
 }
 
 case_setting_control() {
@@ -222,7 +236,7 @@ case_setting_control() {
 }
 
 all="server_log_link server_log_copy state_pgowned state_dotdot state_quote var_root_nobody var_root_0777
-var_root_link var_root_fresh out_nobody out_link view_off_closed target_writable setting_control"
+var_root_link var_root_fresh out_nobody out_link view_off_closed target_writable target_owned setting_control"
 for CASE in ${IT_CASES:-$all}; do
 	before=$failures
 	"case_$CASE"
