@@ -5,7 +5,7 @@
  *     # name      match keys (every key given on a line must match)
  *     name=fast0  serial=S4EWNX0N123456
  *     name=slow1  wwn=0x5000c500a1b2c3d4
- *     name=img0   loop_backing=/var/tmp/dut0.img
+ *     name=img0   loop_backing=/var/lib/dutlab/dut0.img
  *
  * One device per line, key=value tokens separated by blanks; a value may be
  * "double quoted" to hold blanks (no escapes).  A token that starts with '#'
