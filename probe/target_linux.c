@@ -182,6 +182,23 @@ static int open_file(const char *path, const struct target_opts *o, struct probe
 		dut_error_set(err, "%s: %s", path, strerror(errno));
 		return -errno;
 	}
+	if (exists && t->writable && st.st_uid != geteuid() && st.st_uid != 0) {
+		/* Another user made it (say in /tmp, before us): not ours to write, or to lay out. */
+		if (o->writes || o->size_bytes) {
+			dut_error_set(err, "%s belongs to uid %u, not to you: refusing to write to another "
+				      "user's file; remove it or give a path of your own", path,
+				      (unsigned)st.st_uid);
+			return -EPERM;
+		}
+		close(t->fd);
+		t->writable = false;
+		if ((t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC)) < 0 || fstat(t->fd, &st) < 0) {
+			int e = errno;
+
+			dut_error_set(err, "cannot open %s: %s", path, strerror(e));
+			return -e;
+		}
+	}
 	fs = fs_name((unsigned long)sfs.f_type, &memory);
 	snprintf(t->fstype, sizeof(t->fstype), "%s", fs ? fs : "unknown");
 	if (memory) {

@@ -47,6 +47,17 @@ expect_msg "reach past the end"
 run 2 "$DUTPROBE" slc "$WORK/new" --size 1M --bs 1000
 expect_msg "--bs 1000 and --offset 0 must be multiples of the logical block size"
 [ ! -e "$WORK/new" ] || fail "a run refused after creating its file left the file behind"
+# Another user's file (made first in a shared directory): never written, only read.
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
+	dd if=/dev/urandom of="$WORK/theirs" bs=64K count=16 status=none && chown nobody "$WORK/theirs"
+	SUM=$(md5sum <"$WORK/theirs")
+	run 1 "$DUTPROBE" bench "$WORK/theirs" --quick --rows "RND4K Q1 W"
+	expect_msg "refusing to write to another user's file"
+	run 1 "$DUTPROBE" slc "$WORK/theirs" --size 1M
+	expect_msg "refusing to write to another user's file"
+	run 0 "$DUTPROBE" bench "$WORK/theirs" --quick --read-only --rows "RND4K Q1"
+	[ "$(md5sum <"$WORK/theirs")" = "$SUM" ] || fail "another user's file was changed"
+fi
 # tmpfs: no device behind it.
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	T=$(mktemp -u /dev/shm/dutprobe-test.XXXXXX)
