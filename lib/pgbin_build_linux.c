@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/cleanup.h"
+#include "lib/file_io.h"
 #include "lib/pgbin.h"
 
 const char *dut_pg_cache_root(void)
@@ -17,48 +18,33 @@ const char *dut_pg_cache_root(void)
 	return e && e[0] == '/' ? e : DUT_PG_CACHE;
 }
 
-/* The first len-1 bytes of path into buf.  Bytes read, or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
+/* A build's record is a few lines: what is past this is not read (as before). */
+#define BUILD_CONF_MAX 4095
+
+/* The first BUILD_CONF_MAX bytes of path, not through a link, through lib's one read loop. */
+static int read_conf(const char *path, char **ret_text)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	size_t at = 0;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
 		return -errno;
-	while (at + 1 < len) {
-		ssize_t n = read(fd, buf + at, len - 1 - at);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		at += (size_t)n;
-	}
-	close(fd);
-	buf[at] = '\0';
-	return (ssize_t)at;
+	return dut_read_fd_alloc(fd, BUILD_CONF_MAX, DUT_READ_CUT, ret_text, NULL);
 }
 
 int dut_pg_build_read(const char *dir, struct dut_pg_build *b, struct dut_error *err)
 {
-	char path[PATH_MAX], text[4096];
-	ssize_t n;
-	int w = snprintf(path, sizeof(path), "%s/%s", dir, DUT_PG_BUILD_CONF);
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	int r, w = snprintf(path, sizeof(path), "%s/%s", dir, DUT_PG_BUILD_CONF);
 
 	if (w < 0 || (size_t)w >= sizeof(path))
 		return -ENAMETOOLONG;
-	n = read_small(path, text, sizeof(text));
-	if (n == -ENOENT || n == -ENOTDIR)
+	r = read_conf(path, &text);
+	if (r == -ENOENT || r == -ENOTDIR)
 		return -ENOENT;
-	if (n < 0) {
-		dut_error_set(err, "%s: %s", path, strerror((int)-n));
-		return (int)n;
+	if (r < 0) {
+		dut_error_set(err, "%s: %s", path, strerror(-r));
+		return r;
 	}
 	if (dut_pg_build_parse(text, b) < 0) {
 		dut_error_set(err, "%s does not record a major and block sizes (major=, block_size_kb=, "

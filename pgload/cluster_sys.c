@@ -70,17 +70,14 @@ static uid_t server_uid(void)
 	return uid == (uid_t)-1 ? geteuid() : uid;
 }
 
-/* In the child, before the exec: pg_ctl, the postmaster and every backend inherit the cgroup. */
+/* In the child, before the exec: pg_ctl, the postmaster and every backend inherit the cgroup.
+ * Silent: a failure comes back as the child's DUT_SPAWN_FAIL_SETUP, said by run_program. */
 static int enter_memcg(void *ctx)
 {
-	const char *memcg_dir = ctx;
 	struct dut_memcg cg = { .kind = DUT_MEMCG_V1 };
-	int r;
 
-	snprintf(cg.dir, sizeof(cg.dir), "%s", memcg_dir);
-	if ((r = dut_memcg_enter(&cg, 0)) < 0)
-		fprintf(stderr, "cannot enter the memory cgroup %s: %s\n", memcg_dir, strerror(-r));
-	return r;
+	snprintf(cg.dir, sizeof(cg.dir), "%s", (const char *)ctx);
+	return dut_memcg_enter(&cg, 0);
 }
 
 /*
@@ -104,9 +101,12 @@ static int run_program(char *const argv[], int out_fd, const char *memcg_dir)
 		return r;
 	if ((r = dut_spawn(full, &o, &c)) < 0 || (r = dut_child_wait(&c, 0, 0)) < 0)
 		return r;
-	/* the child's last words, where its output goes, as it said them before exec'ing */
+	/* why the child died before its program ran, where its output goes (the caller's
+	 * message quotes its tail) */
 	if (c.fail == DUT_SPAWN_FAIL_EXEC && out_fd >= 0)
 		dprintf(out_fd, "cannot run %s: %s\n", full[0], strerror(c.fail_errno));
+	if (c.fail == DUT_SPAWN_FAIL_SETUP && memcg_dir && out_fd >= 0)
+		dprintf(out_fd, "cannot enter the memory cgroup %s: %s\n", memcg_dir, strerror(c.fail_errno));
 	return dut_wait_code(c.status);
 }
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The relation map of `pgload dss --relmap`: the OLTP half's snapshots, as dss ops. */
+/* The relation map of `pgload dss --relmap`: the OLTP half's snapshots, as dss ops.  Prints nothing. */
 #include <stdlib.h>
 
-#include "lib/log.h"
 #include "pgload/pgconn.h"
 #include "pgload/session.h"
 
@@ -15,12 +14,11 @@ static void *rm_open(void)
 	return m;
 }
 
-static void rm_snapshot(void *ctx, const char *conninfo, PGconn *c, const char *when)
+static int rm_snapshot(void *ctx, const char *conninfo, PGconn *c, struct dut_error *err)
 {
-	struct dut_error e = { "" };
-
-	if (PQstatus(c) == CONNECTION_OK && pgl_pq_relmap_snapshot(conninfo, c, ctx, &e) < 0)
-		dut_warn("dss: relation snapshot after %s: %s", when, e.msg);
+	if (PQstatus(c) != CONNECTION_OK)
+		return 0;       /* the phase's own error says why */
+	return pgl_pq_relmap_snapshot(conninfo, c, ctx, err);
 }
 
 static int rm_save(void *ctx, const char *path, struct dut_error *err)

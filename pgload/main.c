@@ -330,6 +330,13 @@ static int add_script(struct pgl_mix *mix, const char *spec)
 	return 0;
 }
 
+/* -P: pgbench's progress line, on stderr while the run goes on. */
+static void print_progress(const struct pgl_progress *p)
+{
+	fprintf(stderr, "progress: %.1f s, %.1f tps, lat %.3f ms, %llu failed\n", p->t_s, p->tps, p->lat_ms,
+		(unsigned long long)p->failed);
+}
+
 static int main_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -354,7 +361,7 @@ static int main_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common cm = { .workload = "oltp" };
-	struct pgl_run_opts ro = { 0 };
+	struct pgl_run_opts ro = { .progress = print_progress };
 	struct pgl_run_config *cfg = &ro.cfg;
 	struct pgl_run_result res;
 	struct pgl_session s;

@@ -158,6 +158,8 @@ static int main_dump(struct restore_args *a)
 		self[n] = '\0';
 		o.self = self;
 	}
+	if (a->generate)
+		dut_info("generating %s into database %s", a->generate, o.dbname);
 	if (pgl_restore_dump(&o, &s, &err) < 0) {
 		dut_err("restore dump: %s", err.msg);
 		return 1;
@@ -217,6 +219,7 @@ static int main_run(struct restore_args *a, int argc, char **argv)
 	if (!(r = calloc(1, sizeof(*r))))
 		return 1;
 	ret = pgl_restore_run(&o, r, &err);
+	pgl_main_notes(&r->notes, &r->markers_where);
 	if (ret < 0) {
 		dut_err("restore run: %s", err.msg);
 		if (ret == -EIO && strstr(err.msg, "pg_restore ("))

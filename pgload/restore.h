@@ -46,6 +46,7 @@
 
 #include "lib/error.h"
 #include "lib/result.h"
+#include "pgload/notes.h"
 #include "pgload/psi.h"
 
 #define PGL_RESTORE_SIDECAR_SCHEMA "pgload-restore-dump"
@@ -155,6 +156,11 @@ struct pgl_restore_result {
 	unsigned differences;
 	char diff[2048];
 	struct pgl_restore_phase_result ph[PGL_RS_NPHASES];
+	/* For the program to print (restore_run.c prints nothing): where the phase
+	 * markers go (--debug), and what went wrong without stopping the restore
+	 * (a control file refused, a marker dutfs did not take). */
+	struct dut_error markers_where;
+	struct pgl_notes notes;
 };
 
 /* Sum of the phases. */

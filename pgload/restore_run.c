@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `pgload restore dump` and `pgload restore run` (see restore.h, restore_sys.h). */
+/* `pgload restore dump` and `pgload restore run` (see restore.h, restore_sys.h).  Prints nothing. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 #include "lib/cleanup.h"
 #include "lib/file_io.h"
 #include "lib/fs_safe.h"
-#include "lib/log.h"
 #include "pgload/mark.h"
 #include "pgload/pgconn.h"
 #include "pgload/psi_linux.h"
@@ -79,7 +78,6 @@ static int generate(const struct pgl_restore_dump_opts *o, PGconn *server, char 
 	char *const oltp[] = { (char *)o->self, "init", "-d", buf, "-s", scale, "-q", NULL };
 	char *const dss[] = { (char *)o->self, "dss", "-d", buf, "-s", scale, "--phases",
 			      "load,keys", "--quiet", NULL };
-	dut_info("generating %s scale %s into database %s", kind, scale, o->dbname);
 	return run_checked(kind[0] == 'o' ? oltp : dss, NULL, *pw, "generating the source", &c, err);
 }
 
@@ -167,13 +165,13 @@ struct run_ctx {
 	struct pgl_server_cpu cpu;
 };
 
-/* A phase marker; one dutfs did not take is said, and the restore goes on. */
+/* A phase marker; one dutfs did not take is noted, and the restore goes on. */
 static void mark(struct run_ctx *x, const char *label)
 {
 	struct dut_error e;
 
 	if (pgl_mark(&x->marker, label, &e) < 0)
-		dut_warn("%s", e.msg);
+		pgl_note(&x->res->notes, "%s", e.msg);
 }
 
 /* pg_restore -l into ctx->toc, and one list file per post-data phase. */
@@ -332,9 +330,9 @@ static int prepare_target(struct run_ctx *x, PGconn *admin, struct dut_error *er
 	if ((r = pgl_marker_open(&x->marker, x->o->dutfs_control,
 				 res->data_directory[0] ? res->data_directory : NULL, err)) < 0)
 		return r;
-	dut_dbg("%s", x->marker.where.msg);
+	res->markers_where = x->marker.where;
 	if (x->marker.refused.msg[0])
-		dut_warn("%s", x->marker.refused.msg);
+		pgl_note(&res->notes, "%s", x->marker.refused.msg);
 	pgl_server_cpu_open(&x->cpu, admin, res->data_directory);
 	snprintf(res->server_cpu_note, sizeof(res->server_cpu_note), "%s", x->cpu.note);
 	if ((r = pgl_database_create(admin, x->o->dbname, exists, err)) < 0)

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "pgload/client.h"
 #include "pgload/lag_sampler.h"
 #include "pgload/pgconn.h"
@@ -254,29 +253,34 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void progress(struct thread_arg *ta, unsigned n, double t_s, uint64_t *prev_c,
-		     uint64_t *prev_lat, uint64_t *prev_f, double interval_s)
+/* One -P interval's figures, to the caller's progress op. */
+static void progress(const struct pgl_run_opts *o, struct thread_arg *ta, unsigned n, double t_s,
+		     uint64_t *prev_c, uint64_t *prev_lat, uint64_t *prev_f)
 {
 	uint64_t c = 0, lat = 0, f = 0;
+	double interval_s = o->progress_s;
 
 	for (unsigned i = 0; i < n; i++) {
 		c += __atomic_load_n(&ta[i].th.live_committed, __ATOMIC_RELAXED);
 		lat += __atomic_load_n(&ta[i].th.live_lat_sum_ns, __ATOMIC_RELAXED);
 		f += __atomic_load_n(&ta[i].th.live_failed, __ATOMIC_RELAXED);
 	}
-	fprintf(stderr, "progress: %.1f s, %.1f tps, lat %.3f ms, %llu failed\n", t_s,
-		(double)(c - *prev_c) / interval_s,
-		c > *prev_c ? (double)(lat - *prev_lat) / (double)(c - *prev_c) / 1e6 : 0.0,
-		(unsigned long long)(f - *prev_f));
+	o->progress(&(struct pgl_progress){
+		.t_s = t_s,
+		.tps = (double)(c - *prev_c) / interval_s,
+		.lat_ms = c > *prev_c ? (double)(lat - *prev_lat) / (double)(c - *prev_c) / 1e6 : 0.0,
+		.failed = f - *prev_f,
+	});
 	*prev_c = c;
 	*prev_lat = lat;
 	*prev_f = f;
 }
 
-/* Wait for the threads, printing -P progress; the run stops on pgl_stop_requested. */
+/* Wait for the threads, giving -P progress to o->progress; the run stops on pgl_stop_requested. */
 static void supervise(struct thread_arg *ta, unsigned n, struct run_shared *sh,
-		      uint64_t start_ns, unsigned progress_s)
+		      uint64_t start_ns, const struct pgl_run_opts *o)
 {
+	unsigned progress_s = o->progress ? o->progress_s : 0;
 	uint64_t next = start_ns + (uint64_t)progress_s * 1000000000ull;
 	uint64_t pc = 0, pl = 0, pf = 0;
 
@@ -287,7 +291,7 @@ static void supervise(struct thread_arg *ta, unsigned n, struct run_shared *sh,
 		nanosleep(&ts, NULL);
 		now = pgl_now_ns();
 		if (progress_s && now >= next) {
-			progress(ta, n, (double)(now - start_ns) / 1e9, &pc, &pl, &pf, progress_s);
+			progress(o, ta, n, (double)(now - start_ns) / 1e9, &pc, &pl, &pf);
 			next += (uint64_t)progress_s * 1000000000ull;
 		}
 	}
@@ -410,7 +414,7 @@ int pgl_oltp_run(struct pgl_session *s, const struct pgl_run_opts *o,
 		lag = NULL;
 	}
 	gate_open(&sh, true);
-	supervise(ta, nt, &sh, start, o->progress_s);
+	supervise(ta, nt, &sh, start, o);
 	for (unsigned t = 0; t < started; t++) {
 		pthread_join(tids[t], NULL);
 		if (ta[t].th.end_ns > res->end_ns)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The frame around a workload: server, markers, relation map (session.h).  Prints nothing. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,22 +10,6 @@
 #include "pgload/session.h"
 
 volatile int pgl_stop_requested;
-
-static void note(struct pgl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(struct pgl_session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->notes.n == PGL_NOTES_MAX) {
-		s->notes.more++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(s->notes.v[s->notes.n].msg, sizeof(s->notes.v[0].msg), fmt, ap);
-	va_end(ap);
-	s->notes.n++;
-}
 
 int pgl_session_open(struct pgl_session *s, const char *conninfo, const char *pgdata,
 		     const char *dutfs_control, bool relmap_on, struct dut_error *err)
@@ -49,7 +32,7 @@ int pgl_session_open(struct pgl_session *s, const char *conninfo, const char *pg
 	if ((r = pgl_marker_open(&s->marker, dutfs_control, pgdata, err)) < 0)
 		return r;
 	if (s->marker.refused.msg[0])
-		note(s, "%s", s->marker.refused.msg);
+		pgl_note(&s->notes, "%s", s->marker.refused.msg);
 	s->relmap_on = relmap_on;
 	if (relmap_on && (r = pgl_pq_relmap_snapshot(conninfo, s->admin, &s->relmap, err)) < 0)
 		return r;
@@ -63,7 +46,7 @@ static void mark(struct pgl_session *s, const char *phase, const char *what)
 
 	snprintf(label, sizeof(label), "%s %s", phase, what);
 	if (pgl_mark(&s->marker, label, &e) < 0)
-		note(s, "%s", e.msg);
+		pgl_note(&s->notes, "%s", e.msg);
 }
 
 void pgl_phase_begin(struct pgl_session *s, const char *phase)
@@ -78,7 +61,7 @@ void pgl_phase_end(struct pgl_session *s, const char *phase)
 	mark(s, phase, "end");
 	if (s->relmap_on && PQstatus(s->admin) == CONNECTION_OK &&
 	    pgl_pq_relmap_snapshot(s->conninfo, s->admin, &s->relmap, &e) < 0)
-		note(s, "relation snapshot after %s: %s", phase, e.msg);
+		pgl_note(&s->notes, "relation snapshot after %s: %s", phase, e.msg);
 }
 
 void pgl_session_note_backends(struct pgl_session *s)
@@ -86,7 +69,7 @@ void pgl_session_note_backends(struct pgl_session *s)
 	struct dut_error e;
 
 	if (s->relmap_on && pgl_pq_relmap_procs(s->admin, &s->relmap, &e) < 0)
-		note(s, "listing the backends: %s", e.msg);
+		pgl_note(&s->notes, "listing the backends: %s", e.msg);
 }
 
 int pgl_relmap_save(const struct pgl_relmap *m, const char *path, struct dut_error *err)
@@ -128,7 +111,7 @@ int pgl_session_write_relmap(struct pgl_session *s, const char *path, struct dut
 		PQreset(s->admin);
 	if (PQstatus(s->admin) == CONNECTION_OK &&
 	    pgl_pq_relmap_snapshot(s->conninfo, s->admin, &s->relmap, err) < 0)
-		note(s, "final relation snapshot: %s", err->msg);
+		pgl_note(&s->notes, "final relation snapshot: %s", err->msg);
 	return pgl_relmap_save(&s->relmap, path, err);
 }
 

@@ -9,27 +9,16 @@
 #define PGL_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <libpq-fe.h>
 
 #include "lib/error.h"
 #include "pgload/mark.h"
+#include "pgload/notes.h"
 #include "pgload/dss/dss.h"
 #include "pgload/relmap.h"
 #include "pgload/result.h"
-
-/*
- * What went wrong without stopping the work (a control file found but
- * refused, a marker dutfs did not take, a relation snapshot that failed):
- * the session keeps the first PGL_NOTES_MAX for the program to print, and
- * counts the rest.  Nothing in the session prints.
- */
-#define PGL_NOTES_MAX 8
-struct pgl_notes {
-	struct dut_error v[PGL_NOTES_MAX];
-	unsigned n;
-	unsigned more;               /* past PGL_NOTES_MAX */
-};
 
 struct pgl_session {
 	const char *conninfo;
@@ -70,9 +59,19 @@ struct pgl_init_opts {
 	const char *ack_log;
 };
 
+/* The figures of one -P interval: since the start, and over the interval. */
+struct pgl_progress {
+	double t_s;                  /* seconds since the measured run started */
+	double tps, lat_ms;          /* committed per second, mean latency */
+	uint64_t failed;
+};
+
 struct pgl_run_opts {
 	struct pgl_run_config cfg;
 	unsigned progress_s;         /* -P, 0 = off */
+	/* Called every progress_s by the run's supervising thread (the program
+	 * prints; NULL: no progress). */
+	void (*progress)(const struct pgl_progress *p);
 };
 
 struct pgl_workload_ops {

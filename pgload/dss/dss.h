@@ -26,11 +26,13 @@
  * The relation map (--relmap) comes from the OLTP half of pgload: the
  * program passes these ops; without them (NULL, as in the test driver)
  * --relmap is refused.  snapshot records the relations and their files now
- * (conninfo reaches the cluster's other databases); save writes them.
+ * (conninfo reaches the cluster's other databases; 0, or -errno with err:
+ * the map keeps what it had, for the caller to warn about); save writes
+ * them.  None prints.
  */
 struct dss_relmap_ops {
 	void *(*open)(void);
-	void (*snapshot)(void *ctx, const char *conninfo, PGconn *c, const char *when);
+	int (*snapshot)(void *ctx, const char *conninfo, PGconn *c, struct dut_error *err);
 	int (*save)(void *ctx, const char *path, struct dut_error *err);
 	void (*close)(void *ctx);
 };

@@ -328,6 +328,16 @@ static size_t conninfo_add(char *buf, size_t len, size_t at, const char *key, co
 	return at;
 }
 
+/* A relation snapshot (--relmap); one that fails is said, and the run goes on. */
+static void relmap_snapshot(const struct dss_relmap_ops *rops, void *rm, const char *conninfo, PGconn *c,
+			    const char *when)
+{
+	struct dut_error e = { "" };
+
+	if (rops->snapshot(rm, conninfo, c, &e) < 0)
+		dut_warn("dss: relation snapshot after %s: %s", when, e.msg);
+}
+
 /* How the relation snapshots reach the cluster's other databases: as c does. */
 static void conninfo_of(PGconn *c, char *buf, size_t len)
 {
@@ -389,13 +399,13 @@ static int run_server(const struct dss_opts *o, const struct dss_gen *g, struct 
 		return -ENOMEM;
 	}
 	if (rm)
-		rops->snapshot(rm, conninfo, c, "at the start");
+		relmap_snapshot(rops, rm, conninfo, c, "at the start");
 	for (unsigned p = 0; p < DSS_NPHASES && ret == 0; p++)
 		if (o->phase[p]) {
 			ret = run_phase(o, p, g, c, &m, r);
 			/* the tables and indexes a phase made, with their files */
 			if (rm)
-				rops->snapshot(rm, conninfo, c, dss_phase_name(p));
+				relmap_snapshot(rops, rm, conninfo, c, dss_phase_name(p));
 		}
 	if (rm && rops->save(rm, o->relmap_path, &e) < 0) {
 		dut_err("dss: %s", e.msg);

@@ -50,7 +50,10 @@ nb=$(grep -c '"role": *"client backend"' "$T/run_relmap.json")
 [ "$(processed "$T/simple.out")" = 600 ] || fail "-c 4 -t 150 processed $(processed "$T/simple.out")"
 total=$((total + 600)); check_history "simple protocol"
 before=$(q "$D" "SELECT coalesce(sum(delta),0) FROM pgbench_history")
-run extended -c 3 -j 1 -T 3 -M extended -N
+run extended -c 3 -j 1 -T 3 -M extended -N -P 1
+# -P: the run hands its figures to pgload, which prints pgbench's line each second
+np=$(grep -Ec '^progress: [0-9.]+ s, [0-9.]+ tps, lat [0-9.]+ ms, [0-9]+ failed$' "$T/extended.out")
+[ "$np" -ge 2 ] || { cat "$T/extended.out"; fail "-T 3 -P 1 printed $np progress lines, want 2 or more"; }
 skipped=$(( $(q "$D" "SELECT coalesce(sum(delta),0) FROM pgbench_history") - before ))
 total=$((total + $(processed "$T/extended.out"))); check_history "extended, simple-update, -T"
 run pipelined -c 4 -j 2 -T 3 -M prepared --pipeline

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Call cycles between the product's .c files (issue #21).
+"""Call cycles between the product's .c files, and include cycles between
+its headers (issue #21).
 
 A .c file A depends on B when A's object refers to a global symbol that B's
 object defines (nm of every object meson built, mapped back to its source by
@@ -13,16 +14,29 @@ fails the test, naming its files and one reference per edge, so a new cycle is
 fixed or argued for in review, not added by accident.  A listed cycle that
 shrank or went away is reported so the list can be made smaller.
 
+Include cycles: a product file (a header, or a .c file another includes)
+that includes itself, directly or through other headers, is a cycle.  The
+edges are the #include "..." lines of every product file under the source
+root (inside #if or not), each name resolved from the source root (the
+product names its headers so, "lib/x.h"), then from the build root
+(generated headers such as tools/kinds/step_kinds.h), then beside the
+including file.  cycles.allow
+does not apply: none is known, and include guards only hide a cycle until a
+declaration is needed before its header's guard is set.
+
 usage: cycles.py BUILD_DIR SOURCE_DIR [ALLOW_FILE]
 exit: 0 no new cycle, 1 a new cycle, 2 usage or tool error
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
 SKIP_PREFIXES = ("tests/", "subprojects/")
 SKIP_FILES = ("tools/bench/bench-trace.c", "tools/bench/bench-report.c", "tools/trace/trace_gen.c")
+PRODUCT_DIRS = ("lib", "fuse", "probe", "pgload", "tools", "udev")
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
 def sources(build, srcroot):
@@ -124,6 +138,44 @@ def sccs(edges):
     return sorted(out)
 
 
+def include_graph(srcroot, build):
+    """{file: {included file: line number}} over the product's .c and .h files,
+    paths relative to the source root (generated headers: relative to the build root)."""
+    files = []
+    for top in PRODUCT_DIRS:
+        for d, dirs, names in os.walk(os.path.join(srcroot, top)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+            files += [os.path.join(d, n) for n in sorted(names) if n.endswith((".c", ".h"))]
+    edges, todo, seen = {}, list(files), set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        rel = os.path.relpath(path, build if path.startswith(build + os.sep) else srcroot)
+        e = edges.setdefault(rel, {})
+        with open(path, errors="replace") as f:
+            text = f.read()
+        for m in INCLUDE.finditer(text):
+            name = m.group(1)
+            for base in (srcroot, build, os.path.dirname(path)):
+                cand = os.path.normpath(os.path.join(base, name))
+                if os.path.isfile(cand):
+                    crel = os.path.relpath(cand, build if cand.startswith(build + os.sep) else srcroot)
+                    e.setdefault(crel, text.count("\n", 0, m.start()) + 1)
+                    todo.append(cand)
+                    break
+    return edges
+
+
+def include_cycles(srcroot, build):
+    """(cycles, edges): the strongly connected sets of files, and files that include themselves."""
+    edges = include_graph(srcroot, build)
+    found = sccs(edges)
+    found += [[f] for f, e in sorted(edges.items()) if f in e]
+    return found, edges
+
+
 def main(argv):
     if len(argv) not in (3, 4):
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
@@ -142,6 +194,7 @@ def main(argv):
             print(f"cycles: no product objects under {build}: build first", file=sys.stderr)
             return 2
         edges = graph(objs)
+        inc_found, inc_edges = include_cycles(srcroot, build)
     except (OSError, RuntimeError, ValueError) as e:
         print(f"cycles: {e}", file=sys.stderr)
         return 2
@@ -161,11 +214,20 @@ def main(argv):
             for b, sym in sorted(edges.get(a, {}).items()):
                 if b in c:
                     print(f"  {a} -> {b} (uses {sym})")
+    print(f"cycles: {len(inc_edges)} product files read for #include, {len(inc_found)} include cycles")
+    for c in inc_found:
+        print("include cycle between: " + " ".join(c))
+        for a in c:
+            for b, line in sorted(inc_edges.get(a, {}).items()):
+                if b in c:
+                    print(f"  {a}:{line} includes {b}")
+    if inc_found:
+        print("Break the include cycle: move what both headers need into a third, or declare the "
+              "struct (struct x;) instead of including its header.")
     if new:
         print("Break the cycle (move the shared part into its own file, or pass a callback), or, if it "
               f"must stay, add its files as one line to {allow_file} and say why in the commit.")
-        return 1
-    return 0
+    return 1 if new or inc_found else 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The two halves of each step kind find each other by name: every kind of
- * the orchestrator (tools/run/steps/steps.c) has the report's ops
- * (tools/report/rundir_kinds.c) with the same .step_kind, and back; and the
+ * The two halves of each step kind (tools/kinds/<kind>.c, compiled once per
+ * half) find each other by name: every kind of the orchestrator
+ * (tools/run/steps/steps.c) has the report's ops (tools/report/rundir_kinds.c)
+ * with the same .step_kind, and back; and the
  * document kinds the report recognises (all but "other") each have ops,
  * a label and a way to recognise their documents.
  */
@@ -11,9 +12,9 @@
 #include "tests/cu_main.h"
 #include "tools/report/rundir_kinds.h"
 #include "tools/run/experiment.h"
-#include "tools/step_kinds.h"
+#include "tools/kinds/step_kinds.h"
 
-/* enum rundir_doc_kind, DOC_OTHER excluded: every kind of tools/step_kinds.h */
+/* enum rundir_doc_kind, DOC_OTHER excluded: every kind of tools/kinds/meson.build */
 #define KIND_VALUE(k) DOC_##k,
 static const enum rundir_doc_kind doc_kinds[] = { DUTLAB_STEP_KINDS(KIND_VALUE) };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The chart bodies of chart.c that the step kinds (tools/report/kinds/) and chart_build.c use. */
+/* The chart bodies of chart.c that the step kinds' report halves (tools/kinds/) and chart_build.c use. */
 #ifndef DUTLAB_CHART_PRIV_H
 #define DUTLAB_CHART_PRIV_H
 

@@ -3,7 +3,7 @@
  * The traps of the PostgreSQL step kinds (pure): an OLTP step served by the
  * page cache, connection time inside its TPS, a contended CPU; a DSS step
  * whose plans varied or whose queries read memory.  The kinds' ops call them
- * (tools/report/kinds/oltp_run.c, dss.c); the traps of every kind, the
+ * (tools/kinds/oltp_run.c, dss.c); the traps of every kind, the
  * target's link and the empty drive: findings_traps.c.
  */
 #include <errno.h>

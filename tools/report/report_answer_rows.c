@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Rows of "The answer in numbers" (pure): the helpers the step kinds'
- * answer ops (tools/report/kinds/) write their rows with.  A leaf: it calls
+ * answer ops (tools/kinds/, their report halves) write their rows with.  A leaf: it calls
  * no driver, so the kinds' ops add no call cycle.
  */
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * "Why", per configuration, for OLTP and restore steps (pure): what limited
  * the transactions, and the restore's verdicts.  The step kinds' why ops
- * (tools/report/kinds/) point here; a leaf that calls no driver.
+ * (tools/kinds/, their report halves) point here; a leaf that calls no driver.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * THE table of the report's step kinds (rundir_kinds.h), made from the
- * list in tools/step_kinds.h: rundir_kind_<kind> of
- * tools/report/kinds/<kind>.c for each.  Adding a kind to the report is that
- * file and the list's row (which also gives its value DOC_<kind>).
+ * list in tools/kinds/meson.build (the generated X-macro
+ * tools/kinds/step_kinds.h): rundir_kind_<kind>, the report's half of
+ * tools/kinds/<kind>.c (compiled with DUTLAB_KIND_REPORT), for each.
+ * Adding a kind is that file and the list's row (which also gives its value
+ * DOC_<kind>).
  *
  * Which kind a result document is (rundir_doc_kind_of) and a run's steps
  * with their kinds (rundir_steps) are answered here from the kinds'
@@ -17,8 +19,8 @@
 
 #include <json-c/json.h>
 
+#include "tools/kinds/step_kinds.h"
 #include "tools/report/rundir_kinds.h"
-#include "tools/step_kinds.h"
 
 #define RUNDIR_KINDS(X) DUTLAB_STEP_KINDS(X)
 

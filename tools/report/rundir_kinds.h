@@ -3,15 +3,17 @@
  * The report's half of a step kind (pure): what `dutlab report RUNDIR`
  * does with a step whose result documents are of that kind - its table,
  * its charts, its findings and its rows in "The answer in numbers".  One
- * `struct rundir_kind_ops` per kind in tools/report/kinds/<kind>.c, listed
- * once in rundir_kinds.c.
+ * `struct rundir_kind_ops` per kind, the half of tools/kinds/<kind>.c
+ * compiled with DUTLAB_KIND_REPORT, tabled in rundir_kinds.c from the list
+ * of kinds in tools/kinds/meson.build.
  *
  * Why a second struct and not the orchestrator's struct dut_step_type: the
  * report (libdutlab_core) reads run directories of any dutlab, does not
  * link the orchestrator (libdutlab_run), and recognises documents by their
  * own fields (rundir_doc_kind_of, rundir_stats.c), not by the experiment.
- * .step_kind names the orchestrator's kind (tools/run/steps/<kind>.c) that
- * writes these documents, so the two halves are found by the same name.
+ * .step_kind names the orchestrator's kind (the other half of the same
+ * file) that writes these documents, so the two halves are found by the
+ * same name.
  *
  * Cycle rule (tests/structure/cycles.py): the drivers that call these ops
  * (report_run.c, chart_build.c, findings_build.c, report_answer.c) hold no

@@ -15,11 +15,11 @@
 #include "tools/compare/compare.h"
 #include "tools/report/report.h"
 #include "tools/report/rundir_model.h"
-#include "tools/step_kinds.h"
+#include "tools/kinds/step_kinds.h"
 
 /*
  * The kind of a result document: DOC_<kind> for each step kind of
- * tools/step_kinds.h (the documents that kind's steps write), and DOC_OTHER
+ * tools/kinds/meson.build (the documents that kind's steps write), and DOC_OTHER
  * for a document no kind recognises.  Generated from that list, so adding a
  * kind adds its value here too.
  */

@@ -80,7 +80,7 @@ struct dut_tablespace {
 	unsigned line;
 };
 
-/* ---- steps: a table of parameters per step kind (tools/run/steps/<kind>.c) ---- */
+/* ---- steps: a table of parameters per step kind (tools/kinds/<kind>.c) ---- */
 
 enum dut_param_kind {
 	DUT_P_UINT,       /* whole number in [min, max] */
@@ -127,7 +127,7 @@ struct run_argv;
 struct run_step_ctx;
 
 /*
- * A step kind (tools/run/steps/<kind>.c, listed once in tools/run/steps/steps.c):
+ * A step kind (tools/kinds/<kind>.c, listed once in tools/kinds/meson.build):
  * everything the parser, the planner and the runner know about it.  Code
  * outside a kind's file asks these fields and ops, never the kind's name.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Checking and converting one step parameter by its spec (tools/run/steps/<kind>.c). */
+/* Checking and converting one step parameter by its spec (tools/kinds/<kind>.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

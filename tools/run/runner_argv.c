@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Command lines of steps (pure): each step kind builds its own
- * (tools/run/steps/<kind>.c, the kind's argv op); this file is the runner's
+ * (tools/kinds/<kind>.c, the kind's argv op); this file is the runner's
  * door to those ops.
  */
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/pgbin.h"
 #include "tests/cu_main.h"
@@ -147,6 +148,32 @@ static void test_build_estimate(void)
 	CU_ASSERT_EQUAL(dut_pg_build_estimate("/nonexistent/dutlab-pg", 15, NULL), DUT_PG_BUILD_SECONDS_GUESS);
 }
 
+/* A build's record read from its directory: found, missing, reached through a link (refused). */
+static void test_build_read(void)
+{
+	static const unsigned one15[][2] = { { 15, 700 } };
+	char dir[64], path[256], link_dir[300], link_conf[400];
+	struct dut_pg_build b = { 0 };
+	struct dut_error err = { "" };
+
+	make_cache(dir, one15, 1);
+	snprintf(path, sizeof(path), "%s/15-bs16k", dir);
+	CU_ASSERT_EQUAL(dut_pg_build_read(path, &b, &err), 0);
+	CU_ASSERT(b.major == 15 && b.block_kb == 16 && b.wal_block_kb == 8 && b.build_seconds == 700);
+	/* a directory without a record is no build */
+	CU_ASSERT_EQUAL(dut_pg_build_read(dir, &b, &err), -ENOENT);
+	/* a record that is a link is not followed, and the error names it */
+	snprintf(link_dir, sizeof(link_dir), "%s/15-bs32k", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(link_dir, 0755), 0);
+	snprintf(link_conf, sizeof(link_conf), "%s/%s", link_dir, DUT_PG_BUILD_CONF);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", DUT_PG_BUILD_CONF);
+	CU_ASSERT_EQUAL_FATAL(symlink(path, link_conf), 0);
+	err.msg[0] = '\0';
+	CU_ASSERT_EQUAL(dut_pg_build_read(link_dir, &b, &err), -ELOOP);
+	CU_CHECK(strstr(err.msg, link_conf) != NULL, "the error names the record: %s", err.msg);
+	rm_cache(dir);
+}
+
 static struct dut_experiment *parse_ok(const char *text, const char *row)
 {
 	struct dut_experiment *e = NULL;
@@ -252,6 +279,7 @@ static const struct cu_test tests[] = {
 	{ "cache_keys", test_cache_keys },
 	{ "build_record", test_build_record },
 	{ "build_estimate", test_build_estimate },
+	{ "build_read", test_build_read },
 	{ "postgres_block_size", test_postgres_block_size },
 	{ "matrix_block_size", test_matrix_block_size },
 	{ "refusals_cite_the_line", test_refusals_cite_the_line },

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by the step kinds' files (tools/run/steps/<kind>.c): parameter
- * accessors, the estimate units, and the pieces of command lines more than
- * one kind uses (step_util.c).  Nothing here knows a kind by name.
+ * Shared by the orchestrator's halves of the step kinds
+ * (tools/kinds/<kind>.c): parameter accessors, the estimate units, and the
+ * pieces of command lines more than one kind uses (step_util.c).  Nothing
+ * here knows a kind by name.
  */
 #ifndef DUTLAB_RUN_STEPS_STEPS_PRIV_H
 #define DUTLAB_RUN_STEPS_STEPS_PRIV_H

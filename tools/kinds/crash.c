@@ -4,7 +4,13 @@
  * campaign in a directory of its own on the target's filesystem; its
  * clusters and dutfs mounts are its own.  Exit 1 is its finding (damage,
  * a blind control), which its document says.
+ *
+ * The report of it reads dutlab crash documents: the campaign's verdicts.
+ *
+ * Both halves in one file (tools/kinds/meson.build compiles it twice).
  */
+#if defined(DUTLAB_KIND_RUN)
+/* ---- the orchestrator's half: struct dut_step_type (tools/run/experiment.h) ---- */
 #include <errno.h>
 #include <stdio.h>
 
@@ -111,3 +117,40 @@ const struct dut_step_type dut_step_kind_crash = {
 	.workdir = true, .own_clusters = true, .runs_dutlab = true, .result_exit = 1,
 	.check = crash_check, .estimate_ns = crash_estimate, .space_bytes = crash_space, .argv = crash_argv,
 };
+
+#elif defined(DUTLAB_KIND_REPORT)
+/* ---- the report's half: struct rundir_kind_ops (tools/report/rundir_kinds.h) ---- */
+#include "tools/report/findings_priv.h"
+#include "tools/report/report_answer_rows.h"
+#include "tools/report/report_run_steps.h"
+#include "tools/report/rundir_kinds.h"
+
+/* A damaged state with fsync honoured is the finding; a control that saw
+ * nothing means the clean figure proves nothing. */
+static void crash_answer(struct rdoc *d, const struct rundir_model *m, const char *st)
+{
+	static const struct { const char *metric, *what; int dec; } rows[] = {
+		{ "regular_damaged", "crash states damaged with fsync honoured", 0 },
+		{ "commits_lost", "acknowledged commits lost after crashes", 0 },
+		{ "fpw_off_detected", "full_page_writes=off control states that saw damage", 0 },
+		{ "fsync_off_detected", "fsync=off control states that saw damage", 0 },
+		{ "states_per_minute", "crash states per minute", 1 },
+	};
+
+	for (size_t i = 0; i < m->nconfigs; i++)
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			struct cmp_stat v = rundir_metric(&m->configs[i], st, "campaign", rows[k].metric);
+
+			answer_row(d, m->configs[i].name, st, rows[k].what, &v, 1, rows[k].dec, NULL);
+		}
+}
+
+const struct rundir_kind_ops rundir_kind_crash = {
+	.kind = DOC_crash, .step_kind = "crash", .label = "dutlab crash",
+	.doc_tool = "dutlab", .doc_key = "workload", .doc_value = "crash",
+	.table = report_crash_table, .findings = findings_crash, .answer = crash_answer,
+};
+
+#else
+#error "a step kind is built by tools/kinds/meson.build, with DUTLAB_KIND_RUN or DUTLAB_KIND_REPORT"
+#endif

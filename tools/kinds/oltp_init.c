@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Step kind oltp-init: pgload init, load the pgbench tables. */
+/*
+ * Step kind oltp-init: pgload init, load the pgbench tables.
+ *
+ * The report of it reads pgload init documents: phase times.
+ *
+ * Both halves in one file (tools/kinds/meson.build compiles it twice).
+ */
+#if defined(DUTLAB_KIND_RUN)
+/* ---- the orchestrator's half: struct dut_step_type (tools/run/experiment.h) ---- */
 #include <string.h>
 
 #include "lib/cleanup.h"
@@ -74,3 +82,34 @@ const struct dut_step_type dut_step_kind_oltp_init = {
 	.places_tables = true, .relmap = true,
 	.estimate_ns = oltp_init_estimate, .space_bytes = oltp_init_space, .argv = oltp_init_argv,
 };
+
+#elif defined(DUTLAB_KIND_REPORT)
+/* ---- the report's half: struct rundir_kind_ops (tools/report/rundir_kinds.h) ---- */
+#include "tools/report/report_answer_rows.h"
+#include "tools/report/report_run_steps.h"
+#include "tools/report/rundir_kinds.h"
+
+static void init_answer(struct rdoc *d, const struct rundir_model *m, const char *st)
+{
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct rundir_config *c = &m->configs[i], *b = &m->configs[0];
+		/* the COPY phase only: the run summary's step time adds the
+		 * table creation, VACUUM and index builds */
+		struct cmp_stat v = rundir_duration(c, st, "init/load"), base = rundir_duration(b, st, "init/load");
+
+		answer_row(d, c->name, st, "COPY load phase of pgload init (init/load, s)", &v, 1, 2, &base);
+		v = answer_all_phases_s(c, st);
+		base = answer_all_phases_s(b, st);
+		answer_row(d, c->name, st, "pgload init, all phases (s)", &v, 1, 2, &base);
+	}
+}
+
+const struct rundir_kind_ops rundir_kind_oltp_init = {
+	.kind = DOC_oltp_init, .step_kind = "oltp-init", .label = "pgload init",
+	.doc_tool = "pgload", .doc_key = "workload", .doc_value = "oltp-init",
+	.table = report_phase_table, .answer = init_answer,
+};
+
+#else
+#error "a step kind is built by tools/kinds/meson.build, with DUTLAB_KIND_RUN or DUTLAB_KIND_REPORT"
+#endif

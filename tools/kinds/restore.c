@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Step kind restore: pgload restore, time the restore of a dump into a new database. */
+/*
+ * Step kind restore: pgload restore, time the restore of a dump into a new database.
+ *
+ * The report of it reads pgload restore documents: restore time and verdicts.
+ *
+ * Both halves in one file (tools/kinds/meson.build compiles it twice).
+ */
+#if defined(DUTLAB_KIND_RUN)
+/* ---- the orchestrator's half: struct dut_step_type (tools/run/experiment.h) ---- */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,3 +117,31 @@ const struct dut_step_type dut_step_kind_restore = {
 	.check = restore_check, .estimate_ns = restore_estimate, .space_bytes = restore_space,
 	.argv = restore_argv, .supported = restore_supported,
 };
+
+#elif defined(DUTLAB_KIND_REPORT)
+/* ---- the report's half: struct rundir_kind_ops (tools/report/rundir_kinds.h) ---- */
+#include "tools/report/report_answer_rows.h"
+#include "tools/report/report_answer_why.h"
+#include "tools/report/report_run_steps.h"
+#include "tools/report/rundir_kinds.h"
+
+static void restore_answer(struct rdoc *d, const struct rundir_model *m, const char *st)
+{
+	for (size_t i = 0; i < m->nconfigs; i++) {
+		const struct rundir_config *c = &m->configs[i], *b = &m->configs[0];
+		struct cmp_stat v = rundir_duration(c, st, "total"), base = rundir_duration(b, st, "total");
+
+		answer_row(d, c->name, st, "restore time (s)", &v, 1, 2, &base);
+	}
+}
+
+const struct rundir_kind_ops rundir_kind_restore = {
+	.kind = DOC_restore, .step_kind = "restore", .label = "pgload restore",
+	.doc_tool = "pgload", .doc_key = "workload", .doc_value = "restore",
+	.table = report_restore_table, .answer = restore_answer,
+	.why_config = answer_why_restore,
+};
+
+#else
+#error "a step kind is built by tools/kinds/meson.build, with DUTLAB_KIND_RUN or DUTLAB_KIND_REPORT"
+#endif
