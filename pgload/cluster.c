@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,18 +29,6 @@
 volatile int pgl_cluster_interrupted;
 
 
-
-/* nhex random hex digits and a NUL (names of cgroups, passwords) */
-int pgl_cluster_random_hex(char *buf, size_t nhex)
-{
-	unsigned char raw[32];
-
-	if (nhex / 2 > sizeof(raw) || getrandom(raw, nhex / 2, 0) != (ssize_t)(nhex / 2))
-		return -EIO;
-	for (size_t i = 0; i < nhex / 2; i++)
-		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-	return 0;
-}
 
 int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct dut_error *err)
 {
@@ -81,23 +68,6 @@ int pgl_tablespace_parse(const char *spec, struct pgl_tablespace *ret, struct du
 
 /* --- state file --------------------------------------------------------- */
 
-
-void pgl_cluster_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
-{
-	/* Cut, it would name another server: make it one libpq refuses (callers give PATH_MAX + 128). */
-	if (snprintf(buf, len, "host=%s port=%d user=postgres dbname=postgres%s%s", c->socket_dir,
-		     c->port, c->passfile[0] ? " passfile=" : "", c->passfile) >= (int)len)
-		snprintf(buf, len, "service=pgload-conninfo-too-long");
-}
-
-void pgl_cluster_tcp_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
-{
-	if (!c->listen_tcp || !c->passfile[0])
-		snprintf(buf, len, "%s", "");
-	else if (snprintf(buf, len, "host=127.0.0.1 port=%d user=postgres dbname=postgres passfile=%s",
-			  c->port, c->passfile) >= (int)len)
-		snprintf(buf, len, "service=pgload-conninfo-too-long");
-}
 
 /* --- life cycle --------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The TCP password of a --listen-tcp cluster.  Only a running server of
- * ours holds its port, so the passfile holds a password only while the
- * server runs: a new one at every start (set over the socket, then written
+ * How root connects to a cluster: the conninfo strings, and the TCP password
+ * of a --listen-tcp cluster.  Only a running server of ours holds its
+ * port, so the passfile holds a password only while the server runs: a new one at every start (set over the socket, then written
  * for that port alone), none after a stop.  A root client that follows an
  * old conninfo to whoever took the port while the server was down finds no
  * password to hand over, and a password leaked across a crash is replaced
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <libpq-fe.h>
 
@@ -20,6 +21,35 @@
 #include "pgload/cluster_check.h"
 #include "pgload/cluster_priv.h"
 #include "pgload/pgconn.h"
+
+/* nhex random hex digits and a NUL (names of cgroups, passwords) */
+int pgl_cluster_random_hex(char *buf, size_t nhex)
+{
+	unsigned char raw[32];
+
+	if (nhex / 2 > sizeof(raw) || getrandom(raw, nhex / 2, 0) != (ssize_t)(nhex / 2))
+		return -EIO;
+	for (size_t i = 0; i < nhex / 2; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+void pgl_cluster_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
+{
+	/* Cut, it would name another server: make it one libpq refuses (callers give PATH_MAX + 128). */
+	if (snprintf(buf, len, "host=%s port=%d user=postgres dbname=postgres%s%s", c->socket_dir,
+		     c->port, c->passfile[0] ? " passfile=" : "", c->passfile) >= (int)len)
+		snprintf(buf, len, "service=pgload-conninfo-too-long");
+}
+
+void pgl_cluster_tcp_conninfo(const struct pgl_cluster *c, char *buf, size_t len)
+{
+	if (!c->listen_tcp || !c->passfile[0])
+		snprintf(buf, len, "%s", "");
+	else if (snprintf(buf, len, "host=127.0.0.1 port=%d user=postgres dbname=postgres passfile=%s",
+			  c->port, c->passfile) >= (int)len)
+		snprintf(buf, len, "service=pgload-conninfo-too-long");
+}
 
 /* Give role postgres the password as a SCRAM verifier (the clear text never reaches the server). */
 static int set_verifier(const struct pgl_cluster *c, const char *password, struct dut_error *err)
