@@ -23,6 +23,15 @@
  * submitting first and waiting in a second enter gave a median of 2050
  * (docs/bench-probe.md).  At high queue depths the peek usually finds
  * completions, so the second enter is rarely made.
+ *
+ * One submit per batch shows on a virtio disk: the batch reaches the host
+ * together and comes back together, ~31 completions per interrupt at QD32,
+ * where fio (one request per io_uring_enter) gets 3-6
+ * (tools/bench/bench-probe-counts).  Submitting each request as soon as it
+ * is prepared broke that up (~5 per interrupt) but cost 1.6-3.3x the CPU per
+ * I/O and lost IOPS in 3 of 4 pairs on a loaded machine; a quiet machine,
+ * where this may be what puts fio ahead, was not available to measure it
+ * (docs/bench-probe.md, 2026-12-07).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -256,7 +265,11 @@ static int push_sample(struct engine_sample **arr, size_t *n, size_t *cap, uint6
  * Ring flags, best first.  COOP_TASKRUN saves the task-work IPI per
  * completion.  DEFER_TASKRUN was measured and rejected: completions wait for
  * our next io_uring_enter, which cost 1 MiB QD8 reads a third of their IOPS
- * and doubled CPU per I/O against fio (docs/bench-probe.md).
+ * and doubled CPU per I/O against fio (docs/bench-probe.md).  Tried again
+ * as fio 3.33 runs it (DEFER_TASKRUN | SINGLE_ISSUER | COOP_TASKRUN, each
+ * submit also flushing completions, io_uring_submit_and_get_events): 4 KiB
+ * QD32 reads on a file lost IOPS in 4 of 4 interleaved pairs and cost 18-40 %
+ * more CPU per I/O (docs/bench-probe.md, 2026-12-07).
  */
 static int ring_init(struct io_uring *ring, const struct engine_job *j)
 {
