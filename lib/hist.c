@@ -2,15 +2,8 @@
 /*
  * Log-linear latency histogram (see lib/hist.h for the bucket layout).
  *
- * Index arithmetic: let k = floor(log2(v | (2^SUB_BITS - 1))), i.e. the top
- * bit of v, but at least SUB_BITS - 1.  Shifting v right by s = k - (SUB_BITS
- * - 1) leaves its top SUB_BITS bits, a number in [2^(SUB_BITS-1), 2^SUB_BITS)
- * (or v itself when v < 2^SUB_BITS and s = 0).  The bucket is then
- *
- *     idx = s * 2^(SUB_BITS-1) + (v >> s)
- *
- * which is v for the exact range and advances by 2^(SUB_BITS-1) per power
- * of two above it.  No loop, no division, one clz.
+ * The bucket of a value and the owner's add are inline in lib/hist.h (the
+ * index arithmetic is explained there).
  *
  * Concurrency: the owner thread is the only writer.  Its stores to the
  * 64-bit fields are relaxed atomics (plain moves on x86-64 and arm64) and
@@ -24,7 +17,6 @@
 #include "lib/hist.h"
 
 #define SUB_COUNT (1u << (DUT_HIST_SUB_BITS - 1))      /* sub-buckets per power of two */
-#define EXACT_MASK ((UINT64_C(1) << DUT_HIST_SUB_BITS) - 1)
 #define LAST_BUCKET (DUT_HIST_NBUCKETS - 1)
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -58,16 +50,6 @@ void dut_hist_reset(struct dut_hist *h)
 	dut_hist_init(h);
 }
 
-unsigned dut_hist_bucket(uint64_t v)
-{
-	unsigned k = 63 - (unsigned)__builtin_clzll(v | EXACT_MASK);
-	unsigned s = k - (DUT_HIST_SUB_BITS - 1);
-	uint64_t idx = (uint64_t)s * SUB_COUNT + (v >> s);
-
-	/* values >= 2^MAX_BITS share the last bucket (a cmov, not a branch) */
-	return idx < LAST_BUCKET ? (unsigned)idx : LAST_BUCKET;
-}
-
 void dut_hist_bucket_range(unsigned idx, uint64_t *ret_lo, uint64_t *ret_hi)
 {
 	unsigned s;
@@ -84,35 +66,6 @@ void dut_hist_bucket_range(unsigned idx, uint64_t *ret_lo, uint64_t *ret_hi)
 	lo = (uint64_t)(SUB_COUNT + idx % SUB_COUNT) << s;
 	*ret_lo = lo;
 	*ret_hi = idx == LAST_BUCKET ? UINT64_MAX : lo + (UINT64_C(1) << s) - 1;
-}
-
-static inline uint64_t sat_add64(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
-static inline unsigned __int128 sat_add128(unsigned __int128 a, unsigned __int128 b)
-{
-	unsigned __int128 r;
-
-	return __builtin_add_overflow(a, b, &r) ? ~(unsigned __int128)0 : r;
-}
-
-void dut_hist_add(struct dut_hist *h, uint64_t v)
-{
-	unsigned idx = dut_hist_bucket(v);
-
-	STORE(&h->buckets[idx], h->buckets[idx] + 1);
-	if (v < h->min)
-		STORE(&h->min, v);
-	if (v > h->max)
-		STORE(&h->max, v);
-	STORE(&h->sum, sat_add64(h->sum, v));
-	/* v*v < 2^128 always; only the running sum can overflow */
-	h->sumsq = sat_add128(h->sumsq, (unsigned __int128)v * v);
-	__atomic_store_n(&h->count, h->count + 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -134,7 +87,7 @@ static void cas_sat_add(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = LOAD(p);
 
-	while (!__atomic_compare_exchange_n(p, &cur, sat_add64(cur, v), true, __ATOMIC_RELAXED,
+	while (!__atomic_compare_exchange_n(p, &cur, dut_hist_sat_add64(cur, v), true, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED))
 		;
 }
@@ -180,8 +133,8 @@ void dut_hist_add_n(struct dut_hist *h, uint64_t v, uint64_t n)
 		STORE(&h->min, v);
 	if (v > h->max)
 		STORE(&h->max, v);
-	STORE(&h->sum, sat_add64(h->sum, vn));
-	h->sumsq = sat_add128(h->sumsq, sqn);
+	STORE(&h->sum, dut_hist_sat_add64(h->sum, vn));
+	h->sumsq = dut_hist_sat_add128(h->sumsq, sqn);
 	__atomic_store_n(&h->count, h->count + n, __ATOMIC_RELEASE);
 }
 
@@ -198,8 +151,8 @@ void dut_hist_merge(struct dut_hist *dst, const struct dut_hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
-	dst->sum = sat_add64(dst->sum, src->sum);
-	dst->sumsq = sat_add128(dst->sumsq, src->sumsq);
+	dst->sum = dut_hist_sat_add64(dst->sum, src->sum);
+	dst->sumsq = dut_hist_sat_add128(dst->sumsq, src->sumsq);
 	dst->count += src->count;
 }
 

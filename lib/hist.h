@@ -54,11 +54,9 @@ void dut_hist_init(struct dut_hist *h);
 struct dut_hist *dut_hist_new(void);
 void dut_hist_free(struct dut_hist *h);
 
-/* Bucket index of a value, and the [lo, hi] range of values a bucket holds. */
-unsigned dut_hist_bucket(uint64_t v);
+/* The [lo, hi] range of values a bucket holds (dut_hist_bucket() below gives a value's). */
 void dut_hist_bucket_range(unsigned idx, uint64_t *ret_lo, uint64_t *ret_hi);
 
-void dut_hist_add(struct dut_hist *h, uint64_t v);
 void dut_hist_add_n(struct dut_hist *h, uint64_t v, uint64_t n);
 /*
  * dut_hist_add() for a histogram several threads add to at once (lock-free
@@ -82,5 +80,59 @@ uint64_t dut_hist_percentile(const struct dut_hist *h, double pct);
 double dut_hist_mean(const struct dut_hist *h);
 double dut_hist_stddev(const struct dut_hist *h);
 void dut_hist_summarize(const struct dut_hist *h, struct dut_hist_summary *ret);
+
+/*
+ * Inline, because the trace report adds several values per record to
+ * histograms (tools/report/report_build.c): a call each was a tenth of its
+ * time.  Index arithmetic: let k = floor(log2(v | (2^SUB_BITS - 1))), the
+ * top bit of v but at least SUB_BITS - 1.  Shifting v right by s = k -
+ * (SUB_BITS - 1) leaves its top SUB_BITS bits, a number in
+ * [2^(SUB_BITS-1), 2^SUB_BITS) (or v itself when v < 2^SUB_BITS and s = 0);
+ * the bucket is then idx = s * 2^(SUB_BITS-1) + (v >> s): v for the exact
+ * range, advancing by 2^(SUB_BITS-1) per power of two above it.  One clz.
+ */
+static inline unsigned dut_hist_bucket(uint64_t v)
+{
+	const unsigned last = DUT_HIST_NBUCKETS - 1;
+	unsigned k = 63 - (unsigned)__builtin_clzll(v | ((UINT64_C(1) << DUT_HIST_SUB_BITS) - 1));
+	unsigned s = k - (DUT_HIST_SUB_BITS - 1);
+	uint64_t idx = (uint64_t)s * (1u << (DUT_HIST_SUB_BITS - 1)) + (v >> s);
+
+	/* values >= 2^MAX_BITS share the last bucket (a cmov, not a branch) */
+	return idx < last ? (unsigned)idx : last;
+}
+
+static inline uint64_t dut_hist_sat_add64(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline unsigned __int128 dut_hist_sat_add128(unsigned __int128 a, unsigned __int128 b)
+{
+	unsigned __int128 r;
+
+	return __builtin_add_overflow(a, b, &r) ? ~(unsigned __int128)0 : r;
+}
+
+/*
+ * The owner's add (see Threading above): relaxed stores, count last with
+ * release order, so dut_hist_snapshot() can copy while the owner adds.
+ */
+static inline void dut_hist_add(struct dut_hist *h, uint64_t v)
+{
+	unsigned idx = dut_hist_bucket(v);
+
+	__atomic_store_n(&h->buckets[idx], h->buckets[idx] + 1, __ATOMIC_RELAXED);
+	if (v < h->min)
+		__atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
+	if (v > h->max)
+		__atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->sum, dut_hist_sat_add64(h->sum, v), __ATOMIC_RELAXED);
+	/* v*v < 2^128 always; only the running sum can overflow */
+	h->sumsq = dut_hist_sat_add128(h->sumsq, (unsigned __int128)v * v);
+	__atomic_store_n(&h->count, h->count + 1, __ATOMIC_RELEASE);
+}
 
 #endif

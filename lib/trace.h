@@ -28,6 +28,7 @@
 
 #include "lib/error.h"
 #include "lib/pgpath.h"
+#include "lib/hist.h"
 
 #define DUT_TRACE_MAGIC "DUTTRACE"  /* 8 bytes, no NUL */
 /*
@@ -292,6 +293,16 @@ enum dut_trace_sec_kind { DUT_SEC_READ, DUT_SEC_WRITE, DUT_SEC_SYNC, DUT_SEC_KIN
 struct dut_trace_sec_cell {
 	uint64_t ops, bytes, errors;
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	/* format 2 only (has_hist): the latency histogram, file->buckets[hist_first ..][hist_n] */
+	uint64_t min_ns, sum_ns;
+	size_t hist_first;
+	uint32_t hist_n;
+};
+
+/* A non-empty bucket of a side file's latency histogram (lib/hist.h's buckets). */
+struct dut_trace_sec_bucket {
+	uint32_t idx;
+	uint32_t count;
 };
 
 /* One second of the whole run (class "all"), as the reader keeps it. */
@@ -308,6 +319,10 @@ struct dut_trace_seconds_file {
 	uint64_t end_sec;               /* from the end line, else the last row's */
 	uint64_t late;                  /* records added to a later second than theirs */
 	uint64_t records;               /* read/write/sync records in it */
+	unsigned version;               /* 1: percentiles only; 2: also histograms */
+	bool has_hist;                  /* version 2: the cells' histograms are in buckets */
+	struct dut_trace_sec_bucket *buckets; /* the cells' non-empty buckets, ascending per cell */
+	size_t nbuckets;
 };
 
 const char *dut_trace_sec_kind_name(enum dut_trace_sec_kind k);
@@ -335,6 +350,33 @@ int dut_trace_seconds_parse(const char *text, size_t len, struct dut_trace_secon
 int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret,
 			   struct dut_error *err);
 void dut_trace_seconds_file_free(struct dut_trace_seconds_file *f);
+/*
+ * h += the latency histograms of kind k of the seconds from_sec <= sec <
+ * to_sec (class all): exact, as one histogram fed those records (count,
+ * buckets, min, max and sum; sumsq is not kept, so stddev is not).  -ENODATA
+ * for a format-1 side file (no histograms).
+ */
+int dut_trace_seconds_file_hist(const struct dut_trace_seconds_file *f, enum dut_trace_sec_kind k,
+				uint64_t from_sec, uint64_t to_sec, struct dut_hist *h);
+
+/*
+ * A side file's histogram column (pure; trace_seconds_hist.c): the non-empty
+ * buckets ascending, "IDX[:COUNT]" comma-separated, IDX the bucket index
+ * (the first) or the step from the previous one, ":COUNT" left out for 1;
+ * "-" for an empty histogram.  _encode writes it NUL-terminated into buf
+ * (at most DUT_TRACE_SEC_HIST_MAX bytes with the NUL) and returns its
+ * length.  _parse reads one (n bytes, no NUL needed) into out (room for
+ * DUT_HIST_NBUCKETS), checking that indices ascend within the histogram
+ * and counts are 1 to 2^32 - 1: 0 or -EBADMSG.  _merge adds parsed buckets
+ * to h with the cell's min, max and sum.
+ */
+#define DUT_TRACE_SEC_HIST_MAX (DUT_HIST_NBUCKETS * 17u + 2u)
+size_t dut_trace_sec_hist_encode(const struct dut_hist *h, char *buf);
+int dut_trace_sec_hist_parse(const char *s, size_t n, struct dut_trace_sec_bucket *out,
+			     size_t *ret_n);
+void dut_trace_sec_hist_merge(struct dut_hist *h, const struct dut_trace_sec_bucket *b, size_t n,
+			      uint64_t min_ns, uint64_t max_ns, uint64_t sum_ns);
+
 /* The side file of the trace a stream reads (PATH.seconds), or NULL. */
 const struct dut_trace_seconds_file *dut_trace_stream_seconds(const struct dut_trace_stream *s);
 

@@ -31,8 +31,13 @@
 
 #define WINDOW 4u
 #define NS_PER_S 1000000000ull
-#define HEADER_MAGIC "# dutlab trace seconds 1"
-#define COLUMNS "sec\tclass\tkind\tops\tbytes\terrors\tp50_ns\tp90_ns\tp99_ns\tp999_ns\tmax_ns"
+/* Format 2 adds min_ns, sum_ns and the histogram (trace_seconds_hist.c); 1 is still read. */
+#define HEADER_MAGIC_V1 "# dutlab trace seconds 1"
+#define HEADER_MAGIC "# dutlab trace seconds 2"
+#define COLUMNS "sec\tclass\tkind\tops\tbytes\terrors\tp50_ns\tp90_ns\tp99_ns\tp999_ns\tmax_ns" \
+	"\tmin_ns\tsum_ns\thist"
+/* A line longer than this is not one of ours (a full histogram is about 37 KB). */
+#define LINE_MAX_BYTES (DUT_TRACE_SEC_HIST_MAX + 512u)
 
 static const char *const kind_names[DUT_SEC_KINDS] = { "read", "write", "sync" };
 
@@ -78,6 +83,7 @@ struct dut_trace_seconds {
 	uint64_t late, records;
 	bool header_done;
 	struct dut_hist *sum;
+	char *hist_text;                 /* DUT_TRACE_SEC_HIST_MAX: a row's histogram column */
 	char *text;                      /* being built for the next take */
 	size_t len, cap;
 	int err;                         /* -ENOMEM while building text */
@@ -91,7 +97,10 @@ int dut_trace_seconds_new(uint64_t start_realtime_ns, uint64_t start_monotonic_n
 	if (!s)
 		return -ENOMEM;
 	s->sum = dut_hist_new();
-	if (!s->sum) {
+	s->hist_text = malloc(DUT_TRACE_SEC_HIST_MAX);
+	if (!s->sum || !s->hist_text) {
+		dut_hist_free(s->sum);
+		free(s->hist_text);
 		free(s);
 		return -ENOMEM;
 	}
@@ -110,6 +119,7 @@ void dut_trace_seconds_free(struct dut_trace_seconds *s)
 			for (unsigned k = 0; k < DUT_SEC_KINDS; k++)
 				dut_hist_free(s->slots[i].c[c][k].lat);
 	dut_hist_free(s->sum);
+	free(s->hist_text);
 	free(s->cls);
 	free(s->text);
 	free(s);
@@ -176,9 +186,11 @@ static void put_row(struct dut_trace_seconds *s, uint64_t sec, const char *cls, 
 	struct dut_hist_summary sm;
 
 	dut_hist_summarize(h, &sm);
+	dut_trace_sec_hist_encode(h, s->hist_text);
 	put(s, "%" PRIu64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-	    "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", sec, cls, kind_names[k], ops, bytes, errors,
-	    sm.p50, sm.p90, sm.p99, sm.p999, sm.max);
+	    "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", sec, cls,
+	    kind_names[k], ops, bytes, errors, sm.p50, sm.p90, sm.p99, sm.p999, sm.max, sm.min, h->sum,
+	    s->hist_text);
 }
 
 static void slot_emit(struct dut_trace_seconds *s, struct slot *sl)
@@ -313,6 +325,7 @@ void dut_trace_seconds_file_free(struct dut_trace_seconds_file *f)
 	if (!f)
 		return;
 	free(f->rows);
+	free(f->buckets);
 	free(f);
 }
 DUT_DEFINE_FREEP(struct dut_trace_seconds_file *, dut_trace_seconds_file_free)
@@ -325,18 +338,70 @@ static int kind_parse(const char *s, size_t n)
 	return -1;
 }
 
-/* One data line: sec, class, kind, 8 numbers. */
-static int parse_row(struct dut_trace_seconds_file *f, const char *line, size_t *cap)
+struct parse_state {
+	struct dut_trace_seconds_file *f;
+	size_t cap_rows, cap_buckets;
+	struct dut_trace_sec_bucket *scratch; /* one histogram, DUT_HIST_NBUCKETS */
+};
+
+/* Keep a parsed histogram of class all: its buckets go to f->buckets. */
+static int keep_hist(struct parse_state *ps, struct dut_trace_sec_cell *c, size_t n)
 {
+	struct dut_trace_seconds_file *f = ps->f;
+
+	if (f->nbuckets + n > ps->cap_buckets) {
+		size_t ncap = ps->cap_buckets ? ps->cap_buckets * 2 : 4096;
+		struct dut_trace_sec_bucket *p;
+
+		while (ncap < f->nbuckets + n)
+			ncap *= 2;
+		p = realloc(f->buckets, ncap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->buckets = p;
+		ps->cap_buckets = ncap;
+	}
+	memcpy(f->buckets + f->nbuckets, ps->scratch, n * sizeof(*ps->scratch));
+	c->hist_first = f->nbuckets;
+	c->hist_n = (uint32_t)n;
+	f->nbuckets += n;
+	return 0;
+}
+
+/*
+ * One data line: sec, class, kind, 8 numbers (format 1); format 2 then
+ * min_ns, sum_ns and the histogram, whose counts must add up to ops.
+ */
+static int parse_row(struct parse_state *ps, const char *line)
+{
+	struct dut_trace_seconds_file *f = ps->f;
 	char cls[32], kind[16];
-	struct dut_trace_sec_cell c;
-	uint64_t sec;
-	int k, n = 0;
+	struct dut_trace_sec_cell c = { 0 };
+	uint64_t sec, total = 0;
+	size_t nb = 0;
+	int k, n = 0, r;
 
 	if (sscanf(line, "%" SCNu64 "\t%31[^\t]\t%15[^\t]\t%" SCNu64 "\t%" SCNu64 "\t%" SCNu64 "\t%"
 		   SCNu64 "\t%" SCNu64 "\t%" SCNu64 "\t%" SCNu64 "\t%" SCNu64 "%n", &sec, cls, kind,
 		   &c.ops, &c.bytes, &c.errors, &c.p50_ns, &c.p90_ns, &c.p99_ns, &c.p999_ns, &c.max_ns,
-		   &n) != 11 || (line[n] != '\n' && line[n] != '\0'))
+		   &n) != 11)
+		return -EBADMSG;
+	if (f->has_hist) {
+		int m = 0;
+		const char *h;
+
+		if (sscanf(line + n, "\t%" SCNu64 "\t%" SCNu64 "\t%n", &c.min_ns, &c.sum_ns, &m) != 2 || !m)
+			return -EBADMSG;
+		h = line + n + m;
+		n += m + (int)strlen(h);
+		if ((r = dut_trace_sec_hist_parse(h, strlen(h), ps->scratch, &nb)) < 0)
+			return r;
+		for (size_t i = 0; i < nb; i++)
+			total += ps->scratch[i].count;
+		if (total != c.ops)
+			return -EBADMSG;
+	}
+	if (line[n] != '\n' && line[n] != '\0')
 		return -EBADMSG;
 	k = kind_parse(kind, strlen(kind));
 	if (k < 0)
@@ -345,15 +410,17 @@ static int parse_row(struct dut_trace_seconds_file *f, const char *line, size_t 
 		return 0;
 	if (f->nrows && sec < f->rows[f->nrows - 1].sec)
 		return -EBADMSG;
+	if (f->has_hist && (r = keep_hist(ps, &c, nb)) < 0)
+		return r;
 	if (!f->nrows || f->rows[f->nrows - 1].sec != sec) {
-		if (f->nrows == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
+		if (f->nrows == ps->cap_rows) {
+			size_t ncap = ps->cap_rows ? ps->cap_rows * 2 : 256;
 			struct dut_trace_sec_row *p = realloc(f->rows, ncap * sizeof(*p));
 
 			if (!p)
 				return -ENOMEM;
 			f->rows = p;
-			*cap = ncap;
+			ps->cap_rows = ncap;
 		}
 		memset(&f->rows[f->nrows], 0, sizeof(f->rows[0]));
 		f->rows[f->nrows++].sec = sec;
@@ -363,16 +430,41 @@ static int parse_row(struct dut_trace_seconds_file *f, const char *line, size_t 
 	return 0;
 }
 
+static int parse_line(struct parse_state *ps, const char *line)
+{
+	struct dut_trace_seconds_file *f = ps->f;
+
+	if (!strncmp(line, "# start_realtime_ns=", 20)) {
+		if (sscanf(line, "# start_realtime_ns=%" SCNu64 " start_monotonic_ns=%" SCNu64,
+			   &f->start_realtime_ns, &f->start_monotonic_ns) != 2)
+			return -EBADMSG;
+	} else if (!strncmp(line, "# end\t", 6)) {
+		uint64_t records;
+
+		if (sscanf(line, "# end\tseconds=%" SCNu64 "\tlate=%" SCNu64 "\trecords=%" SCNu64,
+			   &f->end_sec, &f->late, &records) != 3)
+			return -EBADMSG;
+		f->complete = true;
+	} else if (line[0] != '#' && strncmp(line, "sec\t", 4) != 0) {
+		return parse_row(ps, line);
+	}
+	return 0;
+}
+
 int dut_trace_seconds_parse(const char *text, size_t len, struct dut_trace_seconds_file **ret,
 			    struct dut_error *err)
 {
 	_cleanup_(dut_trace_seconds_file_freep) struct dut_trace_seconds_file *f = calloc(1, sizeof(*f));
-	size_t cap = 0, lineno = 0;
+	_cleanup_free_ char *line = malloc(LINE_MAX_BYTES);
+	_cleanup_free_ struct dut_trace_sec_bucket *scratch =
+		malloc(DUT_HIST_NBUCKETS * sizeof(*scratch));
+	struct parse_state ps = { .f = f };
+	size_t lineno = 0;
 	const char *p = text, *end = text + len;
-	char line[512];
 
-	if (!f)
+	if (!f || !line || !scratch)
 		return -ENOMEM;
+	ps.scratch = scratch;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n;
@@ -382,37 +474,32 @@ int dut_trace_seconds_parse(const char *text, size_t len, struct dut_trace_secon
 			break; /* a last line cut short (the writer was killed): not a row */
 		n = (size_t)(nl - p);
 		lineno++;
-		if (n >= sizeof(line)) {
-			dut_error_set(err, "side file line %zu: longer than %zu bytes", lineno, sizeof(line));
+		if (n >= LINE_MAX_BYTES) {
+			dut_error_set(err, "side file line %zu: longer than %u bytes", lineno,
+				      LINE_MAX_BYTES);
 			return -EBADMSG;
 		}
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p = nl + 1;
 		if (lineno == 1) {
-			if (strcmp(line, HEADER_MAGIC) != 0) {
+			if (strcmp(line, HEADER_MAGIC) == 0) {
+				f->version = 2;
+				f->has_hist = true;
+			} else if (strcmp(line, HEADER_MAGIC_V1) == 0) {
+				f->version = 1;
+			} else if (!strncmp(line, "# dutlab trace seconds ", 23)) {
+				dut_error_set(err, "side file of format \"%.20s\", newer than this dutlab "
+					      "reads (1 and 2): use a newer dutlab", line + 23);
+				return -EBADMSG;
+			} else {
 				dut_error_set(err, "not a dutlab side file (first line is not \"%s\")",
 					      HEADER_MAGIC);
 				return -EBADMSG;
 			}
 			continue;
 		}
-		if (!strncmp(line, "# start_realtime_ns=", 20)) {
-			if (sscanf(line, "# start_realtime_ns=%" SCNu64 " start_monotonic_ns=%" SCNu64,
-				   &f->start_realtime_ns, &f->start_monotonic_ns) != 2)
-				r = -EBADMSG;
-		} else if (!strncmp(line, "# end\t", 6)) {
-			uint64_t records;
-
-			if (sscanf(line, "# end\tseconds=%" SCNu64 "\tlate=%" SCNu64 "\trecords=%" SCNu64,
-				   &f->end_sec, &f->late, &records) != 3)
-				r = -EBADMSG;
-			f->complete = true;
-		} else if (line[0] == '#' || !strncmp(line, "sec\t", 4)) {
-			continue;
-		} else {
-			r = parse_row(f, line, &cap);
-		}
+		r = parse_line(&ps, line);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
@@ -427,5 +514,23 @@ int dut_trace_seconds_parse(const char *text, size_t len, struct dut_trace_secon
 	if (!f->complete)
 		f->end_sec = f->nrows ? f->rows[f->nrows - 1].sec + 1 : 0;
 	*ret = TAKE_PTR(f);
+	return 0;
+}
+
+int dut_trace_seconds_file_hist(const struct dut_trace_seconds_file *f, enum dut_trace_sec_kind k,
+				uint64_t from_sec, uint64_t to_sec, struct dut_hist *h)
+{
+	if (!f->has_hist)
+		return -ENODATA;
+	if (k >= DUT_SEC_KINDS)
+		return -EINVAL;
+	for (size_t i = 0; i < f->nrows && f->rows[i].sec < to_sec; i++) {
+		const struct dut_trace_sec_cell *c = &f->rows[i].k[k];
+
+		if (f->rows[i].sec < from_sec || !c->ops)
+			continue;
+		dut_trace_sec_hist_merge(h, f->buckets + c->hist_first, c->hist_n, c->min_ns, c->max_ns,
+					 c->sum_ns);
+	}
 	return 0;
 }

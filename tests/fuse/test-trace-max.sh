@@ -72,7 +72,7 @@ ls "$T"/trace.dtr.[0-9]* >/dev/null 2>&1 || die "no older segment: the trace nev
 # the side file: every second, totals per class and kind against dutfs's statistics
 S="$T/trace.dtr.seconds"
 [ -s "$S" ] || die "no side file $S"
-head -1 "$S" | grep -qx '# dutlab trace seconds 1' || die "the side file has no header: $(head -1 "$S")"
+head -1 "$S" | grep -qx '# dutlab trace seconds 2' || die "the side file has no header: $(head -1 "$S")"
 tail -1 "$S" | grep -q '^# end' || die "the side file has no end line (dutfs did not close it)"
 # Reads in (nearly) every second from the first to the last: a loaded machine can
 # hold one iteration's fsync past the next tick, so a second may have none; that
@@ -113,6 +113,13 @@ jq -e --argjson secs "$SECS" '.target as $t | $t.rotation.records_removed > 0
 	|| die "the report's counts do not add up: $(jq -c '.target | del(.rotation.series)' "$T/report.json")"
 series_ops=$(jq '[.target.rotation.series[] | .read.ops + .write.ops + .sync.ops] | add' "$T/report.json")
 [ "$series_ops" -eq "$side_ops" ] || die "the report's series has $series_ops records, the side file $side_ops"
+# the side file's histograms: the whole run's percentiles cover every record, also removed ones
+whole_ops=$(jq '[.target.rotation.whole_run[] | .ops] | add' "$T/report.json")
+[ "$whole_ops" -eq "$side_ops" ] || die "the whole run's histograms hold $whole_ops records, the side file $side_ops"
+jq -e '.target.rotation.side_file_version == 2 and .target.rotation.whole_run.read.p99_ns > 0
+	and ([.target.rotation.series[] | select(.read.ops > 0) | .read.p99_ns > 0] | all)' \
+	"$T/report.json" >/dev/null || die "the report has no p99 from the side file's histograms"
+say "side file: $(stat -c %s "$S") bytes for $(jq .target.rotation.side_file_seconds "$T/report.json") s"
 # dutlab export streams the segments as one trace
 kept=$(jq '.target.records' "$T/report.json")
 lines=$("$DUTLAB" export --format csv "$T/trace.dtr" | wc -l) || die "dutlab export failed on the rotated trace"

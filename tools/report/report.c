@@ -36,20 +36,6 @@ int rep_by_parse(const char *s, enum rep_by *ret)
 	return -EINVAL;
 }
 
-enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset, uint32_t page_bytes)
-{
-	if (!page_bytes)
-		page_bytes = REP_TAIL_PAGE_BYTES;
-	if (!has_prev)
-		return REP_ACCESS_RANDOM;
-	if (offset == prev_end)
-		return REP_ACCESS_SEQUENTIAL;
-	/* starts inside the last page the previous request reached: the tail again */
-	if (offset < prev_end && prev_end - offset <= page_bytes)
-		return REP_ACCESS_TAIL_REWRITE;
-	return REP_ACCESS_RANDOM;
-}
-
 /* ---- the WAL page of a trace alone (report.h) ---- */
 
 void rep_wal_guess_add(struct rep_wal_guess *g, const struct dut_trace_rec *r)
@@ -170,73 +156,6 @@ void rep_stats_free(struct rep_stats *st)
 	dut_hist_free(st->dutfs.hist);
 }
 
-/* floor(log2(len)), 0 for 0 and 1: at most 31, inside the REP_SIZE_BINS bins */
-static unsigned size_bin(uint32_t len)
-{
-	return len > 1 ? 31u - (unsigned)__builtin_clz(len) : 0;
-}
-
-enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r)
-{
-	switch (r->op) {
-	case DUT_OP_READ:
-		return REP_RK_READ;
-	case DUT_OP_WRITE:
-	case DUT_OP_MMAP_WRITE:
-		return REP_RK_WRITE;
-	case DUT_OP_FSYNC:
-	case DUT_OP_FDATASYNC:
-		return REP_RK_FSYNC;
-	default:
-		return REP_RK_OTHER;
-	}
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_rec_kind k,
-		  enum rep_access acc)
-{
-	struct dut_hist **h;
-
-	if (k == REP_RK_OTHER) {
-		st->other_ops++;
-		return 0;
-	}
-	if (k == REP_RK_FSYNC) {
-		st->fsyncs++;
-		h = &st->fsync_lat;
-	} else {
-		struct rep_dirstats *d = &st->dir[k == REP_RK_READ ? REP_READ : REP_WRITE];
-
-		d->ops++;
-		d->bytes += r->result > 0 ? (uint64_t)r->result : 0;
-		d->seq_ops += acc != REP_ACCESS_RANDOM;
-		d->seq_bytes += acc != REP_ACCESS_RANDOM && r->result > 0 ? (uint64_t)r->result : 0;
-		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
-		d->errors += r->result < 0;
-		d->size_bins[size_bin(r->len)]++;
-		h = &d->lat;
-	}
-	if (!*h && !(*h = dut_hist_new()))
-		return -ENOMEM;
-	dut_hist_add(*h, r->lat_ns);
-	if (r->dutfs_ns) {
-		struct rep_dutfs *d = &st->dutfs;
-
-		if (!d->hist && !(d->hist = dut_hist_new()))
-			return -ENOMEM;
-		dut_hist_add(d->hist, r->dutfs_ns);
-		d->reqs++;
-		d->sum_ns = sat_add(d->sum_ns, r->dutfs_ns);
-		d->req_sum_ns = sat_add(d->req_sum_ns, sat_add(r->lat_ns, r->dutfs_ns));
-	}
-	return 0;
-}
-
 /* A histogram exists once it has a value: an empty source adds nothing, not even one. */
 static int hist_merge_into(struct dut_hist **dst, const struct dut_hist *src)
 {
@@ -270,8 +189,8 @@ int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src)
 	dst->fsyncs += src->fsyncs;
 	dst->other_ops += src->other_ops;
 	dst->dutfs.reqs += src->dutfs.reqs;
-	dst->dutfs.sum_ns = sat_add(dst->dutfs.sum_ns, src->dutfs.sum_ns);
-	dst->dutfs.req_sum_ns = sat_add(dst->dutfs.req_sum_ns, src->dutfs.req_sum_ns);
+	dst->dutfs.sum_ns = rep_sat_add(dst->dutfs.sum_ns, src->dutfs.sum_ns);
+	dst->dutfs.req_sum_ns = rep_sat_add(dst->dutfs.req_sum_ns, src->dutfs.req_sum_ns);
 	if ((r = hist_merge_into(&dst->fsync_lat, src->fsync_lat)) < 0 ||
 	    (r = hist_merge_into(&dst->dutfs.hist, src->dutfs.hist)) < 0)
 		return r;

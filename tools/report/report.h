@@ -106,8 +106,21 @@ int rep_wal_block_parse(const char *s, uint32_t *ret_bytes);
 enum rep_access { REP_ACCESS_RANDOM = 0, REP_ACCESS_SEQUENTIAL, REP_ACCESS_TAIL_REWRITE };
 
 /* The access of a request at offset after one that ended at prev_end (has_prev: there was one),
- * in a file of page_bytes pages (0: REP_TAIL_PAGE_BYTES). */
-enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset, uint32_t page_bytes);
+ * in a file of page_bytes pages (0: REP_TAIL_PAGE_BYTES).  Inline: the builder asks per record. */
+static inline enum rep_access rep_access_of(bool has_prev, uint64_t prev_end, uint64_t offset,
+					    uint32_t page_bytes)
+{
+	if (!page_bytes)
+		page_bytes = REP_TAIL_PAGE_BYTES;
+	if (!has_prev)
+		return REP_ACCESS_RANDOM;
+	if (offset == prev_end)
+		return REP_ACCESS_SEQUENTIAL;
+	/* starts inside the last page the previous request reached: the tail again */
+	if (offset < prev_end && prev_end - offset <= page_bytes)
+		return REP_ACCESS_TAIL_REWRITE;
+	return REP_ACCESS_RANDOM;
+}
 
 struct rep_dirstats {
 	uint64_t ops, bytes, seq_ops, errors;

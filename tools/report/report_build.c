@@ -32,9 +32,20 @@ struct fstate {
 	bool part_used;
 	size_t part_rel_row, part_phase;
 	enum rep_class part_cls;
+	/*
+	 * The findings' latencies of dutfs-timed records (b->dutfs_lat): while
+	 * every read, write and fsync of the part had dutfs_ns, they are the
+	 * part's latency histograms, merged in at part_flush (a merge per part
+	 * instead of an add per record); after the first without, the part's
+	 * dutfs-timed records are added one by one (part_dutfs_direct).
+	 */
+	bool part_dutfs_direct;
 	const struct relmap_rel *rel_cached;
 	bool rel_valid;
 	size_t rel_row;
+	/* no relation map, or not a relation's file: the class does not depend on the time */
+	bool cls_fixed;
+	enum rep_class cls;
 };
 
 /* File ids are handed out in sequence: below this, look them up in a table. */
@@ -73,6 +84,9 @@ static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
 	memset(fs, 0, sizeof(*fs));
 	fs->id = id;
 	fs->f = f;
+	/* rep_classify() looks the relation up only then; else its class is c at any time */
+	fs->cls_fixed = !(f && f->pg.cls == DUT_PG_REL && b->m);
+	fs->cls = c;
 	fs->row.name = strdup(f ? f->path : name);
 	fs->row.detail = strdup(rep_class_name(c));
 	if (!fs->row.name || !fs->row.detail) {
@@ -240,18 +254,44 @@ static int dutfs_lat_add(struct report_builder *b, const struct dut_trace_rec *r
 	return 0;
 }
 
+/* A histogram exists once it has a value (as when added to one by one). */
+static int dutfs_lat_merge(struct report_builder *b, enum rep_class c, const struct dut_hist *h)
+{
+	if (!h || !h->count)
+		return 0;
+	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_hist_new()))
+		return -ENOMEM;
+	dut_hist_merge(b->dutfs_lat[c], h);
+	return 0;
+}
+
+/* The part's records so far all had dutfs_ns: their latencies into the class's dutfs_lat. */
+static int part_dutfs_lat_merge(struct report_builder *b, struct fstate *fs)
+{
+	const struct rep_stats *p = &fs->part;
+	int r;
+
+	if ((r = dutfs_lat_merge(b, fs->part_cls, p->dir[REP_READ].lat)) < 0 ||
+	    (r = dutfs_lat_merge(b, fs->part_cls, p->dir[REP_WRITE].lat)) < 0 ||
+	    (r = dutfs_lat_merge(b, fs->part_cls, p->fsync_lat)) < 0)
+		return r;
+	return 0;
+}
+
 static int part_flush(struct report_builder *b, struct fstate *fs)
 {
 	int r;
 
 	if (!fs->part_used)
 		return 0;
-	if ((r = rep_stats_merge(&fs->row.st, &fs->part)) < 0 ||
+	if ((!fs->part_dutfs_direct && (r = part_dutfs_lat_merge(b, fs)) < 0) ||
+	    (r = rep_stats_merge(&fs->row.st, &fs->part)) < 0 ||
 	    (r = rep_stats_merge(&b->rels.v[fs->part_rel_row].st, &fs->part)) < 0 ||
 	    (r = rep_stats_merge(&b->rep->phases[fs->part_phase].cls[fs->part_cls], &fs->part)) < 0)
 		return r;
 	rep_stats_reset(&fs->part);
 	fs->part_used = false;
+	fs->part_dutfs_direct = false;
 	return 0;
 }
 
@@ -271,7 +311,10 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	if ((err = fstate_of(b, r->file_id, &fs)) < 0)
 		return err;
 	pg = fs->f ? &fs->f->pg : &no_pg;
-	c = rep_classify(pg, b->m, r->ts_ns, &rel);
+	if (fs->cls_fixed)
+		c = fs->cls;
+	else
+		c = rep_classify(pg, b->m, r->ts_ns, &rel);
 	if (k == REP_RK_READ || k == REP_RK_WRITE) {
 		bool wal = pg->cls == DUT_PG_WAL || pg->cls == DUT_PG_WAL_OTHER;
 
@@ -284,12 +327,21 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 		b->rep->unknown_file_recs++;
 	else if (pg->cls == DUT_PG_REL && b->m && !rel)
 		b->rep->unmapped_rel_recs++;
-	if ((err = relation_row(&b->rels, fs, rel, c, &rrow)) < 0 ||
-	    (err = process_row(b, r, &prow)) < 0)
+	if (fs->rel_valid && fs->rel_cached == rel)
+		rrow = fs->rel_row;
+	else if ((err = relation_row(&b->rels, fs, rel, c, &rrow)) < 0)
+		return err;
+	if ((err = process_row(b, r, &prow)) < 0)
 		return err;
 	if (fs->part_used && (fs->part_rel_row != rrow || fs->part_phase != phase || fs->part_cls != c) &&
 	    (err = part_flush(b, fs)) < 0)
 		return err;
+	if (k != REP_RK_OTHER && !r->dutfs_ns && !fs->part_dutfs_direct) {
+		/* the first of the part without dutfs time: the ones before it had it */
+		if (fs->part_used && (err = part_dutfs_lat_merge(b, fs)) < 0)
+			return err;
+		fs->part_dutfs_direct = true;
+	}
 	fs->part_used = true;
 	fs->part_rel_row = rrow;
 	fs->part_phase = phase;
@@ -298,7 +350,8 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	if ((err = rep_stats_add(&fs->part, r, k, seq)) < 0 ||
 	    (phase && k == REP_RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
 	    (err = rep_stats_add(&b->procs.v[prow].st, r, k, seq)) < 0 ||
-	    (r->dutfs_ns && k != REP_RK_OTHER && (err = dutfs_lat_add(b, r, c)) < 0))
+	    (fs->part_dutfs_direct && r->dutfs_ns && k != REP_RK_OTHER &&
+	     (err = dutfs_lat_add(b, r, c)) < 0))
 		return err;
 	return 0;
 }

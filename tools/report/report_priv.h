@@ -7,9 +7,77 @@
 
 enum rep_rec_kind { REP_RK_READ, REP_RK_WRITE, REP_RK_FSYNC, REP_RK_OTHER };
 
-enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r);
-int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r, enum rep_rec_kind k,
-		  enum rep_access acc);
+static inline enum rep_rec_kind rep_rec_kind(const struct dut_trace_rec *r)
+{
+	switch (r->op) {
+	case DUT_OP_READ:
+		return REP_RK_READ;
+	case DUT_OP_WRITE:
+	case DUT_OP_MMAP_WRITE:
+		return REP_RK_WRITE;
+	case DUT_OP_FSYNC:
+	case DUT_OP_FDATASYNC:
+		return REP_RK_FSYNC;
+	default:
+		return REP_RK_OTHER;
+	}
+}
+
+static inline uint64_t rep_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* floor(log2(len)), 0 for 0 and 1: at most 31, inside the REP_SIZE_BINS bins */
+static inline unsigned rep_size_bin(uint32_t len)
+{
+	return len > 1 ? 31u - (unsigned)__builtin_clz(len) : 0;
+}
+
+/*
+ * One record into st; the histograms are made on their first value.
+ * Inline (with the histogram add): the builder does this twice a record.
+ */
+static inline int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r,
+				enum rep_rec_kind k, enum rep_access acc)
+{
+	struct dut_hist **h;
+
+	if (k == REP_RK_OTHER) {
+		st->other_ops++;
+		return 0;
+	}
+	if (k == REP_RK_FSYNC) {
+		st->fsyncs++;
+		h = &st->fsync_lat;
+	} else {
+		struct rep_dirstats *d = &st->dir[k == REP_RK_READ ? REP_READ : REP_WRITE];
+		uint64_t done = r->result > 0 ? (uint64_t)r->result : 0;
+
+		d->ops++;
+		d->bytes += done;
+		d->seq_ops += acc != REP_ACCESS_RANDOM;
+		d->seq_bytes += acc != REP_ACCESS_RANDOM ? done : 0;
+		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
+		d->errors += r->result < 0;
+		d->size_bins[rep_size_bin(r->len)]++;
+		h = &d->lat;
+	}
+	if (__builtin_expect(!*h, 0) && !(*h = dut_hist_new()))
+		return -ENOMEM;
+	dut_hist_add(*h, r->lat_ns);
+	if (r->dutfs_ns) {
+		struct rep_dutfs *d = &st->dutfs;
+
+		if (__builtin_expect(!d->hist, 0) && !(d->hist = dut_hist_new()))
+			return -ENOMEM;
+		dut_hist_add(d->hist, r->dutfs_ns);
+		d->reqs++;
+		d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
+		d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
+	}
+	return 0;
+}
 void rep_stats_free(struct rep_stats *st);
 /*
  * dst += src: the same statistics as if dst had seen src's records too

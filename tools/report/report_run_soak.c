@@ -129,8 +129,10 @@ static void rotation_of(struct rdoc *d, const struct rundir_config *c, const str
 	rotation_para(d, c, rp, trace, io);
 	if (!io->rot->have_seconds)
 		return;
-	snprintf(cap, sizeof(cap), "%s rep %u, whole run per %" PRIu64 " s (from %s.seconds; p99 = the worst "
-		 "second's)", c->name, rp->rep, rep_rotation_interval_s(io->rot), trace);
+	snprintf(cap, sizeof(cap), "%s rep %u, whole run per %" PRIu64 " s (from %s.seconds; %s)", c->name,
+		 rp->rep, rep_rotation_interval_s(io->rot), trace,
+		 io->rot->sec.has_hist ? "p99 of each interval, from its histograms" :
+		 "p99 = the worst second's: a format-1 side file keeps no histograms");
 	rdoc_table(d, cap, ">from s|>reads/s|>read MB/s|>read p99 ms|>writes/s|>write MB/s|>write p99 ms|"
 		   ">syncs/s|>sync p99 ms");
 	rep_rotation_walk(io->rot, series_row, d);

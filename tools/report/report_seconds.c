@@ -5,9 +5,10 @@
  *
  * The series is shown in at most about 60 rows: one per second up to two
  * minutes, else one per ceil(seconds / 60) seconds.  A row's rates are its
- * seconds' sums over its length; its p99 is the worst second's p99 (the
- * side file has percentiles per second, not histograms, so a longer
- * interval's own p99 cannot be had).
+ * seconds' sums over its length; its p99 is the interval's own, from the
+ * seconds' histograms merged (side file format 2, exact as lib/hist is);
+ * a format-1 side file has percentiles per second only, so there it is the
+ * worst second's p99.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,9 +37,19 @@ int rep_rotation_new(const struct dut_trace *meta, const struct dut_trace_second
 		rot->have_seconds = true;
 		rot->sec = *sf;
 		rot->sec.rows = NULL;
+		rot->sec.buckets = NULL;
+		if (sf->nbuckets) {
+			rot->sec.buckets = malloc(sf->nbuckets * sizeof(sf->buckets[0]));
+			if (!rot->sec.buckets) {
+				free(rot);
+				return -ENOMEM;
+			}
+			memcpy(rot->sec.buckets, sf->buckets, sf->nbuckets * sizeof(sf->buckets[0]));
+		}
 		if (sf->nrows) {
 			rot->sec.rows = malloc(sf->nrows * sizeof(sf->rows[0]));
 			if (!rot->sec.rows) {
+				free(rot->sec.buckets);
 				free(rot);
 				return -ENOMEM;
 			}
@@ -54,6 +65,7 @@ void rep_rotation_free(struct rep_rotation *rot)
 	if (!rot)
 		return;
 	free(rot->sec.rows);
+	free(rot->sec.buckets);
 	free(rot);
 }
 
@@ -88,6 +100,7 @@ void rep_rotation_render_head(const struct rep_rotation *rot, const char *path, 
 		rot->sec.late ? "; some records counted a second late" : "");
 }
 
+/* Format 1: the worst second's p99; format 2 sets the interval's own after the walk. */
 static void agg_add(struct rep_sec_agg *a, const struct dut_trace_sec_row *r)
 {
 	for (unsigned k = 0; k < DUT_SEC_KINDS; k++) {
@@ -96,6 +109,20 @@ static void agg_add(struct rep_sec_agg *a, const struct dut_trace_sec_row *r)
 		if (r->k[k].ops && r->k[k].p99_ns > a->p99[k])
 			a->p99[k] = r->k[k].p99_ns;
 	}
+}
+
+/* The interval's own p99 per kind from the side file's histograms; false: none kept (format 1). */
+static bool agg_exact_p99(const struct rep_rotation *rot, uint64_t from, uint64_t len,
+			  struct dut_hist *h, struct rep_sec_agg *a)
+{
+	if (!rot->sec.has_hist || !h)
+		return false;
+	for (unsigned k = 0; k < DUT_SEC_KINDS; k++) {
+		dut_hist_reset(h);
+		dut_trace_seconds_file_hist(&rot->sec, k, from, from + len, h);
+		a->p99[k] = dut_hist_percentile(h, 99);
+	}
+	return true;
 }
 
 uint64_t rep_rotation_interval_s(const struct rep_rotation *rot)
@@ -110,6 +137,7 @@ void rep_rotation_walk(const struct rep_rotation *rot,
 		       void *ctx)
 {
 	uint64_t step = rep_rotation_interval_s(rot), end = rot->sec.end_sec;
+	struct dut_hist *h = rot->sec.has_hist ? dut_hist_new() : NULL;
 	size_t i = 0;
 
 	for (uint64_t from = 0; from < end; from += step) {
@@ -118,7 +146,41 @@ void rep_rotation_walk(const struct rep_rotation *rot,
 
 		while (i < rot->sec.nrows && rot->sec.rows[i].sec < from + len)
 			agg_add(&a, &rot->sec.rows[i++]);
+		a.exact = agg_exact_p99(rot, from, len, h, &a);
 		fn(ctx, from, len, &a);
+	}
+	dut_hist_free(h);
+}
+
+int rep_rotation_whole_run(const struct rep_rotation *rot, enum dut_trace_sec_kind k,
+			   struct dut_hist_summary *ret)
+{
+	struct dut_hist *h;
+	int r;
+
+	if (!rot->have_seconds || !rot->sec.has_hist)
+		return -ENODATA;
+	if (!(h = dut_hist_new()))
+		return -ENOMEM;
+	r = dut_trace_seconds_file_hist(&rot->sec, k, 0, UINT64_MAX, h);
+	if (r == 0)
+		dut_hist_summarize(h, ret);
+	dut_hist_free(h);
+	return r;
+}
+
+static void human_whole_run(const struct rep_rotation *rot, FILE *out)
+{
+	fprintf(out, "  whole run, exact from the side file's histograms:\n");
+	for (unsigned k = 0; k < DUT_SEC_KINDS; k++) {
+		struct dut_hist_summary sm;
+
+		if (rep_rotation_whole_run(rot, k, &sm) < 0 || !sm.count)
+			continue;
+		fprintf(out, "    %-5s %10" PRIu64 " ops  p50 %9.1f us  p90 %9.1f us  p99 %9.1f us  "
+			"p99.9 %9.1f us  max %9.1f us\n", dut_trace_sec_kind_name(k), sm.count,
+			(double)sm.p50 / 1e3, (double)sm.p90 / 1e3, (double)sm.p99 / 1e3,
+			(double)sm.p999 / 1e3, (double)sm.max / 1e3);
 	}
 }
 
@@ -139,7 +201,11 @@ void rep_rotation_render_series(const struct rep_rotation *rot, FILE *out)
 	if (!rot->have_seconds)
 		return;
 	fprintf(out, "\nWhole run per %" PRIu64 " s (side file: every second, also of removed segments; "
-		"p99 = the worst second's)\n", rep_rotation_interval_s(rot));
+		"%s)\n", rep_rotation_interval_s(rot),
+		rot->sec.has_hist ? "p99 of each interval, from its histograms" :
+		"p99 = the worst second's: a format-1 side file keeps no histograms");
+	if (rot->sec.has_hist)
+		human_whole_run(rot, out);
 	fprintf(out, "  %8s %10s %9s %10s %10s %9s %10s %9s %10s\n", "from_s", "reads/s", "read_MB/s",
 		"read_p99us", "writes/s", "write_MB/s", "write_p99us", "syncs/s", "sync_p99us");
 	rep_rotation_walk(rot, human_row, out);
@@ -165,7 +231,7 @@ static void json_row(void *ctx, uint64_t from, uint64_t len, const struct rep_se
 			continue;
 		add_u64(o, "ops", a->ops[k]);
 		add_u64(o, "bytes", a->bytes[k]);
-		add_u64(o, "worst_second_p99_ns", a->p99[k]);
+		add_u64(o, a->exact ? "p99_ns" : "worst_second_p99_ns", a->p99[k]);
 		json_object_object_add(row, dut_trace_sec_kind_name(k), o);
 	}
 	json_object_array_add(arr, row);
@@ -189,6 +255,27 @@ void rep_rotation_render_json(const struct rep_rotation *rot, struct json_object
 		add_u64(o, "side_file_seconds", rot->sec.end_sec);
 		json_object_object_add(o, "side_file_closed", json_object_new_boolean(rot->sec.complete));
 		add_u64(o, "series_interval_s", rep_rotation_interval_s(rot));
+		add_u64(o, "side_file_version", rot->sec.version);
+		if (rot->sec.has_hist) {
+			struct json_object *w = json_object_new_object();
+
+			for (unsigned k = 0; w && k < DUT_SEC_KINDS; k++) {
+				struct dut_hist_summary sm;
+				struct json_object *ko;
+
+				if (rep_rotation_whole_run(rot, k, &sm) < 0 || !(ko = json_object_new_object()))
+					continue;
+				add_u64(ko, "ops", sm.count);
+				add_u64(ko, "p50_ns", sm.p50);
+				add_u64(ko, "p90_ns", sm.p90);
+				add_u64(ko, "p99_ns", sm.p99);
+				add_u64(ko, "p999_ns", sm.p999);
+				add_u64(ko, "max_ns", sm.max);
+				json_object_object_add(w, dut_trace_sec_kind_name(k), ko);
+			}
+			if (w)
+				json_object_object_add(o, "whole_run", w);
+		}
 		arr = json_object_new_array();
 		if (arr) {
 			rep_rotation_walk(rot, json_row, arr);

@@ -32,15 +32,22 @@ void rep_rotation_free(struct rep_rotation *rot);
 void rep_rotation_render_head(const struct rep_rotation *rot, const char *trace_path, FILE *out);
 void rep_rotation_render_series(const struct rep_rotation *rot, FILE *out);
 /* The series in about 60 intervals (one per second up to two minutes): per
- * kind the ops and bytes summed, and the worst second's p99.  fn is called
- * for each interval, empty ones too (dutlab report RUNDIR's table). */
+ * kind the ops and bytes summed, and the interval's p99 from the side
+ * file's histograms (exact: true), or with a format-1 side file the worst
+ * second's p99.  fn is called for each interval, empty ones too (dutlab
+ * report RUNDIR's table). */
 struct rep_sec_agg {
 	uint64_t ops[DUT_SEC_KINDS], bytes[DUT_SEC_KINDS], p99[DUT_SEC_KINDS];
+	bool exact;
 };
 uint64_t rep_rotation_interval_s(const struct rep_rotation *rot);
 void rep_rotation_walk(const struct rep_rotation *rot,
 		       void (*fn)(void *ctx, uint64_t from_s, uint64_t len_s, const struct rep_sec_agg *a),
 		       void *ctx);
+/* Kind k's latencies over the whole run (also the removed segments' seconds) from the side
+ * file's histograms: 0, -ENODATA (no side file, or format 1) or -ENOMEM. */
+int rep_rotation_whole_run(const struct rep_rotation *rot, enum dut_trace_sec_kind k,
+			   struct dut_hist_summary *ret);
 /* The same facts in the result document's target. */
 void rep_rotation_render_json(const struct rep_rotation *rot, struct json_object *target);
 
