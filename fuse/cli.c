@@ -28,8 +28,8 @@ const char dutfs_cli_usage[] =
 	"  --pidfile FILE   write the daemon's pid to FILE\n"
 	"  --threads N      maximum FUSE worker threads (default 16)\n"
 	"  --nice N         nice value of the threads that serve requests, -20 to 19\n"
-	"                   (default -10: before the processes whose reads wait on\n"
-	"                   them; needs root or CAP_SYS_NICE, else they keep the caller's)\n"
+	"                   (default: the caller's; below 0 they run before the\n"
+	"                   processes whose reads wait on them; needs root or CAP_SYS_NICE)\n"
 	"  -o OPTS          extra FUSE mount options\n"
 	"  --debug          log every FUSE request (implies -f)\n"
 	"  --backing-cache drop|keep  obsolete, no effect (the device view's backing\n"
@@ -245,6 +245,7 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 			return -EINVAL;
 		}
 		c->nice = (int)n;
+		c->nice_given = true;
 		return 0;
 	}
 	}

@@ -419,18 +419,19 @@ static int build_args(const struct dutfs_cli *cli, struct fuse_args *args)
  * waits once.  When the database's own processes keep every CPU busy (8
  * pgbench clients on 2 CPUs), each of those wake-ups queued behind them and
  * the round trip, not the device, set the pace of an out-of-cache
- * select-only run (docs/bench-dutfs.md).  The threads block in every
- * request, so a higher priority moves their turn forward and takes no CPU
- * from anyone while they wait.  Returns the nice value the threads have;
- * ret_errno says why --nice was refused (no root, no CAP_SYS_NICE, a low
- * RLIMIT_NICE), 0 otherwise.
+ * select-only run.  The threads block in every request, so a higher
+ * priority moves their turn forward and takes no CPU from anyone while
+ * they wait.  Measured on 2026-12-07 (docs/bench-dutfs.md), -10 gained a
+ * few percent at best, within the noise: without --nice nothing changes.
+ * Returns the nice value the threads have; ret_errno says why --nice was
+ * refused (no root, no CAP_SYS_NICE, a low RLIMIT_NICE), 0 otherwise.
  */
-static int serving_priority(int nice, int *ret_errno)
+static int serving_priority(bool given, int nice, int *ret_errno)
 {
 	int err = 0;
 
 	errno = 0;
-	if (setpriority(PRIO_PROCESS, 0, nice) < 0) {
+	if (given && setpriority(PRIO_PROCESS, 0, nice) < 0) {
 		err = errno;
 		errno = 0;
 	}
@@ -498,7 +499,7 @@ static int serve(struct dutfs *fs, const struct dutfs_cli *cli, int ready_fd)
 	int r, ret = 1, nice, nice_errno;
 
 	/* before any thread that serves requests exists (see serving_priority) */
-	nice = serving_priority(cli->nice, &nice_errno);
+	nice = serving_priority(cli->nice_given, cli->nice, &nice_errno);
 	if (nice_errno)
 		say(LOG_WARNING, "cannot set the serving threads' nice value to %d (%s); they run at %d",
 		    cli->nice, strerror(nice_errno), nice);

@@ -56,6 +56,8 @@ static void test_accepts_contract_syntax(void)
 		CU_CHECK(c.view == rows[i].view, "row %zu: view %d", i, c.view);
 		CU_CHECK(c.threads == rows[i].threads, "row %zu: threads %u", i, c.threads);
 		CU_CHECK(c.nice == rows[i].nice, "row %zu: nice %d", i, c.nice);
+		CU_CHECK(c.nice_given == (strstr(rows[i].argv[3] ? rows[i].argv[3] : "", "--nice") ||
+					  !strcmp(rows[i].argv[1], "--nice")), "row %zu: nice given", i);
 		CU_CHECK(c.foreground == rows[i].fg && c.debug == rows[i].debug, "row %zu: -f/--debug", i);
 		dutfs_cli_free(&c);
 	}
