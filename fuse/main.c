@@ -417,9 +417,8 @@ static int build_args(const struct dutfs_cli *cli, struct fuse_args *args)
  * times (a worker woken by the request, woken again by the backing read's
  * completion, then the application woken by the reply) where a native read
  * waits once.  When the database's own processes keep every CPU busy (8
- * pgbench clients on 2 CPUs), each of those wake-ups queued behind them and
- * the round trip, not the device, set the pace of an out-of-cache
- * select-only run.  The threads block in every request, so a higher
+ * pgbench clients on 2 CPUs), each of those wake-ups can queue behind them.
+ * The threads block in every request, so a higher
  * priority moves their turn forward and takes no CPU from anyone while
  * they wait.  Measured on 2026-12-07 (docs/bench-dutfs.md), -10 gained a
  * few percent at best, within the noise: without --nice nothing changes.
