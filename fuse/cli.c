@@ -13,7 +13,7 @@ const char dutfs_cli_usage[] =
 	"             [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]\n"
 	"             [--backing-cache drop|keep] [--stats-mode MODE]\n"
 	"             [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]\n"
-	"             [--transport dev|uring|auto] [--uring-entries N]\n"
+	"             [--transport dev|uring|auto] [--uring-entries N] [--nice N]\n"
 	"\n"
 	"Mount a tracing passthrough of BACKING_DIR on MOUNTPOINT.\n"
 	"  --trace FILE     write a binary I/O trace (without it nothing is traced)\n"
@@ -27,6 +27,9 @@ const char dutfs_cli_usage[] =
 	"  -f               stay in the foreground\n"
 	"  --pidfile FILE   write the daemon's pid to FILE\n"
 	"  --threads N      maximum FUSE worker threads (default 16)\n"
+	"  --nice N         nice value of the threads that serve requests, -20 to 19\n"
+	"                   (default: the caller's; below 0 they run before the\n"
+	"                   processes whose reads wait on them; needs root or CAP_SYS_NICE)\n"
 	"  -o OPTS          extra FUSE mount options\n"
 	"  --debug          log every FUSE request (implies -f)\n"
 	"  --backing-cache drop|keep  obsolete, no effect (the device view's backing\n"
@@ -113,7 +116,7 @@ static int parse_threads(const char *v, unsigned *ret, struct dut_error *err)
 /* Options that take a value, long and short forms. */
 enum opt_id { OPT_TRACE, OPT_VIEW, OPT_PIDFILE, OPT_THREADS, OPT_O, OPT_SHAPE, OPT_RELMAP,
 	      OPT_PREIMAGE_MAX, OPT_BACKING_CACHE, OPT_STATS_MODE, OPT_TRANSPORT, OPT_URING_ENTRIES,
-	      OPT_TRACE_MAX, OPT_TRACE_SEGMENTS };
+	      OPT_TRACE_MAX, OPT_TRACE_SEGMENTS, OPT_NICE };
 static const struct {
 	const char *name;
 	enum opt_id id;
@@ -124,6 +127,7 @@ static const struct {
 	{ "--backing-cache", OPT_BACKING_CACHE }, { "--stats-mode", OPT_STATS_MODE },
 	{ "--transport", OPT_TRANSPORT }, { "--uring-entries", OPT_URING_ENTRIES },
 	{ "--trace-max", OPT_TRACE_MAX }, { "--trace-segments", OPT_TRACE_SEGMENTS },
+	{ "--nice", OPT_NICE },
 };
 
 /* An octal mode that reads only and lets the owner read: 0400, 0440, 0444, 0404. */
@@ -230,6 +234,20 @@ static int apply_value(struct dutfs_cli *c, enum opt_id id, const char *name, co
 		c->uring_entries = (unsigned)n;
 		return 0;
 	}
+	case OPT_NICE: {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || end == v || *end || n < -20 || n > 19) {
+			dut_error_set(err, "--nice: \"%s\" is not a nice value from -20 to 19", v);
+			return -EINVAL;
+		}
+		c->nice = (int)n;
+		c->nice_given = true;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -316,7 +334,7 @@ static int check_trace_max(const struct dutfs_cli *c, struct dut_error *err)
 int dutfs_cli_parse(int argc, char *const argv[], struct dutfs_cli *ret, struct dut_error *err)
 {
 	struct dutfs_cli c = { .view = DUTFS_VIEW_DEVICE, .threads = DUTFS_THREADS_DEFAULT,
-			       .stats_mode = DUTFS_STATS_MODE_DEFAULT };
+			       .stats_mode = DUTFS_STATS_MODE_DEFAULT, .nice = DUTFS_NICE_DEFAULT };
 	unsigned npos = 0;
 	int r;
 

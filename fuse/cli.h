@@ -5,7 +5,7 @@
  *         [--pidfile FILE] [--threads N] [-o FUSE_OPTS] [--debug]
  *         [--backing-cache drop|keep] [--stats-mode MODE]
  *         [--shape RULES.ini [--relmap FILE] [--preimage-max SIZE]]
- *         [--transport dev|uring|auto] [--uring-entries N]
+ *         [--transport dev|uring|auto] [--uring-entries N] [--nice N]
  * Options may come before, between or after the two directories; "--x=v"
  * and "--x v" are both accepted; several -o are joined with commas.
  */
@@ -35,6 +35,13 @@ enum dutfs_transport_mode {
 
 #define DUTFS_THREADS_DEFAULT 16u
 #define DUTFS_THREADS_MAX 256u
+/*
+ * The nice value of the threads that serve requests (main.c, serving_priority)
+ * when --nice is not given: the caller's, unchanged (the field then reads 0).
+ * -10 moved out-of-cache select-only by a few percent at best on 2026-12-07,
+ * within that day's noise (docs/bench-dutfs.md): a choice, not the default.
+ */
+#define DUTFS_NICE_DEFAULT 0
 /* stats.json: only the mounting user reads it unless --stats-mode says so (issue #27) */
 #define DUTFS_STATS_MODE_DEFAULT 0400u
 
@@ -59,6 +66,8 @@ struct dutfs_cli {
 	enum dutfs_transport_mode transport;
 	bool transport_given;    /* --transport on the command line (else $DUTFS_TRANSPORT, else dev) */
 	unsigned uring_entries;  /* ring entries per ring thread; 0: the default (uring.c) */
+	int nice;                /* --nice: -20 to 19, the serving threads' nice value */
+	bool nice_given;         /* --nice on the command line (else the caller's stays) */
 	char *fuse_opts;         /* joined -o values, NULL if none; owned */
 };
 

@@ -16,17 +16,21 @@ static void test_accepts_contract_syntax(void)
 		enum dutfs_view view;
 		unsigned threads;
 		int fg, debug;
+		int nice;
 	} rows[] = {
-		{ { "dutfs", "/b", "/m" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, DUTFS_THREADS_DEFAULT, 0, 0 },
-		{ { "dutfs", "/b", "/m", "--trace", "/t.dtr" }, "/t.dtr", NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0 },
+		{ { "dutfs", "/b", "/m" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, DUTFS_THREADS_DEFAULT, 0, 0, DUTFS_NICE_DEFAULT },
+		{ { "dutfs", "/b", "/m", "--trace", "/t.dtr" }, "/t.dtr", NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0, DUTFS_NICE_DEFAULT },
 		{ { "dutfs", "--trace=/t", "/b", "--view", "syscall", "/m", "-f" }, "/t", NULL, NULL,
-		  DUTFS_VIEW_SYSCALL, 16, 1, 0 },
+		  DUTFS_VIEW_SYSCALL, 16, 1, 0, DUTFS_NICE_DEFAULT },
 		{ { "dutfs", "/b", "/m", "--view=device", "--pidfile", "/p", "--threads", "4" }, NULL, "/p", NULL,
-		  DUTFS_VIEW_DEVICE, 4, 0, 0 },
+		  DUTFS_VIEW_DEVICE, 4, 0, 0, DUTFS_NICE_DEFAULT },
 		{ { "dutfs", "/b", "/m", "-o", "ro", "-o", "max_read=4096" }, NULL, NULL, "ro,max_read=4096",
-		  DUTFS_VIEW_DEVICE, 16, 0, 0 },
-		{ { "dutfs", "-oro", "/b", "/m", "--debug" }, NULL, NULL, "ro", DUTFS_VIEW_DEVICE, 16, 1, 1 },
-		{ { "dutfs", "/b", "/m", "--threads=256" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 256, 0, 0 },
+		  DUTFS_VIEW_DEVICE, 16, 0, 0, DUTFS_NICE_DEFAULT },
+		{ { "dutfs", "-oro", "/b", "/m", "--debug" }, NULL, NULL, "ro", DUTFS_VIEW_DEVICE, 16, 1, 1, DUTFS_NICE_DEFAULT },
+		{ { "dutfs", "/b", "/m", "--threads=256" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 256, 0, 0, DUTFS_NICE_DEFAULT },
+		{ { "dutfs", "/b", "/m", "--nice", "0" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0, 0 },
+		{ { "dutfs", "/b", "/m", "--nice=-20" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0, -20 },
+		{ { "dutfs", "--nice", "19", "/b", "/m" }, NULL, NULL, NULL, DUTFS_VIEW_DEVICE, 16, 0, 0, 19 },
 	};
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(rows); i++) {
@@ -51,6 +55,9 @@ static void test_accepts_contract_syntax(void)
 			 "row %zu: opts \"%s\"", i, c.fuse_opts ? c.fuse_opts : "(none)");
 		CU_CHECK(c.view == rows[i].view, "row %zu: view %d", i, c.view);
 		CU_CHECK(c.threads == rows[i].threads, "row %zu: threads %u", i, c.threads);
+		CU_CHECK(c.nice == rows[i].nice, "row %zu: nice %d", i, c.nice);
+		CU_CHECK(c.nice_given == (strstr(rows[i].argv[3] ? rows[i].argv[3] : "", "--nice") ||
+					  !strcmp(rows[i].argv[1], "--nice")), "row %zu: nice given", i);
 		CU_CHECK(c.foreground == rows[i].fg && c.debug == rows[i].debug, "row %zu: -f/--debug", i);
 		dutfs_cli_free(&c);
 	}
@@ -70,6 +77,10 @@ static void test_rejects_bad_arguments_with_reason(void)
 		{ { "dutfs", "/b", "/m", "--threads", "257" }, "--threads" },
 		{ { "dutfs", "/b", "/m", "--threads", "8x" }, "--threads" },
 		{ { "dutfs", "/b", "/m", "--threads", "-3" }, "--threads" },
+		{ { "dutfs", "/b", "/m", "--nice", "-21" }, "not a nice value from -20 to 19" },
+		{ { "dutfs", "/b", "/m", "--nice", "20" }, "not a nice value" },
+		{ { "dutfs", "/b", "/m", "--nice", "-5x" }, "not a nice value" },
+		{ { "dutfs", "/b", "/m", "--nice=" }, "not a nice value" },
 		{ { "dutfs", "/b", "/m", "--trace" }, "--trace needs a value" },
 		{ { "dutfs", "/b", "/m", "--trace=" }, "--trace needs a file name" },
 		{ { "dutfs", "/b", "/m", "-o", "" }, "non-empty" },
