@@ -536,6 +536,28 @@ static void test_dutfs_time_per_class_and_share(void)
 	CU_ASSERT_EQUAL(rep->dutfs_findings[0].lat_p50_ns, 10000); /* the 777 us read has no dutfs_ns */
 }
 
+/* The main job's trace had toast at 23 % dutfs time over 88 of 416k requests:
+ * a class that small did not set the run's pace. */
+static void test_dutfs_finding_needs_a_share_of_the_run(void)
+{
+	const struct rep_dutfs total = { .reqs = 416000, .sum_ns = 400000000ull, .req_sum_ns = 100000000000ull };
+	struct rep_dutfs toast = { .reqs = 88, .sum_ns = 3000000ull, .req_sum_ns = 13000000ull };
+
+	CU_ASSERT(rep_dutfs_share_pct(&toast) > REP_DUTFS_SHARE_FINDING_PCT);
+	CU_CHECK(!rep_dutfs_is_finding(&toast, &total), "88 requests, 0.013 %% of the request time");
+	/* the same share over a tenth of the run's request time is a finding */
+	toast.reqs = 40000, toast.sum_ns = 2300000000ull, toast.req_sum_ns = 10000000000ull;
+	CU_CHECK(rep_dutfs_is_finding(&toast, &total), "23 %% over 10 %% of the request time");
+	/* at the edges: 5 % of the request time counts, 9 requests do not */
+	toast.req_sum_ns = 5000000000ull, toast.sum_ns = 1150000000ull;
+	CU_CHECK(rep_dutfs_is_finding(&toast, &total), "exactly 5 %% of the request time");
+	toast.reqs = 9;
+	CU_CHECK(!rep_dutfs_is_finding(&toast, &total), "9 requests");
+	/* a large class where dutfs is cheap: not a finding */
+	toast.reqs = 40000, toast.sum_ns = 100000000ull, toast.req_sum_ns = 50000000000ull;
+	CU_CHECK(!rep_dutfs_is_finding(&toast, &total), "0.2 %% dutfs share");
+}
+
 static void test_human_shows_dutfs_time_and_finding(void)
 {
 	_cleanup_(report_freep) struct report *rep = NULL;
@@ -683,6 +705,7 @@ static void test_export_ops_beyond_the_mask_are_not_aliased(void)
 
 static const struct cu_test tests[] = {
 	{ "dutfs_time_per_class_and_share", test_dutfs_time_per_class_and_share },
+	{ "dutfs_finding_needs_a_share_of_the_run", test_dutfs_finding_needs_a_share_of_the_run },
 	{ "human_shows_dutfs_time_and_finding", test_human_shows_dutfs_time_and_finding },
 	{ "json_has_dutfs_time_and_finding", test_json_has_dutfs_time_and_finding },
 	{ "v1_0_trace_says_not_recorded", test_v1_0_trace_says_not_recorded },

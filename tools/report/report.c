@@ -131,6 +131,13 @@ double rep_dutfs_share_pct(const struct rep_dutfs *d)
 	return rep_pct(d->sum_ns, d->req_sum_ns);
 }
 
+bool rep_dutfs_is_finding(const struct rep_dutfs *cls, const struct rep_dutfs *total)
+{
+	return cls->reqs >= REP_DUTFS_FINDING_MIN_REQS &&
+	       rep_dutfs_share_pct(cls) > REP_DUTFS_SHARE_FINDING_PCT &&
+	       rep_pct(cls->req_sum_ns, total->req_sum_ns) >= REP_DUTFS_FINDING_MIN_TIME_PCT;
+}
+
 enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m, uint64_t ts_ns,
 			    const struct relmap_rel **ret_rel)
 {

@@ -148,8 +148,11 @@ struct rep_stats {
 
 /* A finding when dutfs took more than this share of a class's request time. */
 #define REP_DUTFS_SHARE_FINDING_PCT 20.0
-/* ... and the class had at least this many requests with dutfs time. */
+/* ... and the class had at least this many requests with dutfs time, */
 #define REP_DUTFS_FINDING_MIN_REQS 10
+/* ... and at least this share of the whole trace's request time: a class
+ * whose requests are a sliver of the run did not set the run's pace. */
+#define REP_DUTFS_FINDING_MIN_TIME_PCT 5.0
 
 /* "the instrument, not the device, set the pace for CLASS" (whole trace). */
 struct rep_dutfs_finding {
@@ -254,6 +257,9 @@ void report_builder_free(struct report_builder *b);
 double rep_pct(uint64_t a, uint64_t b);
 /* dutfs's share of the request time, in % (0 without dutfs time). */
 double rep_dutfs_share_pct(const struct rep_dutfs *d);
+/* Whether class cls of a trace whose all-class figures are total is an
+ * "instrument set the pace" finding (the REP_DUTFS_FINDING_* thresholds). */
+bool rep_dutfs_is_finding(const struct rep_dutfs *cls, const struct rep_dutfs *total);
 
 /* ---- renderers (report_render.c) ---- */
 struct report_opts {

@@ -76,7 +76,8 @@ static int cmp_finding(const void *a, const void *b)
 
 /*
  * Classes where dutfs took more than REP_DUTFS_SHARE_FINDING_PCT of the
- * request time.  The finding compares the instrument's median with the
+ * request time, among those with enough of the run's requests and request
+ * time to have set its pace (rep_dutfs_is_finding).  The finding compares the instrument's median with the
  * device's (lat_ns) on the same records: reads, writes and fsyncs with
  * dutfs_ns, merged.
  */
@@ -89,7 +90,7 @@ void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT]
 		struct rep_dutfs_finding *f = &rep->dutfs_findings[rep->ndutfs_findings];
 		double share = rep_dutfs_share_pct(d);
 
-		if (d->reqs < REP_DUTFS_FINDING_MIN_REQS || share <= REP_DUTFS_SHARE_FINDING_PCT)
+		if (!rep_dutfs_is_finding(d, &all->total.dutfs))
 			continue;
 		*f = (struct rep_dutfs_finding){ .cls = (enum rep_class)c, .share_pct = share,
 						 .reqs = d->reqs,
