@@ -138,7 +138,7 @@ int dut_pgbin_check_progs(const char *bindir, const char *const progs[], struct 
 
 int dut_pgbin_check_dir(const char *bindir, struct dut_error *err)
 {
-	static const char *const progs[] = { "initdb", "pg_ctl", "postgres" };
+	static const char *const progs[] = { "initdb", "pg_ctl", "postgres", NULL };
 	char missing[64] = "", path[PATH_MAX];
 	struct stat st;
 	size_t at = 0;
@@ -155,29 +155,21 @@ int dut_pgbin_check_dir(const char *bindir, struct dut_error *err)
 		dut_error_set(err, "bindir %s: not a directory", bindir);
 		return -ENOTDIR;
 	}
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+	for (size_t i = 0; progs[i]; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", bindir, progs[i]) >= (int)sizeof(path)) {
 			dut_error_set(err, "bindir %s: path too long", bindir);
 			return -ENAMETOOLONG;
 		}
-		if (!is_program(path)) {
+		if (!is_program(path))
 			at += (size_t)snprintf(missing + at, sizeof(missing) - at, "%s%s", at ? ", " : "", progs[i]);
-			continue;
-		}
-		/* pgload runs them as root's child: root's own, as pgload cluster init demands */
-		if (geteuid() == 0) {
-			int r = root_trusts(path, err);
-
-			if (r < 0)
-				return r;
-		}
 	}
 	if (at) {
 		dut_error_set(err, "bindir %s has no %s: expected the PostgreSQL server programs (initdb, "
 			      "pg_ctl, postgres), as in %s/<major>/bin", bindir, missing, DUT_PG_ROOT);
 		return -ENOENT;
 	}
-	return 0;
+	/* pgload runs them as root's child: root's own, as pgload cluster init demands */
+	return dut_pgbin_check_progs(bindir, progs, err);
 }
 
 int dut_pgbin_version(const char *bindir, char *buf, size_t len, unsigned *ret_major, struct dut_error *err)

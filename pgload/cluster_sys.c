@@ -369,10 +369,6 @@ int pgl_cluster_check_bindir(const char *bindir, struct dut_error *err)
 			      "refusing to run PostgreSQL from %s", initdb, bindir);
 		return -EPERM;
 	}
-	{
-		/* and, as root, the server programs and the directories above them too */
-		static const char *const progs[] = { "initdb", "pg_ctl", "postgres", NULL };
-
-		return dut_pgbin_check_progs(bindir, progs, err);
-	}
+	/* and, as root, the server programs and the directories above them too */
+	return dut_pgbin_check_dir(bindir, err);
 }
