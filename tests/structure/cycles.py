@@ -146,9 +146,9 @@ def include_graph(srcroot, build):
         for d, dirs, names in os.walk(os.path.join(srcroot, top)):
             dirs[:] = sorted(x for x in dirs if not x.startswith("."))
             files += [os.path.join(d, n) for n in sorted(names) if n.endswith((".c", ".h"))]
-    edges, todo, seen = {}, list(files), set()
-    while todo:
-        path = todo.pop()
+    edges, pending, seen = {}, list(files), set()
+    while pending:
+        path = pending.pop()
         if path in seen:
             continue
         seen.add(path)
@@ -163,7 +163,7 @@ def include_graph(srcroot, build):
                 if os.path.isfile(cand):
                     crel = os.path.relpath(cand, build if cand.startswith(build + os.sep) else srcroot)
                     e.setdefault(crel, text.count("\n", 0, m.start()) + 1)
-                    todo.append(cand)
+                    pending.append(cand)
                     break
     return edges
 
