@@ -35,8 +35,9 @@
  * records/s while the writer waits for a CPU: 16 + 32 + 64 + 128 Ki records
  * = 11.25 MiB while the smaller buffers wait to be drained, then 6 MiB, which
  * the worker keeps until it exits (the rings do not shrink; dutfs's workers
- * live until unmount).  Fixed 16 Ki rings dropped at 2.7M records/s on 2
- * loaded CPUs; these held 0 drops (docs/soak.md, 2026-12-07 s19).
+ * live until unmount).  At 2.7M records/s offered on the 2 loaded CPUs,
+ * fixed 16 Ki rings dropped; these held 0 drops up to load ~11, not at
+ * 13-15 (docs/soak.md, 2026-12-07 s19).
  */
 #define DUTFS_TRACE_RING_RECS 16384u
 #define DUTFS_TRACE_RING_MAX_RECS 131072u
