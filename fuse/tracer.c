@@ -25,8 +25,22 @@
 #include "lib/pgpath.h"
 #include "lib/trace.h"
 
-/* Records per emitting worker's ring (see dutfs_tracer_new). */
+/*
+ * Each emitting worker's trace ring starts at DUTFS_TRACE_RING_RECS records
+ * (16 Ki x 48 bytes = 768 KiB) and, only when it fills because the writer
+ * thread came late, doubles up to DUTFS_TRACE_RING_MAX_RECS (128 Ki, 6 MiB)
+ * instead of dropping (lib/trace_writer_ring.c).  Typical: 768 KiB a
+ * thread; dutfs emits at most ~50k records/s here, at which 16 Ki records
+ * last ~330 ms and never fill.  Worst case, a worker emitting 1.35M
+ * records/s while the writer waits for a CPU: 16 + 32 + 64 + 128 Ki records
+ * = 11.25 MiB while the smaller buffers wait to be drained, then 6 MiB, which
+ * the worker keeps until it exits (the rings do not shrink; dutfs's workers
+ * live until unmount).  At 2.7M records/s offered on the 2 loaded CPUs,
+ * fixed 16 Ki rings dropped; these held 0 drops up to load ~11, not at
+ * 13-15 (docs/soak.md, 2026-12-07 s19).
+ */
 #define DUTFS_TRACE_RING_RECS 16384u
+#define DUTFS_TRACE_RING_MAX_RECS 131072u
 
 struct dutfs_tracer {
 	struct dut_trace_writer *w;    /* NULL without --trace */
@@ -150,10 +164,9 @@ int dutfs_tracer_new(const struct dutfs_tracer_opts *o, struct dutfs_tracer **re
 			.flags = o->view == DUTFS_VIEW_SYSCALL ? DUT_TRACE_HDR_SYSCALL_VIEW : 0,
 			.max_bytes = o->trace_max_bytes,
 			.max_segments = o->trace_segments,
-			/* 16 Ki records (768 KiB) per emitting worker, not the writer's 64 Ki
-			 * default: dutfs emits at most ~50k records/s here, at which such a ring
-			 * lasts ~330 ms, ~290 ms of it after the wake-up at an eighth (docs/dutfs.md) */
+			/* small rings that grow when the writer is late: DUTFS_TRACE_RING_RECS */
 			.thread_buf_recs = DUTFS_TRACE_RING_RECS,
+			.thread_buf_max_recs = DUTFS_TRACE_RING_MAX_RECS,
 		};
 
 		r = dut_trace_writer_open(o->trace_path, &wo, &t->w);

@@ -168,6 +168,15 @@ struct dut_trace_writer;
 struct dut_trace_writer_opts {
 	uint32_t flags;           /* DUT_TRACE_HDR_* */
 	size_t thread_buf_recs;   /* per-thread buffer, records (0 = default 65536) */
+	/*
+	 * A full per-thread buffer smaller than this (records) is followed by
+	 * one twice its size instead of dropping; the writer drains and frees
+	 * the old one first, so a thread's records keep their order.  A
+	 * thread's buffers then take at most about 2 x this many records (the
+	 * chain while the writer is late), and its largest one stays until the
+	 * thread exits.  0 = thread_buf_recs: no growth.
+	 */
+	size_t thread_buf_max_recs;
 	uint64_t flush_interval_ns; /* writer wake-up (0 = default 50 ms) */
 	/*
 	 * Rotation (0 = one file, no bound): the segments together stay within

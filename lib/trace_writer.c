@@ -6,7 +6,8 @@
  * ring up in a small thread-local cache, copy the record into the ring,
  * publish it with a release store of the ring's head.  No lock, no syscall
  * (except an eventfd nudge when an eighth of the ring is in use, which never
- * blocks).  A full ring drops the record and counts it.
+ * blocks).  A full ring grows, if it may (opts.thread_buf_max_recs:
+ * trace_writer_ring.c), else drops the record and counts it.
  *
  * Each ring is single-producer (its thread) / single-consumer (the writer
  * thread).  The writer thread wakes every flush_interval_ns or when nudged,
@@ -63,9 +64,12 @@
  * 64 Ki records (3 MiB) a thread: at 1.35M records/s a thread it fills in
  * 48 ms, and the writer is woken at an eighth (6 ms), so it has 42 ms to be
  * scheduled.  16 Ki records left 6 ms (woken at half of 12 ms), which a
- * loaded 2-CPU machine missed (docs/soak.md "The writer's rate").
+ * loaded 2-CPU machine missed (docs/soak.md "The writer's rate").  Rings
+ * that start smaller and grow: opts.thread_buf_max_recs.
  */
 #define DEFAULT_THREAD_BUF_RECS 65536u
+#define THREAD_BUF_RECS_MIN 8u
+#define THREAD_BUF_RECS_MAX (1u << 24)
 #define DEFAULT_FLUSH_INTERVAL_NS (50ull * 1000 * 1000)
 #define BATCH_BYTES (4u << 20)
 /* Records per RECORDS frame: one frame fills at most a batch. */
@@ -88,7 +92,7 @@ static _Atomic uint64_t next_writer_id = 1;
 static void ring_unref(struct ring *b)
 {
 	if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-		free(b);
+		dut_tw_ring_free(b);
 }
 
 static void ring_release_from_thread(struct ring *b)
@@ -120,21 +124,10 @@ static struct ring *ring_register(struct dut_trace_writer *w)
 	struct ring *b;
 	unsigned slot;
 
-	b = aligned_alloc(64, sizeof(*b) + w->cap * sizeof(b->slots[0]));
+	b = dut_tw_ring_new(w->cap, w->max_cap);
 	if (!b)
 		return NULL;
-	memset(b, 0, sizeof(*b));
 	atomic_init(&b->refs, 2);
-	b->cap = w->cap;
-	b->mask = w->cap - 1;
-	/*
-	 * Wake the writer when an eighth of the ring is in use, looked at every
-	 * sixteenth: the ring then has seven eighths of its time left for the
-	 * writer thread to be scheduled, where waking at half full left half.
-	 * Tiny rings look at every record and wake at half.
-	 */
-	b->check_mask = (w->cap >= 16 ? w->cap / 16 : 1) - 1;
-	b->nudge_at = w->cap >= 16 ? w->cap / 8 : w->cap / 2;
 
 	pthread_once(&tls_once, tls_key_init);
 	slot = tls.next++ % TLS_SLOTS;
@@ -170,7 +163,6 @@ static void nudge(struct dut_trace_writer *w)
 void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
 {
 	struct ring *b = ring_of_thread(w);
-	uint64_t head;
 
 	if (__builtin_expect(!b, 0)) {
 		b = ring_register(w);
@@ -179,24 +171,8 @@ void dut_trace_emit(struct dut_trace_writer *w, const struct dut_trace_rec *r)
 			return;
 		}
 	}
-	head = atomic_load_explicit(&b->head, memory_order_relaxed);
-	if (head - b->cached_tail >= b->cap) {
-		b->cached_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
-		if (head - b->cached_tail >= b->cap) {
-			atomic_store_explicit(&b->dropped,
-					      atomic_load_explicit(&b->dropped, memory_order_relaxed) + 1,
-					      memory_order_relaxed);
-			return;
-		}
-	}
-	b->slots[head & b->mask] = *r;
-	atomic_store_explicit(&b->head, head + 1, memory_order_release);
-	/* Every sixteenth of the ring, see whether the writer should drain it. */
-	if (((head + 1) & b->check_mask) == 0) {
-		b->cached_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
-		if (head + 1 - b->cached_tail >= b->nudge_at)
-			nudge(w);
-	}
+	if (dut_tw_ring_push(b, r) > 0)
+		nudge(w);
 }
 
 /* ---- writer thread: batching and I/O ---- */
@@ -249,13 +225,12 @@ static void cframe_close(struct dut_trace_writer *w)
 /* Copy everything published in ring b into the batch's CRECORDS frame. */
 static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
 {
-	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
-	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
 	const size_t fixed = DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED;
+	struct ring_buf *q;
+	uint64_t tail, n;
 
-	while (tail != head) {
+	while ((n = dut_tw_ring_avail(b, &q, &tail)) > 0) {
 		size_t room = w->batch_cap - w->batch_len;
-		uint64_t n = head - tail;
 		uint8_t *p;
 
 		/* worst case per record, and 7 bytes of padding at the close */
@@ -275,36 +250,31 @@ static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
 		if (n > room)
 			n = room;
 		p = w->batch + w->batch_len;
-		for (uint64_t i = 0; i < n; i++) {
-			const struct dut_trace_rec *r = &b->slots[(tail + i) & b->mask];
-
-			p += dut_trace_crec_encode(&w->cframe_st, r, p);
-		}
+		for (uint64_t i = 0; i < n; i++)
+			p += dut_trace_crec_encode(&w->cframe_st, dut_tw_ring_at(q, tail + i), p);
 		if (w->sec)
 			for (uint64_t i = 0; i < n; i++)
-				(void)dut_trace_seconds_add(w->sec, &b->slots[(tail + i) & b->mask]);
+				(void)dut_trace_seconds_add(w->sec, dut_tw_ring_at(q, tail + i));
 		w->batch_len = (size_t)(p - w->batch);
 		w->cframe_n += (uint32_t)n;
 		w->batch_recs += n;
-		tail += n;
 		/* The slots are copied: hand them back to the producer. */
-		atomic_store_explicit(&b->tail, tail, memory_order_release);
+		dut_tw_ring_consumed(q, tail + n);
 	}
 }
 
 /* Copy everything published in ring b into RECORDS frames in the batch. */
 static void ring_drain(struct dut_trace_writer *w, struct ring *b)
 {
+	struct ring_buf *q;
+	uint64_t tail, n;
+
 	if (!w->fixed_records) {
 		ring_drain_compact(w, b);
 		return;
 	}
-	uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
-	uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
-
-	while (tail != head) {
+	while ((n = dut_tw_ring_avail(b, &q, &tail)) > 0) {
 		size_t room = (w->batch_cap - w->batch_len);
-		uint64_t n = head - tail;
 		uint8_t *frame, *p;
 
 		if (room < DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_REC_SIZE) {
@@ -318,15 +288,14 @@ static void ring_drain(struct dut_trace_writer *w, struct ring *b)
 		dut_trace_frame_hdr(frame, DUT_TRACE_FRAME_RECORDS, (uint32_t)(n * DUT_TRACE_REC_SIZE));
 		p = frame + DUT_TRACE_FRAME_HDR_SIZE;
 		for (uint64_t i = 0; i < n; i++, p += DUT_TRACE_REC_SIZE)
-			dut_trace_rec_encode(&b->slots[(tail + i) & b->mask], p);
+			dut_trace_rec_encode(dut_tw_ring_at(q, tail + i), p);
 		if (w->sec)
 			for (uint64_t i = 0; i < n; i++)
-				(void)dut_trace_seconds_add(w->sec, &b->slots[(tail + i) & b->mask]);
+				(void)dut_trace_seconds_add(w->sec, dut_tw_ring_at(q, tail + i));
 		w->batch_len += DUT_TRACE_FRAME_HDR_SIZE + n * DUT_TRACE_REC_SIZE;
 		w->batch_recs += n;
-		tail += n;
 		/* The slots are copied: hand them back to the producer. */
-		atomic_store_explicit(&b->tail, tail, memory_order_release);
+		dut_tw_ring_consumed(q, tail + n);
 	}
 }
 
@@ -423,23 +392,31 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 	struct dut_trace_writer *w;
 	sigset_t all, old;
 	struct stat st;
-	uint64_t cap = DEFAULT_THREAD_BUF_RECS;
+	uint64_t cap = DEFAULT_THREAD_BUF_RECS, max_cap;
 	int r;
 
 	if (!path || !*path)
 		return -EINVAL;
 	if (opts && opts->thread_buf_recs) {
-		if (opts->thread_buf_recs < 8 || opts->thread_buf_recs > (1u << 24))
+		if (opts->thread_buf_recs < THREAD_BUF_RECS_MIN || opts->thread_buf_recs > THREAD_BUF_RECS_MAX)
 			return -EINVAL;
-		cap = 8;
+		cap = THREAD_BUF_RECS_MIN;
 		while (cap < opts->thread_buf_recs)
 			cap <<= 1;
+	}
+	max_cap = cap;
+	if (opts && opts->thread_buf_max_recs) {
+		if (opts->thread_buf_max_recs < cap || opts->thread_buf_max_recs > THREAD_BUF_RECS_MAX)
+			return -EINVAL;
+		while (max_cap < opts->thread_buf_max_recs)
+			max_cap <<= 1;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->id = atomic_fetch_add(&next_writer_id, 1);
 	w->cap = cap;
+	w->max_cap = max_cap;
 	w->flush_interval_ns = opts && opts->flush_interval_ns ? opts->flush_interval_ns
 							     : DEFAULT_FLUSH_INTERVAL_NS;
 	w->fixed_records = opts && opts->fixed_records;

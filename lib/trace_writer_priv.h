@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Private to lib/trace_writer*.c: the writer's state, shared by the rings
- * and the writer thread (trace_writer.c) and the rotation of a bounded
+ * (trace_writer_ring.c) and the writer thread (trace_writer.c) and the rotation of a bounded
  * trace with its side file (trace_writer_rotate.c), and the appender, drop
  * count and first error both use (trace_writer_io.c).  Locks: trace_writer.c.
  */
 #ifndef DUT_TRACE_WRITER_PRIV_H
 #define DUT_TRACE_WRITER_PRIV_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -18,22 +19,94 @@
 #include "lib/trace.h"
 #include "lib/trace_format.h"
 
+/*
+ * A thread's ring is a chain of buffers (trace_writer_ring.c).  The
+ * producer (the thread) fills the newest, b->prod; when it is full and
+ * smaller than b->max_cap, the producer starts one twice its size and links
+ * it as the full one's next, instead of dropping the record.  The writer
+ * thread drains the oldest, b->cons, and moves on (freeing it) only when it
+ * is empty and has a next: so records leave a ring in the order they were
+ * emitted, across a grow.  A ring does not shrink: it keeps its largest
+ * buffer until its thread exits.
+ */
+struct ring_buf {
+	alignas(64) _Atomic uint64_t head;  /* written by the producer */
+	alignas(64) _Atomic uint64_t tail;  /* written by the writer thread */
+	/* set once, by the producer, after its last record here (release) */
+	alignas(64) struct ring_buf *_Atomic next;
+	uint64_t cap, mask;                 /* cap is a power of two */
+	uint64_t check_mask;                /* look at the fill every check_mask + 1 records */
+	uint64_t nudge_at;                  /* wake the writer at this many records in use */
+	struct dut_trace_rec slots[];
+};
+
 struct ring {
 	/* producer side */
-	alignas(64) _Atomic uint64_t head;
-	uint64_t cached_tail;
+	alignas(64) struct ring_buf *prod;
+	uint64_t cached_tail;            /* of prod */
 	_Atomic uint64_t dropped;        /* written by the producer only */
+	_Atomic uint64_t grows;          /* written by the producer only */
 	/* consumer side */
-	alignas(64) _Atomic uint64_t tail;
+	alignas(64) struct ring_buf *cons;
 	/* shared, rarely written */
 	alignas(64) _Atomic int refs;
 	_Atomic bool orphaned;           /* its thread exited (or evicted it) */
 	struct ring *next;               /* protected by w->bufs_lock */
-	uint64_t cap, mask;              /* cap is a power of two */
-	uint64_t check_mask;             /* look at the fill every check_mask + 1 records */
-	uint64_t nudge_at;               /* wake the writer at this many records in use */
-	struct dut_trace_rec slots[];
+	uint64_t max_cap;                /* the largest buffer it may grow to */
 };
+
+/* trace_writer_ring.c: no locks, no syscalls (malloc only). */
+/* A ring of one buffer of cap records that may grow to max_cap (powers of two); refs 0. */
+struct ring *dut_tw_ring_new(uint64_t cap, uint64_t max_cap);
+/* Free the ring and its whole chain: both sides are done with it. */
+void dut_tw_ring_free(struct ring *b);
+/* The producer's full buffer: grow and push r (1: wake the writer), or count a drop (-ENOBUFS). */
+int dut_tw_ring_push_full(struct ring *b, const struct dut_trace_rec *r);
+/*
+ * Consumer: the records that can be taken now, from *ret_tail on in
+ * *ret_q (at most up to the end of that buffer's published records), moving
+ * past and freeing drained buffers the producer has left.  0: none now.
+ */
+uint64_t dut_tw_ring_avail(struct ring *b, struct ring_buf **ret_q, uint64_t *ret_tail);
+/* Bytes of the ring's buffers now (the consumer's view: call it from the writer thread). */
+uint64_t dut_tw_ring_bytes(const struct ring *b);
+
+static inline const struct dut_trace_rec *dut_tw_ring_at(const struct ring_buf *q, uint64_t i)
+{
+	return &q->slots[i & q->mask];
+}
+
+/* Consumer: the records up to new_tail are copied; hand their slots back. */
+static inline void dut_tw_ring_consumed(struct ring_buf *q, uint64_t new_tail)
+{
+	atomic_store_explicit(&q->tail, new_tail, memory_order_release);
+}
+
+/*
+ * Producer (the ring's thread only): copy r in and publish it.  0: done;
+ * 1: done, and the writer should be woken; -ENOBUFS: dropped and counted.
+ * The hot path: no call unless the buffer is full.
+ */
+static inline int dut_tw_ring_push(struct ring *b, const struct dut_trace_rec *r)
+{
+	struct ring_buf *q = b->prod;
+	uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+
+	if (head - b->cached_tail >= q->cap) {
+		b->cached_tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+		if (head - b->cached_tail >= q->cap)
+			return dut_tw_ring_push_full(b, r);
+	}
+	q->slots[head & q->mask] = *r;
+	atomic_store_explicit(&q->head, head + 1, memory_order_release);
+	/* Every sixteenth of the buffer, see whether the writer should drain it. */
+	if (((head + 1) & q->check_mask) == 0) {
+		b->cached_tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+		if (head + 1 - b->cached_tail >= q->nudge_at)
+			return 1;
+	}
+	return 0;
+}
 
 struct meta {
 	struct meta *next;
@@ -46,7 +119,7 @@ struct dut_trace_writer {
 	int fd;
 	int efd;                         /* eventfd: wake the writer thread */
 	bool regular;                    /* a regular file: truncate at close */
-	uint64_t cap;
+	uint64_t cap, max_cap;           /* a new ring's buffer, the largest it may grow to */
 	uint64_t flush_interval_ns;
 	bool fixed_records;              /* 1.1 RECORDS frames instead of CRECORDS */
 	struct dut_trace_header hdr;

@@ -2,7 +2,7 @@
 /*
  * bench-trace: how fast the trace writer takes records.
  *
- *   bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD]]]]
+ *   bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD [BUF_MAX_RECS]]]]]
  *
  * THREADS threads emit RECORDS_PER_THREAD records each, as fast as they can
  * (or paced at RATE_PER_THREAD records/s), into a writer on FILE.  Paced
@@ -12,7 +12,9 @@
  * writer.  Prints the
  * nanoseconds per dut_trace_emit() call on the hot path, the end-to-end rate
  * (from the first emit to the end of close(), so it includes the drain, the
- * footer and the fsync) and how many records were written and dropped.
+ * footer and the fsync), how many records were written and dropped, and
+ * the process's peak RSS (the rings are most of it).  BUF_MAX_RECS lets a
+ * full ring grow up to that many records (dutfs's configuration).
  * DUT_BENCH_TRACE_FIXED=1 writes 1.1's fixed records (the writer before
  * compact frames), for a before/after in one build.
  */
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "lib/trace.h"
@@ -79,6 +82,8 @@ int main(int argc, char **argv)
 	uint64_t per = argc > 3 ? strtoull(argv[3], NULL, 0) : 2000000;
 	size_t buf = argc > 4 ? strtoull(argv[4], NULL, 0) : 0;
 	uint64_t rate = argc > 5 ? strtoull(argv[5], NULL, 0) : 0;
+	size_t buf_max = argc > 6 ? strtoull(argv[6], NULL, 0) : 0;
+	struct rusage ru;
 	struct dut_trace_writer *w;
 	struct worker *wk;
 	pthread_t *th;
@@ -88,18 +93,20 @@ int main(int argc, char **argv)
 	int r, r2;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		printf("usage: bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD]]]]\n"
+		printf("usage: bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD [BUF_MAX_RECS]]]]]\n"
 		       "  THREADS threads (default 2) emit RECORDS_PER_THREAD records each (default\n"
 		       "  2000000) into a trace writer on FILE, with rings of BUF_RECS records (0: the\n"
 		       "  writer's default, 65536), as fast as they can or paced at RATE_PER_THREAD\n"
-		       "  records/s.  Prints ns per dut_trace_emit, the end-to-end rate (first emit to\n"
-		       "  the end of close, with its fsync) and the records written and dropped.\n"
+		       "  records/s; a full ring may grow up to BUF_MAX_RECS records (0: no growth).\n"
+		       "  Prints ns per dut_trace_emit, the end-to-end rate (first emit to the end of\n"
+		       "  close, with its fsync), the records written and dropped and the peak RSS.\n"
 		       "  DUT_BENCH_TRACE_FIXED=1: 1.1 fixed records; DUT_BENCH_TRACE_MAX=BYTES: rotated.\n"
-		       "  Example (2.7M records/s offered): bench-trace /var/tmp/b.dtr 2 5000000 0 1350000\n");
+		       "  Example (2.7M records/s offered): bench-trace /var/tmp/b.dtr 2 5000000 0 1350000\n"
+		       "  At dutfs's rings: bench-trace /var/tmp/b.dtr 2 5000000 16384 1350000 131072\n");
 		return 0;
 	}
 	if (argc < 2 || nthreads == 0 || nthreads > 256 || per == 0) {
-		fprintf(stderr, "usage: bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD]]]]"
+		fprintf(stderr, "usage: bench-trace FILE [THREADS [RECORDS_PER_THREAD [BUF_RECS [RATE_PER_THREAD [BUF_MAX_RECS]]]]]"
 			" (--help)\n");
 		return 2;
 	}
@@ -109,6 +116,7 @@ int main(int argc, char **argv)
 	const char *fixed = getenv("DUT_BENCH_TRACE_FIXED");
 
 	r = dut_trace_writer_open(argv[1], &(struct dut_trace_writer_opts){ .thread_buf_recs = buf,
+		.thread_buf_max_recs = buf_max,
 		.max_bytes = tmax ? strtoull(tmax, NULL, 10) : 0,
 		.fixed_records = fixed && strcmp(fixed, "1") == 0 }, &w);
 	if (r < 0) {
@@ -130,14 +138,16 @@ int main(int argc, char **argv)
 	}
 	r = dut_trace_writer_close_counts(w, &written, &dropped); /* the run's totals, also when rotated */
 	t1 = now_ns();
+	long peak_rss_kib = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 	/* The final counts are in the footer. */
 	r2 = dut_trace_load(argv[1], &t, &err);
 	if (r2 < 0) {
 		fprintf(stderr, "bench-trace: cannot read back %s: %s\n", argv[1], err.msg);
 		return 1;
 	}
-	printf("threads %u, records %" PRIu64 ", ring %zu records%s, trace %u.%u, %.1f bytes per record in the file\n",
-	       nthreads, per * nthreads, buf ? buf : (size_t)65536, rate ? ", paced" : "",
+	printf("threads %u, records %" PRIu64 ", ring %zu records (up to %zu)%s, trace %u.%u, %.1f bytes per record in the file\n",
+	       nthreads, per * nthreads, buf ? buf : (size_t)65536,
+	       buf_max ? buf_max : buf ? buf : (size_t)65536, rate ? ", paced" : "",
 	       t->hdr.version_major, t->hdr.version_minor,
 	       t->nrecs ? (double)t->valid_bytes / (double)t->nrecs : 0.0);
 	printf("hot path: %.1f ns per dut_trace_emit\n", (double)emit_ns / (double)(per * nthreads));
@@ -145,6 +155,8 @@ int main(int argc, char **argv)
 	       (double)(t1 - t0) / 1e9, (double)(per * nthreads) / ((double)(t1 - t0) / 1e3));
 	printf("written %" PRIu64 " (%zu in the file), dropped %" PRIu64 ": %.2f M records/s written\n",
 	       written, t->nrecs, dropped, (double)written / ((double)(t1 - t0) / 1e3));
+	if (peak_rss_kib >= 0)
+		printf("peak RSS %ld KiB (before reading the trace back)\n", peak_rss_kib);
 	if (r < 0)
 		printf("close: %s\n", strerror(-r));
 	dut_trace_free(t);
