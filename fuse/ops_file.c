@@ -387,70 +387,6 @@ void dutfs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	}
 }
 
-/* A READ whose backing read is on the ring (dutfs_transport_read_async). */
-struct aread {
-	struct dutfs *fs;
-	fuse_req_t req;
-	struct dutfs_fh *fh;
-	void *buf;
-	size_t want;
-	off_t off;
-	struct dutfs_io io;
-};
-
-/* The backing read, or its O_DIRECT fallback, done: reply and free. */
-static void aread_finish(struct aread *a, ssize_t n)
-{
-	if (n == -EINVAL && (a->fh->flags & O_DIRECT)) {
-		/* unaligned for the device (an O_DIRECT application's request) */
-		int bfd = fh_buffered(a->fh);
-
-		a->io.flags |= DUT_TRACE_F_BUFFERED;
-		n = bfd < 0 ? -1 : pread(bfd, a->buf, a->want, a->off);
-		n = n < 0 ? -errno : n;
-	}
-	dutfs_io_reply(a->fs, a->req, &a->io, (int)n, DUTFS_REPLY_BUF, a->buf);
-	free(a);
-}
-
-static void aread_done(void *arg, int res)
-{
-	aread_finish(arg, res);
-}
-
-/*
- * Serve the READ with its backing read on the ring when the prototype is
- * on and this is a ring thread whose entry holds buf: true when it took the
- * request (the reply then comes from the read's completion, or came here).
- */
-static bool read_async(struct dutfs *fs, fuse_req_t req, fuse_ino_t ino, struct dutfs_fh *fh, void *buf,
-		       size_t size, off_t off)
-{
-	struct aread *a;
-	ssize_t n;
-	int r;
-
-	if (fs->sched || !dutfs_transport_read_async_ok(buf))
-		return false;   /* shaping's late replies: the synchronous path */
-	a = malloc(sizeof(*a));
-	if (!a)
-		return false;
-	*a = (struct aread){ .fs = fs, .req = req, .fh = fh, .buf = buf, .off = off };
-	r = dutfs_io_begin(fs, req, &a->io, DUT_OP_READ, dutfs_inode(fs, ino), (uint64_t)off,
-			   (uint32_t)size, fh->trace_flags);
-	if (r < 0) {
-		dutfs_io_reply(fs, req, &a->io, r, DUTFS_REPLY_BUF, buf);
-		free(a);
-		return true;
-	}
-	a->want = a->io.xfer_len;
-	if (dutfs_transport_read_async(fh->fd, buf, a->want, (uint64_t)off, aread_done, a) == 0)
-		return true;
-	n = pread(fh->fd, buf, a->want, off);
-	aread_finish(a, n < 0 ? -errno : n);
-	return true;
-}
-
 void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
@@ -474,8 +410,6 @@ void dutfs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	if (read_async(fs, req, ino, fh, buf, size, off))
-		return;
 	r = dutfs_io_begin(fs, req, &io, DUT_OP_READ, dutfs_inode(fs, ino), (uint64_t)off,
 			   (uint32_t)size, fh->trace_flags);
 	if (!r) {

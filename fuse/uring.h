@@ -65,18 +65,6 @@ void dutfs_transport_free(struct dutfs_transport *t);
  * the payload).  Valid until the thread's op returns.
  */
 void *dutfs_transport_reply_buf(size_t size);
-/*
- * Prototype (DUTFS_ASYNC_READ=1 in the environment, ring transport only):
- * queue a backing read on the ring of the ring thread serving this request,
- * to be submitted with the thread's next wait; the thread calls done(arg,
- * res) from the read's completion (res: bytes or -errno), with the request's
- * entry current, so a reply from done goes back on that entry.  buf must be
- * dutfs_transport_reply_buf's.  Returns 0, or -EOPNOTSUPP (off, not a ring
- * thread) or -EBUSY (submission queue full): then read synchronously.
- */
-bool dutfs_transport_read_async_ok(const void *buf);
-int dutfs_transport_read_async(int fd, void *buf, size_t len, uint64_t off,
-			       void (*done)(void *arg, int res), void *arg);
 /* stats.json "transport" */
 struct json_object *dutfs_transport_stats_json(const struct dutfs_transport *t);
 

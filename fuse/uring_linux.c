@@ -259,42 +259,6 @@ void *dutfs_transport_reply_buf(size_t size)
 	return e->iov[1].iov_base;
 }
 
-/* Completions of backing reads carry their entry with this bit set (entries are aligned). */
-#define AREAD_TAG ((uintptr_t)1)
-
-bool dutfs_transport_read_async_ok(const void *buf)
-{
-	struct ring_ent *e = tls_ent;
-
-	return e && e->rt->tp->async_read && buf == e->iov[1].iov_base;
-}
-
-int dutfs_transport_read_async(int fd, void *buf, size_t len, uint64_t off,
-			       void (*done)(void *arg, int res), void *arg)
-{
-	struct ring_ent *e = tls_ent;
-	struct ring_thread *rt;
-	struct io_uring_sqe *sqe;
-
-	if (!e || !e->rt->tp->async_read || buf != e->iov[1].iov_base)
-		return -EOPNOTSUPP;
-	rt = e->rt;
-	pthread_mutex_lock(&rt->sq_lock);
-	sqe = io_uring_get_sqe(&rt->ring);
-	if (!sqe) {
-		pthread_mutex_unlock(&rt->sq_lock);
-		return -EBUSY;
-	}
-	memset(sqe, 0, 2 * sizeof(*sqe));
-	io_uring_prep_read(sqe, fd, buf, (unsigned)len, off);
-	io_uring_sqe_set_data(sqe, (void *)((uintptr_t)e | AREAD_TAG));
-	e->aread_done = done;
-	e->aread_arg = arg;
-	rt->deferred = true;    /* submitted with the thread's next wait */
-	pthread_mutex_unlock(&rt->sq_lock);
-	return 0;
-}
-
 /* ---- ring set-up ---- */
 
 static int ent_alloc(struct dutfs_transport *t, struct ring_ent *e)
@@ -431,11 +395,6 @@ int dutfs_transport_start(struct dutfs_transport *t)
 	if (register_rings(t) < 0)
 		return 0;
 	t->uring_on = true;
-	{
-		const char *v = getenv("DUTFS_ASYNC_READ");
-
-		t->async_read = v && strcmp(v, "1") == 0;
-	}
 	return 0;
 }
 
@@ -512,13 +471,6 @@ static void *rt_main(void *arg)
 		e = io_uring_cqe_get_data(cqe);
 		res = cqe->res;
 		io_uring_cqe_seen(&rt->ring, cqe);
-		if ((uintptr_t)e & AREAD_TAG) {  /* a backing read of dutfs_transport_read_async */
-			e = (struct ring_ent *)((uintptr_t)e & ~AREAD_TAG);
-			tls_ent = e;
-			e->aread_done(e->aread_arg, res);
-			tls_ent = NULL;
-			continue;
-		}
 		if (!e) {               /* the wake-up NOP of dutfs_transport_stop */
 			if (atomic_load(&t->stopping))
 				break;

@@ -24,9 +24,6 @@ struct ring_ent {
 	struct iovec iov[2];     /* header, payload: registered with the kernel */
 	_Atomic uint64_t unique; /* request in the daemon, 0: none (the reply claims it) */
 	uint64_t commit_id;
-	/* a backing read queued on this entry's ring for its request (dutfs_transport_read_async) */
-	void (*aread_done)(void *arg, int res);
-	void *aread_arg;
 };
 
 struct ring_thread {
@@ -62,7 +59,6 @@ struct dutfs_transport {
 	unsigned nrts;
 	sem_t *finish;
 	_Atomic bool stopping;
-	bool async_read;           /* DUTFS_ASYNC_READ=1: backing reads on the ring threads' rings */
 };
 
 /* uring_choose.c */
