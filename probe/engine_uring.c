@@ -29,9 +29,10 @@
  * in the block layer's plug and are merged into one request up to the
  * queue's max_sectors_kb: on virtio-blk here (4096) a SEQ1M Q8T1 read row
  * reached the device as 4 MiB requests, two in flight instead of eight
- * 1 MiB ones, and ran at 0.90x of fio, which submits one request per enter
- * (docs/bench-probe.md, 2026-12-07, s19).  A row names the request size and
- * queue depth the device sees, so the merge is not the engine's to make.
+ * 1 MiB ones, where fio, submitting one request per enter, sends 1 MiB
+ * (docs/bench-probe.md, 2026-12-07, s19; that host is bandwidth-bound, so
+ * the IOPS did not change).  A row names the request size and queue depth
+ * the device sees, so the merge is not the engine's to make.
  * Random offsets are almost never adjacent, so random jobs keep the batch.
  *
  * One submit per batch shows on a virtio disk: the batch reaches the host
