@@ -24,6 +24,17 @@
  * (docs/bench-probe.md).  At high queue depths the peek usually finds
  * completions, so the second enter is rarely made.
  *
+ * Sequential jobs submit each I/O in an io_uring_enter of its own, as it is
+ * prepared (still no waiting).  Submitted together, consecutive blocks meet
+ * in the block layer's plug and are merged into one request up to the
+ * queue's max_sectors_kb: on virtio-blk here (4096) a SEQ1M Q8T1 read row
+ * reached the device as 4 MiB requests, two in flight instead of eight
+ * 1 MiB ones, where fio, submitting one request per enter, sends 1 MiB
+ * (docs/bench-probe.md, 2026-12-07, s19; that host is bandwidth-bound, so
+ * the IOPS did not change).  A row names the request size and queue depth
+ * the device sees, so the merge is not the engine's to make.
+ * Random offsets are almost never adjacent, so random jobs keep the batch.
+ *
  * One submit per batch shows on a virtio disk: the batch reaches the host
  * together and comes back together, ~31 completions per interrupt at QD32,
  * where fio (one request per io_uring_enter) gets 3-6
@@ -357,6 +368,21 @@ static void watchdog(struct worker *w, struct io_uring *ring, const struct slot 
 	}
 }
 
+/*
+ * Stamp the slots prepared since the last submit with t and submit their
+ * SQEs in one io_uring_enter.  Returns what the submit returned; SQEs a
+ * failed submit (EINTR, EAGAIN, EBUSY) left in the ring go with the next
+ * call, their stamp unchanged, so their latency includes the retry.
+ */
+static int submit_pending(struct io_uring *ring, struct slot *slots, unsigned *pending, unsigned *npending,
+			  uint64_t t)
+{
+	for (unsigned i = 0; i < *npending; i++)
+		slots[pending[i]].submit_ns = t;
+	*npending = 0;
+	return uops->submit(ring);
+}
+
 static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 {
 	const struct engine_job *j = w->job;
@@ -369,6 +395,8 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 	uint64_t progress_ns, stalled_at = 0;     /* last completion; when the stall was declared */
 	struct __kernel_timespec tick = { 0 };
 	bool series = w->idx == 0;
+	/* adjacent blocks: one request each, not merged (the top of this file) */
+	bool submit_each = j->pattern == PROBE_SEQ;
 	int ret = 0;
 
 	cqes = malloc(j->qd * sizeof(*cqes));
@@ -399,15 +427,14 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 		prep(ring, j, &slots[i], i);
 		pending[npending++] = i;
 		inflight++;
+		if (submit_each)
+			submit_pending(ring, slots, pending, &npending, now_ns());
 	}
 	while (inflight) {
 		unsigned n;
-		uint64_t t = now_ns();
+		uint64_t t;
 
-		for (unsigned i = 0; i < npending; i++)
-			slots[pending[i]].submit_ns = t;
-		npending = 0;
-		ret = uops->submit(ring);
+		ret = submit_pending(ring, slots, pending, &npending, now_ns());
 		n = io_uring_peek_batch_cqe(ring, cqes, j->qd);
 		if (!n) {
 			struct io_uring_cqe *first;
@@ -498,6 +525,8 @@ static int loop(struct worker *w, struct io_uring *ring, struct slot *slots)
 			prep(ring, j, s, idx);
 			pending[npending++] = idx;
 			inflight++;
+			if (submit_each)
+				submit_pending(ring, slots, pending, &npending, t);
 		}
 		io_uring_cq_advance(ring, n);
 		if ((j->stop && *j->stop) || ret < 0) {

@@ -16,6 +16,9 @@
  *   stall_record_names_inflight         what a stall records: count, oldest age
  *       and offset, the block layer's count (fake sysfs), the cancel's answer
  *   stall_description                   probe_stall_describe() table
+ *   seq_submits_each_io_alone           a sequential job hands the kernel one
+ *       SQE per submit (adjacent blocks submitted together are merged into
+ *       bigger requests by the block layer's plug); a random job still batches
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +53,7 @@ static struct {
 	unsigned real_cqes;       /* CQEs the engine reaps from the real ring before waits fail */
 	int wait_error;           /* then return this (0: never fail) */
 	unsigned waits, buffers_freed, files_unregistered, exits;
+	unsigned submits, max_sqes_per_submit;  /* submits that carried SQEs; the most SQEs in one */
 	void *buffers[8];         /* what register_buffers saw: the I/O buffers */
 	unsigned nbuffers;
 } fake;
@@ -76,6 +80,18 @@ static int fake_wait_cqe(struct io_uring *ring, struct io_uring_cqe **ret)
 	if (fake.wait_error && *ring->cq.khead >= fake.real_cqes)
 		return fake.wait_error;
 	return io_uring_wait_cqe(ring, ret);
+}
+
+static int fake_submit(struct io_uring *ring)
+{
+	unsigned n = io_uring_sq_ready(ring);
+
+	if (n) {
+		fake.submits++;
+		if (n > fake.max_sqes_per_submit)
+			fake.max_sqes_per_submit = n;
+	}
+	return io_uring_submit(ring);
 }
 
 static int fake_register_buffers(struct io_uring *ring, const struct iovec *iov, unsigned n)
@@ -109,7 +125,7 @@ static void fake_buffers_free(void *mem)
 
 static const struct engine_uring_ops fake_ops = {
 	.queue_init_params = fake_queue_init_params,
-	.submit = io_uring_submit,
+	.submit = fake_submit,
 	.submit_and_wait = io_uring_submit_and_wait,
 	.wait_cqe = fake_wait_cqe,
 	.register_buffers = fake_register_buffers,
@@ -430,12 +446,61 @@ static void test_stall_description(void)
 }
 #undef W8
 
+/*
+ * Reads of a small file that the page cache holds complete inside the
+ * submit, so every wake-up reaps a whole queue and a batching loop would
+ * submit qd SQEs at once.  The file is opened without O_DIRECT so the test
+ * runs on tmpfs too: the submit path is the same.
+ */
+static void test_seq_submits_each_io_alone(void)
+{
+	static const struct {
+		const char *name;
+		enum probe_pattern pattern;
+		unsigned max_sqes;        /* the most SQEs one submit may carry */
+		unsigned min_max_sqes;    /* ...and the least that some submit must */
+	} rows[] = {
+		{ "sequential: one I/O per submit", PROBE_SEQ, 1, 1 },
+		{ "random: the whole queue in one submit", PROBE_RAND, 8, 8 },
+	};
+	char path[] = "/tmp/test-probe-engine.XXXXXX";
+	static char block[64 << 10];
+	int fd;
+
+	fd = mkostemp(path, O_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	memset(block, 0x5a, sizeof(block));
+	for (int i = 0; i < 16; i++)
+		CU_ASSERT_FATAL(write(fd, block, sizeof(block)) == (ssize_t)sizeof(block));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct engine_job j = {
+			.fd = fd, .pattern = rows[i].pattern, .dir = PROBE_READ, .bs_bytes = 4096, .qd = 8,
+			.threads = 1, .span_bytes = 1u << 20, .wrap = true, .time_limit_ns = 50 * MS,
+			.fixed_files = true, .fixed_bufs = true, .seed = 1,
+		};
+		struct engine_result r;
+
+		fake_reset();
+		CU_ASSERT_FATAL(engine_run(&j, &r) == 0);
+		CU_CHECK(r.error == 0, "%s: error %d", rows[i].name, r.error);
+		CU_CHECK(r.ios > 100, "%s: only %llu reads", rows[i].name, (unsigned long long)r.ios);
+		CU_CHECK(fake.max_sqes_per_submit <= rows[i].max_sqes && fake.max_sqes_per_submit >= rows[i].min_max_sqes,
+			 "%s: up to %u SQEs in one submit (%u submits), want %u-%u", rows[i].name,
+			 fake.max_sqes_per_submit, fake.submits, rows[i].min_max_sqes, rows[i].max_sqes);
+		engine_result_free(&r);
+		engine_uring_set_ops(NULL);
+	}
+	close(fd);
+}
+
 static const struct cu_test tests[] = {
 	{ "tick_tag_survives_liburing_timeout_filter", test_tick_tag_survives_liburing_timeout_filter },
 	{ "ring_error_in_flight_keeps_buffers", test_ring_error_in_flight_keeps_buffers },
 	{ "ring_error_keeps_earlier_error", test_ring_error_keeps_earlier_error },
 	{ "stall_record_names_inflight", test_stall_record_names_inflight },
 	{ "stall_description", test_stall_description },
+	{ "seq_submits_each_io_alone", test_seq_submits_each_io_alone },
 	{ NULL, NULL },
 };
 
