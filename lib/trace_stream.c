@@ -458,7 +458,7 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 	int r;
 
 	if (s->pipe)
-		return dut_trace_pipe_next(s->pipe, ret, ret_n);
+		return s->pipe_ops->next(s->pipe, ret, ret_n);
 	r = dut_trace_stream_fill(s, s->out, OUT_RECS, &n);
 	if (r < 0)
 		return r;
@@ -482,7 +482,8 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 {
 	if (!s)
 		return;
-	dut_trace_pipe_stop(s->pipe); /* before the merge state it reads goes */
+	if (s->pipe)
+		s->pipe_ops->stop(s->pipe); /* before the merge state it uses goes */
 	for (size_t i = 0; i < s->nparts; i++)
 		dut_trace_stream_close(s->parts[i]);
 	free(s->parts);

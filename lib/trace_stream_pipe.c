@@ -75,7 +75,7 @@ static void *pipe_thread(void *arg)
 	}
 }
 
-int dut_trace_pipe_next(struct dut_trace_pipe *p, const struct dut_trace_rec **ret, size_t *ret_n)
+static int pipe_next(struct dut_trace_pipe *p, const struct dut_trace_rec **ret, size_t *ret_n)
 {
 	size_t k;
 
@@ -106,21 +106,25 @@ int dut_trace_pipe_next(struct dut_trace_pipe *p, const struct dut_trace_rec **r
 	return 0;
 }
 
-void dut_trace_pipe_stop(struct dut_trace_pipe *p)
+static void pipe_stop(struct dut_trace_pipe *p)
 {
-	if (!p)
-		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
 	pthread_cond_signal(&p->freed);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
 	p->s->pipe = NULL;
+	p->s->pipe_ops = NULL;
 	pthread_cond_destroy(&p->freed);
 	pthread_cond_destroy(&p->filled);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
+
+static const struct dut_trace_pipe_ops pipe_ops = {
+	.next = pipe_next,
+	.stop = pipe_stop,
+};
 
 int dut_trace_stream_prefetch(struct dut_trace_stream *s)
 {
@@ -150,5 +154,6 @@ int dut_trace_stream_prefetch(struct dut_trace_stream *s)
 		return r;
 	}
 	s->pipe = p;
+	s->pipe_ops = &pipe_ops;
 	return 0;
 }
