@@ -288,6 +288,15 @@ void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first
 int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
 			  size_t *ret_n);
 void dut_trace_stream_close(struct dut_trace_stream *s);
+/*
+ * Merge on a second thread from now on, a few batches ahead of
+ * dut_trace_stream_next() (same records, same order, same errors): the
+ * consumer's work and the merge's overlap on two cores.  Call before the
+ * first dut_trace_stream_next(), from the thread that reads the stream.
+ * 0, or -errno when no thread could be started (the stream is unchanged
+ * and still reads in the caller's thread).
+ */
+int dut_trace_stream_prefetch(struct dut_trace_stream *s);
 
 /*
  * ---- per-second side file (trace_seconds.c) ----

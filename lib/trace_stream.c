@@ -384,11 +384,12 @@ static void top_advance(struct dut_trace_stream *s)
  * equals one in an older segment (the single file would order them by
  * offset, which is the same: older segment first).
  */
-static int set_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret, size_t *ret_n)
+static int set_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t cap,
+		    size_t *ret_n)
 {
 	size_t n = 0;
 
-	while (n < OUT_RECS) {
+	while (n < cap) {
 		size_t best = SIZE_MAX;
 
 		for (size_t i = 0; i < s->nparts; i++) {
@@ -406,24 +407,23 @@ static int set_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret
 		}
 		if (best == SIZE_MAX)
 			break;
-		s->out[n++] = *s->cur[best].p++;
+		out[n++] = *s->cur[best].p++;
 		s->cur[best].n--;
 	}
-	*ret = s->out;
 	*ret_n = n;
 	return 0;
 }
 
-int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
+int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t cap,
 			  size_t *ret_n)
 {
 	size_t n = 0;
 	int r;
 
 	if (s->nparts)
-		return set_next(s, ret, ret_n);
+		return set_fill(s, out, cap, ret_n);
 
-	while (n < OUT_RECS) {
+	while (n < cap) {
 		const struct hent *top = s->nheap ? &s->heap[0] : NULL;
 
 		if (s->next_blk < s->sc.nblocks &&
@@ -437,16 +437,31 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 		if (!top)
 			break;
 		if (top->run->head->rb)
-			s->out[n] = top->run->head->rb->v[top->run->head->ri];
+			out[n] = top->run->head->rb->v[top->run->head->ri];
 		else if (top->run->head->compact)
-			s->out[n] = top->run->head->st.prev;
+			out[n] = top->run->head->st.prev;
 		else
-			rec_load(s->buf + top->off, &s->out[n]);
+			rec_load(s->buf + top->off, &out[n]);
 		if (s->zero_dutfs)
-			s->out[n].dutfs_ns = 0;
+			out[n].dutfs_ns = 0;
 		n++;
 		top_advance(s);
 	}
+	*ret_n = n;
+	return 0;
+}
+
+int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
+			  size_t *ret_n)
+{
+	size_t n;
+	int r;
+
+	if (s->pipe)
+		return s->pipe_ops->next(s->pipe, ret, ret_n);
+	r = dut_trace_stream_fill(s, s->out, OUT_RECS, &n);
+	if (r < 0)
+		return r;
 	*ret = s->out;
 	*ret_n = n;
 	return 0;
@@ -467,6 +482,8 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 {
 	if (!s)
 		return;
+	if (s->pipe)
+		s->pipe_ops->stop(s->pipe); /* before the merge state it uses goes */
 	for (size_t i = 0; i < s->nparts; i++)
 		dut_trace_stream_close(s->parts[i]);
 	free(s->parts);

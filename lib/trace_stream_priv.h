@@ -57,7 +57,26 @@ struct hent {
 	struct run *run;
 };
 
+struct dut_trace_pipe;
+
+/*
+ * The merge's thread (trace_stream_pipe.c), reached through this table so
+ * that the merge (trace_stream.c) does not call into the file that calls it.
+ */
+struct dut_trace_pipe_ops {
+	int (*next)(struct dut_trace_pipe *p, const struct dut_trace_rec **ret, size_t *ret_n);
+	/* ends the thread and frees p */
+	void (*stop)(struct dut_trace_pipe *p);
+};
+
 struct dut_trace_stream {
+	/*
+	 * Set by dut_trace_stream_prefetch(): a thread merges into its slots
+	 * and dut_trace_stream_next() hands them out; the merge state below
+	 * is then that thread's alone until pipe_ops->stop().
+	 */
+	struct dut_trace_pipe *pipe;
+	const struct dut_trace_pipe_ops *pipe_ops;
 	const uint8_t *buf;
 	size_t len;
 	struct dut_trace_scan sc;
@@ -97,7 +116,9 @@ static inline void dut_trace_recbuf_put(struct dut_trace_stream *s, struct recbu
 	}
 }
 
-/* A segment of records i .. j - 1 of a decoded frame. */
+/* The merge (trace_stream.c): up to cap records into out, *ret_n of them (0 at the end). */
+int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t cap,
+			  size_t *ret_n);
 
 /*
  * Decode the CRECORDS frame whose n records are at q .. end (the scan

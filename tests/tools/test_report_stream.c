@@ -246,6 +246,46 @@ static void test_compact_stream_order_at_every_decoded_cap(void)
 	CU_ASSERT(checked >= 27);
 }
 
+/*
+ * The merge on its own thread (dut_trace_stream_prefetch, what
+ * report_build_stream does) gives the same records in the same order, and
+ * the end again when asked past it; a stream closed after one batch, with
+ * the thread waiting for a free slot, closes.
+ */
+static void test_prefetched_stream_gives_the_loaded_order(void)
+{
+	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+		for (int compact = 0; compact < 2; compact++) {
+			const struct gen_case *gc = &cases[c];
+			_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL, *early = NULL;
+			_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+			struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
+			const struct dut_trace_rec *v;
+			struct membuf mb = { 0 };
+			struct trace_gen_opts o;
+			size_t len, cut, n;
+
+			if (!case_variant(gc, compact, &o, &cut))
+				continue;
+			CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+			len = cut && cut < mb.n ? cut : mb.n;
+			CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
+			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
+			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_prefetch(s), 0);
+			check_order(gc->name, s, t);
+			CU_ASSERT_EQUAL(dut_trace_stream_next(s, &v, &n), 0);
+			CU_ASSERT_EQUAL(n, 0);
+			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &early, &e2), 0);
+			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_prefetch(early), 0);
+			CU_ASSERT_EQUAL(dut_trace_stream_next(early, &v, &n), 0);
+			CU_ASSERT(n > 0 || t->nrecs == 0);
+			dut_trace_stream_close(TAKE_PTR(early));
+			dut_trace_stream_close(TAKE_PTR(s));
+			free(mb.p);
+		}
+	}
+}
+
 static void test_stream_gives_the_loaded_order_and_report(void)
 {
 	stream_gives_the_loaded_order_and_report(false);
@@ -446,6 +486,7 @@ static const struct cu_test tests[] = {
 	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
 	{ "compact_stream_gives_the_loaded_order_and_report", test_compact_stream_gives_the_loaded_order_and_report },
 	{ "compact_loads_as_fixed", test_compact_loads_as_fixed },
+	{ "prefetched_stream_gives_the_loaded_order", test_prefetched_stream_gives_the_loaded_order },
 	{ "compact_stream_order_at_every_decoded_cap", test_compact_stream_order_at_every_decoded_cap },
 	{ "cases_are_out_of_order_in_the_file", test_cases_are_out_of_order_in_the_file },
 	{ "generator_is_deterministic", test_generator_is_deterministic },

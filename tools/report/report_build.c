@@ -587,6 +587,8 @@ int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m
 			return r;
 		}
 	}
+	/* the merge on the second core while this one builds; without a thread, both here */
+	(void)dut_trace_stream_prefetch(s);
 	for (;;) {
 		const struct dut_trace_rec *v;
 		size_t n;
