@@ -181,6 +181,26 @@ static bool case_variant(const struct gen_case *gc, bool compact, struct trace_g
 	return true;
 }
 
+/*
+ * Generate case gc in one format (case_variant), cut it where the case says,
+ * and both load it (*t) and open it as a stream (*s); false when the case has
+ * no such variant.
+ */
+static bool open_case(const struct gen_case *gc, bool compact, struct membuf *mb, size_t *ret_len,
+		      size_t *ret_cut, struct dut_trace **t, struct dut_trace_stream **s,
+		      struct dut_error *e1, struct dut_error *e2)
+{
+	struct trace_gen_opts o;
+
+	if (!case_variant(gc, compact, &o, ret_cut))
+		return false;
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, mb), 0);
+	*ret_len = *ret_cut && *ret_cut < mb->n ? *ret_cut : mb->n;
+	CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb->p, *ret_len, t, e1), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb->p, *ret_len, s, e2), 0);
+	return true;
+}
+
 static void stream_gives_the_loaded_order_and_report(bool compact)
 {
 	for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
@@ -189,15 +209,10 @@ static void stream_gives_the_loaded_order_and_report(bool compact)
 		_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
 		struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
 		struct membuf mb = { 0 };
-		struct trace_gen_opts o;
 		size_t len, cut;
 
-		if (!case_variant(gc, compact, &o, &cut))
+		if (!open_case(gc, compact, &mb, &len, &cut, &t, &s, &e1, &e2))
 			continue;
-		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
-		len = cut && cut < mb.n ? cut : mb.n;
-		CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
-		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
 		CU_CHECK(strcmp(e1.msg, e2.msg) == 0, "%s: warning \"%s\", stream \"%s\"", gc->name, e1.msg, e2.msg);
 		CU_CHECK(!cut || t->truncated, "%s: the cut trace is not truncated", gc->name);
 		check_meta(gc->name, dut_trace_stream_meta(s), t);
@@ -262,15 +277,10 @@ static void test_prefetched_stream_gives_the_loaded_order(void)
 			struct dut_error e1 = { { 0 } }, e2 = { { 0 } };
 			const struct dut_trace_rec *v;
 			struct membuf mb = { 0 };
-			struct trace_gen_opts o;
 			size_t len, cut, n;
 
-			if (!case_variant(gc, compact, &o, &cut))
+			if (!open_case(gc, compact, &mb, &len, &cut, &t, &s, &e1, &e2))
 				continue;
-			CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
-			len = cut && cut < mb.n ? cut : mb.n;
-			CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, len, &t, &e1), 0);
-			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, len, &s, &e2), 0);
 			CU_ASSERT_EQUAL_FATAL(dut_trace_stream_prefetch(s), 0);
 			check_order(gc->name, s, t);
 			CU_ASSERT_EQUAL(dut_trace_stream_next(s, &v, &n), 0);
