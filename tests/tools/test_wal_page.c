@@ -9,6 +9,7 @@
  * 16 KiB WAL pages: with the old program every rewrite read as random.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,29 +146,83 @@ static void test_wal_block_parse(void)
 
 static const struct dut_pg_file wal_pg = { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 };
 
-/* A trace of NCOMMITS commits with 16 KiB WAL pages, each followed by its fdatasync. */
-static int write_trace(const char *path, uint64_t *ret_rewrites)
+static const struct dut_pg_file heap_pg = { .cls = DUT_PG_REL, .fork = DUT_PG_FORK_MAIN, .db_oid = 5,
+					     .tablespace_oid = DUT_PG_DEFAULTTABLESPACE_OID, .relfilenode = 16384 };
+
+/*
+ * A trace of NCOMMITS commits with WAL pages of wal_page bytes, each
+ * followed by its fdatasync and by a 64 KiB-aligned write of 64 KiB to a
+ * table's file (whose alignment must not count).
+ */
+static int write_trace(const char *path, uint32_t wal_page, uint64_t *ret_rewrites)
 {
 	struct dut_trace_rec v[NCOMMITS];
 	struct dut_trace_writer *w;
 	int r;
 
-	commits(v, NCOMMITS, 16384, 0, ret_rewrites);
+	commits(v, NCOMMITS, wal_page, 0, ret_rewrites);
 	if ((r = dut_trace_writer_open(path, &(struct dut_trace_writer_opts){ 0 }, &w)) < 0)
 		return r;
-	if ((r = dut_trace_writer_add_file(w, 1, "pg_wal/000000010000000000000001", &wal_pg)) < 0) {
+	if ((r = dut_trace_writer_add_file(w, 1, "pg_wal/000000010000000000000001", &wal_pg)) < 0 ||
+	    (r = dut_trace_writer_add_file(w, 2, "base/5/16384", &heap_pg)) < 0) {
 		dut_trace_writer_close(w);
 		return r;
 	}
 	for (size_t i = 0; i < NCOMMITS; i++) {
-		struct dut_trace_rec s = { .ts_ns = v[i].ts_ns * 2 + 1, .lat_ns = 500, .file_id = 1, .pid = 10,
+		struct dut_trace_rec s = { .ts_ns = v[i].ts_ns * 3 + 1, .lat_ns = 500, .file_id = 1, .pid = 10,
 					   .op = DUT_OP_FDATASYNC };
+		struct dut_trace_rec d = wrec(v[i].ts_ns * 3 + 2, 2, (uint64_t)i * 65536, 65536);
 
-		v[i].ts_ns *= 2;
+		v[i].ts_ns *= 3;
 		dut_trace_emit(w, &v[i]);
 		dut_trace_emit(w, &s);
+		dut_trace_emit(w, &d);
 	}
 	return dut_trace_writer_close(w);
+}
+
+/*
+ * The guess is taken in the report's own pass: only the WAL segments'
+ * writes count, and the report is the one a pass without the watch makes.
+ */
+static void test_watch_counts_wal_writes_in_the_report_pass(void)
+{
+	static const uint32_t pages[] = { 8192, 16384 };
+	char dir[] = "/tmp/test-wal-watch.XXXXXX", trace[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/trace.dtr", dir);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(pages); i++) {
+		struct dut_error err = { { 0 } };
+		struct dut_trace_stream *s = NULL;
+		struct report *a = NULL, *b = NULL;
+		struct rep_wal_watch w = { 0 };
+
+		CU_ASSERT_EQUAL_FATAL(write_trace(trace, pages[i], NULL), 0);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(trace, &s, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(rep_wal_watch_init(&w, dut_trace_stream_meta(s)), 0);
+		CU_ASSERT_EQUAL(w.nids, 1);
+		CU_ASSERT_EQUAL(report_build_stream_watch(s, NULL, NULL, &w, &a), 0);
+		dut_trace_stream_close(s);
+		CU_CHECK(w.g.writes == NCOMMITS && rep_wal_guess_page(&w.g) == pages[i],
+			 "%u-byte WAL pages: %llu writes counted, guessed %u", pages[i],
+			 (unsigned long long)w.g.writes, rep_wal_guess_page(&w.g));
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(trace, &s, &err), 0);
+		CU_ASSERT_EQUAL(report_build_stream_pages(s, NULL, NULL, &b), 0);
+		dut_trace_stream_close(s);
+		if (a && b)
+			CU_CHECK(a->nrecs == b->nrecs && a->nrecs == 3 * NCOMMITS &&
+				 memcmp(&a->phases[0].cls[RC_WAL].dir[REP_WRITE],
+					&b->phases[0].cls[RC_WAL].dir[REP_WRITE],
+					offsetof(struct rep_dirstats, lat)) == 0,
+				 "%u: the watched pass made another report", pages[i]);
+		report_free(a);
+		report_free(b);
+		rep_wal_watch_clear(&w);
+		CU_ASSERT_PTR_NULL(w.ids);
+	}
+	unlink(trace);
+	rmdir(dir);
 }
 
 /* dutlab report [extra] --json JSON TRACE: its exit status, or -1. */
@@ -226,7 +281,7 @@ static void test_dutlab_report_trace_in_its_wal_pages(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(trace, sizeof(trace), "%s/trace.dtr", dir);
 	snprintf(json, sizeof(json), "%s/r.json", dir);
-	CU_ASSERT_EQUAL_FATAL(write_trace(trace, &rewrites), 0);
+	CU_ASSERT_EQUAL_FATAL(write_trace(trace, 16384, &rewrites), 0);
 
 	/* from the trace: every write but the first continues the stream, the rewrites as rewrites */
 	rc = run_report(dutlab, "", json, trace);
@@ -261,6 +316,7 @@ static const struct cu_test tests[] = {
 	{ "guess_from_the_alignment", test_guess_from_the_alignment },
 	{ "guess_counts_done_writes", test_guess_counts_done_writes },
 	{ "wal_block_parse", test_wal_block_parse },
+	{ "watch_counts_wal_writes_in_the_report_pass", test_watch_counts_wal_writes_in_the_report_pass },
 	{ "dutlab_report_trace_in_its_wal_pages", test_dutlab_report_trace_in_its_wal_pages },
 	{ NULL, NULL },
 };

@@ -132,32 +132,45 @@ static int report_rundir(const char *dir)
 }
 
 /*
- * No manifest says the WAL page of a trace alone: a pass over its WAL
- * writes does (rep_wal_guess_page), then the stream is opened again for
- * the report's own pass.  0, or the exit status.
+ * No manifest says the WAL page of a trace alone: the alignment of its WAL
+ * writes does (rep_wal_guess_page), counted in the report's own pass, which
+ * assumes the default page.  Only when they say another page is the
+ * report built again with it, from a new stream (a server built with
+ * --with-wal-blocksize).  0, or the exit status.
  */
-static int wal_page_of_trace(const char *path, struct dut_trace_stream **ts, struct rep_pages *pages)
+static int report_trace_guessing_wal(const char *path, struct dut_trace_stream **ts,
+				     const struct relmap *m, struct report **ret)
 {
-	struct rep_wal_guess g = { 0 };
+	_cleanup_(rep_wal_watch_clear) struct rep_wal_watch w = { 0 };
+	struct rep_pages pages = { 0 };
 	struct dut_error err = { { 0 } };
-	int r = rep_wal_guess_stream(*ts, &g);
+	int r;
 
-	dut_trace_stream_close(*ts);
-	*ts = NULL;
-	if (r < 0) {
-		dut_err("%s: cannot read the records: %s", path, strerror(-r));
+	if ((r = rep_wal_watch_init(&w, dut_trace_stream_meta(*ts))) < 0 ||
+	    (r = report_build_stream_watch(*ts, m, NULL, &w, ret)) < 0) {
+		dut_err("cannot build the report: %s", strerror(-r));
 		return 1;
 	}
+	pages.wal_block_bytes = rep_wal_guess_page(&w.g);
+	/* 8 KiB, the default, is what reports said before: no note then */
+	if (!pages.wal_block_bytes || pages.wal_block_bytes == REP_TAIL_PAGE_BYTES)
+		return 0;
+	dut_info("WAL page %u KiB, from the trace: %" PRIu64 " of its %" PRIu64 " WAL writes are "
+		 "aligned to it (--wal-block-size says otherwise)", pages.wal_block_bytes / 1024,
+		 w.g.aligned[__builtin_ctz(pages.wal_block_bytes / 1024)], w.g.writes);
+	report_free(*ret);
+	*ret = NULL;
+	dut_trace_stream_close(*ts);
+	*ts = NULL;
 	if (dut_trace_stream_open(path, ts, &err) < 0) {
 		dut_err("%s", err.msg);
 		return 1;
 	}
-	pages->wal_block_bytes = rep_wal_guess_page(&g);
-	/* 8 KiB, the default, is what reports said before: no note then */
-	if (pages->wal_block_bytes && pages->wal_block_bytes != REP_TAIL_PAGE_BYTES)
-		dut_info("WAL page %u KiB, from the trace: %" PRIu64 " of its %" PRIu64 " WAL writes are "
-			 "aligned to it (--wal-block-size says otherwise)", pages->wal_block_bytes / 1024,
-			 g.aligned[__builtin_ctz(pages->wal_block_bytes / 1024)], g.writes);
+	r = report_build_stream_pages(*ts, m, &pages, ret);
+	if (r < 0) {
+		dut_err("cannot build the report: %s", strerror(-r));
+		return 1;
+	}
 	return 0;
 }
 
@@ -246,10 +259,11 @@ static int cmd_report(int argc, char **argv)
 		dut_err("%s", err.msg);
 		return 1;
 	}
-	if (!pages.wal_block_bytes && (r = wal_page_of_trace(o.trace_path, &ts, &pages)) != 0)
-		return r;
-	r = report_build_stream_pages(ts, m, &pages, &rep);
-	if (r < 0) {
+	if (!pages.wal_block_bytes) {
+		r = report_trace_guessing_wal(o.trace_path, &ts, m, &rep);
+		if (r != 0)
+			return r;
+	} else if ((r = report_build_stream_pages(ts, m, &pages, &rep)) < 0) {
 		dut_err("cannot build the report: %s", strerror(-r));
 		return 1;
 	}

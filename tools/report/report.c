@@ -71,32 +71,30 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int rep_wal_guess_stream(struct dut_trace_stream *s, struct rep_wal_guess *g)
+int rep_wal_watch_init(struct rep_wal_watch *w, const struct dut_trace *meta)
 {
-	const struct dut_trace *meta = dut_trace_stream_meta(s);
-	_cleanup_free_ uint32_t *ids = malloc((meta->nfiles ? meta->nfiles : 1) * sizeof(*ids));
-	size_t nids = 0;
-	int r;
-
-	if (!ids)
+	*w = (struct rep_wal_watch){ 0 };
+	w->ids = malloc((meta->nfiles ? meta->nfiles : 1) * sizeof(*w->ids));
+	if (!w->ids)
 		return -ENOMEM;
 	for (size_t i = 0; i < meta->nfiles; i++)
 		if (meta->files[i].pg.cls == DUT_PG_WAL)
-			ids[nids++] = meta->files[i].id;
-	qsort(ids, nids, sizeof(*ids), cmp_u32);
-	for (;;) {
-		const struct dut_trace_rec *v;
-		size_t n;
+			w->ids[w->nids++] = meta->files[i].id;
+	qsort(w->ids, w->nids, sizeof(*w->ids), cmp_u32);
+	return 0;
+}
 
-		r = dut_trace_stream_next(s, &v, &n);
-		if (r < 0)
-			return r;
-		if (n == 0)
-			return 0;
-		for (size_t i = 0; nids && i < n; i++)
-			if (v[i].op == DUT_OP_WRITE && bsearch(&v[i].file_id, ids, nids, sizeof(*ids), cmp_u32))
-				rep_wal_guess_add(g, &v[i]);
-	}
+void rep_wal_watch_add(struct rep_wal_watch *w, const struct dut_trace_rec *v, size_t n)
+{
+	for (size_t i = 0; w->nids && i < n; i++)
+		if (v[i].op == DUT_OP_WRITE && bsearch(&v[i].file_id, w->ids, w->nids, sizeof(*w->ids), cmp_u32))
+			rep_wal_guess_add(&w->g, &v[i]);
+}
+
+void rep_wal_watch_clear(struct rep_wal_watch *w)
+{
+	free(w->ids);
+	*w = (struct rep_wal_watch){ 0 };
 }
 
 int rep_wal_block_parse(const char *s, uint32_t *ret_bytes)

@@ -94,9 +94,21 @@ struct rep_wal_guess {
 void rep_wal_guess_add(struct rep_wal_guess *g, const struct dut_trace_rec *r);
 /* The WAL page in bytes, 0 when the writes do not say (the rule above). */
 uint32_t rep_wal_guess_page(const struct rep_wal_guess *g);
-/* Every record of the stream whose file is a WAL segment (a pass of its own: the stream is
- * at its end afterwards; report_wal_guess.c). */
-int rep_wal_guess_stream(struct dut_trace_stream *s, struct rep_wal_guess *g);
+/*
+ * The guess taken as the records go by, in the report's own pass (one pass
+ * instead of two: report_build_stream_watch): the trace's WAL segments
+ * (sorted ids) and the guess so far.
+ */
+struct rep_wal_watch {
+	struct rep_wal_guess g;
+	uint32_t *ids;
+	size_t nids;
+};
+
+int rep_wal_watch_init(struct rep_wal_watch *w, const struct dut_trace *meta);
+/* Count the records of v whose file is a WAL segment. */
+void rep_wal_watch_add(struct rep_wal_watch *w, const struct dut_trace_rec *v, size_t n);
+void rep_wal_watch_clear(struct rep_wal_watch *w);
 
 /* "16kB", "16k", "16" (kB) or "16384" (bytes, 1024 and up): a WAL page size PostgreSQL
  * accepts (a power of two from 1 to 64 kB), in bytes; -EINVAL otherwise. */
@@ -236,6 +248,9 @@ int report_build_pages(const struct dut_trace *t, const struct relmap *m, const 
 		       struct report **ret);
 int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
 			      const struct rep_pages *pages, struct report **ret);
+/* The same, and every record into w's WAL page guess (w NULL: none). */
+int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
+			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret);
 void report_free(struct report *rep);
 
 /*

@@ -570,6 +570,12 @@ int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, stru
 int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
 			      const struct rep_pages *pages, struct report **ret)
 {
+	return report_build_stream_watch(s, m, pages, NULL, ret);
+}
+
+int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
+			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret)
+{
 	struct report_builder *b;
 	uint64_t first, last;
 	int r;
@@ -596,6 +602,8 @@ int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m
 		r = dut_trace_stream_next(s, &v, &n);
 		if (r < 0 || n == 0)
 			break;
+		if (w)
+			rep_wal_watch_add(w, v, n);
 		r = report_builder_add(b, v, n);
 		if (r < 0)
 			break;
