@@ -309,6 +309,9 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 				sc->last_ts = rec->ts_ns;
 		} else {
 			t->recs[t->nrecs + i] = *rec;
+			/* as in RECORDS frames: in a 1.0 trace the word is no measurement (the stream agrees) */
+			if (!dut_trace_hdr_has_dutfs_ns(&t->hdr))
+				t->recs[t->nrecs + i].dutfs_ns = 0;
 		}
 	}
 	if (!dut_trace_cframe_decoded_ok(q, end, min_ts, max_ts, sp))

@@ -495,7 +495,39 @@ static void test_cframe_hdr_fields_and_padding(void)
 	}
 }
 
+/*
+ * A CRECORDS frame in a 1.0 trace (none was written, but a reader meets
+ * what it meets): its dutfs_ns is no measurement, as in a RECORDS frame,
+ * through the loader and the stream alike (fuzz_trace found them apart).
+ */
+static void test_cframe_in_v1_0_trace_has_no_dutfs_ns(void)
+{
+	const struct dut_trace_rec r = R(1000, 0, 5, 8192, 8192, 1, 7, DUT_OP_READ, 0, 4711);
+	struct dut_trace_header h = { .version_major = 1, .version_minor = 0 };
+	uint8_t b[DUT_TRACE_HEADER_SIZE + 12 + DUT_TRACE_CREC_MAX + 8] = { 0 };
+	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
+	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+	struct dut_error err = { { 0 } };
+	const struct dut_trace_rec *v;
+	struct dut_trace_cstate st;
+	size_t k, n = 0, pad;
+
+	dut_trace_header_encode(&h, b);
+	dut_trace_cstate_init(&st);
+	k = dut_trace_crec_encode(&st, &r, b + DUT_TRACE_HEADER_SIZE + 12);
+	pad = dut_trace_cframe_hdr(b + DUT_TRACE_HEADER_SIZE, 1, k);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_parse(b, DUT_TRACE_HEADER_SIZE + 12 + k + pad, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(t->nrecs, 1);
+	CU_ASSERT_EQUAL(t->recs[0].dutfs_ns, 0);
+	CU_ASSERT_EQUAL(t->recs[0].lat_ns, 5);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(b, DUT_TRACE_HEADER_SIZE + 12 + k + pad, &s, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_next(s, &v, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(v[0].dutfs_ns, 0);
+}
+
 static const struct cu_test tests[] = {
+	{ "cframe_in_v1_0_trace_has_no_dutfs_ns", test_cframe_in_v1_0_trace_has_no_dutfs_ns },
 	{ "crec_round_trip_edge_values", test_crec_round_trip_edge_values },
 	{ "crec_sizes", test_crec_sizes },
 	{ "crec_decode_rejects_damage", test_crec_decode_rejects_damage },
