@@ -276,7 +276,11 @@ const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uin
  */
 struct dut_trace_stream;
 
-/* Same errors, warnings (in err) and truncation rules as dut_trace_load(). */
+/*
+ * Same errors, warnings (in err) and truncation rules as dut_trace_load(),
+ * but that a damaged CRECORDS frame of a 2.1 trace (one with a CSPAN frame)
+ * is found by dut_trace_stream_next(), not here.
+ */
 int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struct dut_error *err);
 /* Pure: over a buffer that outlives the stream. */
 int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stream **ret,
