@@ -35,9 +35,12 @@
  * 2.0: compact RECORDS frames (CRECORDS), which a 1.x reader would skip as
  * unknown and so lose every record silently: a new major version, which 1.x
  * readers refuse.  This reader reads 1.0, 1.1 and 2.x.
+ * 2.1: a CSPAN frame before each CRECORDS frame (its records' earliest and
+ * latest time), so that the streaming reader's scan need not decode them;
+ * a 2.0 reader skips it and reads 2.1 traces whole.
  */
 #define DUT_TRACE_VERSION_MAJOR 2
-#define DUT_TRACE_VERSION_MINOR 0
+#define DUT_TRACE_VERSION_MINOR 1
 #define DUT_TRACE_VERSION_MAJOR_OLDEST 1  /* 1.1: dutfs_ns in the record */
 #define DUT_TRACE_HEADER_SIZE 64
 #define DUT_TRACE_REC_SIZE 48
@@ -50,6 +53,7 @@ enum dut_trace_frame_type {
 	DUT_TRACE_FRAME_FOOTER = 5,
 	DUT_TRACE_FRAME_SEGMENT = 6,   /* 1.1, --trace-max: which segment of a rotated trace this is */
 	DUT_TRACE_FRAME_CRECORDS = 7,  /* 2.0: delta/varint-encoded records of one writer thread */
+	DUT_TRACE_FRAME_CSPAN = 8,     /* 2.1: the time span of the CRECORDS frame right after it */
 };
 
 enum dut_trace_op {
@@ -272,7 +276,11 @@ const struct dut_trace_file *dut_trace_file_by_id(const struct dut_trace *t, uin
  */
 struct dut_trace_stream;
 
-/* Same errors, warnings (in err) and truncation rules as dut_trace_load(). */
+/*
+ * Same errors, warnings (in err) and truncation rules as dut_trace_load(),
+ * but that a damaged CRECORDS frame of a 2.1 trace (one with a CSPAN frame)
+ * is found by dut_trace_stream_next(), not here.
+ */
 int dut_trace_stream_open(const char *path, struct dut_trace_stream **ret, struct dut_error *err);
 /* Pure: over a buffer that outlives the stream. */
 int dut_trace_stream_open_buf(const void *buf, size_t len, struct dut_trace_stream **ret,
@@ -283,10 +291,20 @@ void dut_trace_stream_span(const struct dut_trace_stream *s, uint64_t *ret_first
 			   uint64_t *ret_last_ns);
 /*
  * The next records, in order: *ret points at *ret_n of them (0 at the end),
- * valid until the next call.  -ENOMEM.
+ * valid until the next call.  -ENOMEM; -EBADMSG for a damaged CRECORDS
+ * frame of a 2.1 trace (the scan at open trusts their CSPAN frames, the
+ * merge decodes and checks them): dut_trace_stream_error() says which.
  */
 int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec **ret,
 			  size_t *ret_n);
+/*
+ * Why dut_trace_stream_next() failed, in the words dut_trace_load() has for
+ * the same trace ("corrupt trace at byte N: malformed CRECORDS frame
+ * (length L)", "out of memory reading the trace"); an empty message while
+ * it has not failed.  Any time from the thread that reads the stream, also
+ * while the merge runs on its own thread (dut_trace_stream_prefetch).
+ */
+void dut_trace_stream_error(const struct dut_trace_stream *s, struct dut_error *ret);
 void dut_trace_stream_close(struct dut_trace_stream *s);
 /*
  * Merge on a second thread from now on, a few batches ahead of

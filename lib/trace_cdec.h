@@ -2,8 +2,8 @@
 /*
  * The compact record decoder's hot path (trace_compact.c has the encoder
  * and the checked decoder; docs/trace-format.md "CRECORDS" the layout).
- * Pure, inline: the scan, the merge's split and its advance decode every
- * record of a 2.0 trace, most of the reader's time.
+ * Pure, inline: the scan (2.0 frames only), the merge's split and its
+ * advance decode every record of a compact trace, most of the reader's time.
  *
  * dut_trace_crec_decode_hot() accepts and rejects exactly what
  * dut_trace_crec_decode() does.  While at least DUT_TRACE_CDEC_SLACK bytes

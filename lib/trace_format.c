@@ -112,6 +112,13 @@ size_t dut_trace_cframe_hdr(uint8_t out[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFR
 	return dut_trace_pad8(plen) - plen;
 }
 
+void dut_trace_frame_cspan(const struct dut_trace_cspan *sp, uint8_t out[DUT_TRACE_CSPAN_FRAME])
+{
+	dut_trace_frame_hdr(out, DUT_TRACE_FRAME_CSPAN, DUT_TRACE_CSPAN_SIZE);
+	dut_le64_put(out + DUT_TRACE_FRAME_HDR_SIZE, sp->min_ts);
+	dut_le64_put(out + DUT_TRACE_FRAME_HDR_SIZE + 8, sp->max_ts);
+}
+
 /* Allocate a zeroed frame with room for payload_len (padded) and fill its header. */
 static int frame_alloc(uint32_t type, size_t payload_len, uint8_t **ret, size_t *ret_len)
 {

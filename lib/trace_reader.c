@@ -11,7 +11,10 @@
  *     footer is corruption: -EBADMSG, whatever follows cannot be trusted;
  *   - an all-zero tail (what a crash can leave after delayed allocation) is
  *     treated as truncation at its first byte;
- *   - frame types this reader does not know are skipped (forward compatible).
+ *   - frame types this reader does not know are skipped (forward compatible);
+ *   - a CSPAN frame (2.1) gives the time span of the CRECORDS frame right
+ *     after it: the loader checks it against the records, the scan takes
+ *     it instead of decoding them (the streaming merge checks them later).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +132,11 @@ struct parse {
 	/* scan mode (dut_trace_scan): count records and index them, keep none */
 	struct dut_trace_scan *scan;
 	size_t released;                /* scan: bytes handed to scan->release */
+	bool eager;                     /* scan: decode CRECORDS frames with a span too */
+	size_t lazy;                    /* scan: CRECORDS frames taken on their span, not decoded */
+	/* the last CSPAN frame's span, for the frame at span_for (UINT64_MAX: none) */
+	struct dut_trace_cspan span;
+	uint64_t span_for;
 };
 
 static int parse_header(const uint8_t *p, size_t len, struct parse *ps, size_t *ret_hdr_size,
@@ -229,17 +237,40 @@ static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen, size
 	return 0;
 }
 
+/* Scan mode, a CRECORDS frame with a span (2.1): its times from the span, its bytes not read. */
+static void scan_crecords_span(struct parse *ps, uint32_t n, const struct dut_trace_cspan *sp,
+			       size_t frame_off)
+{
+	struct dut_trace_scan *sc = ps->scan;
+	struct dut_trace_block *b = &sc->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
+
+	if (sp->min_ts < b->min_ts)
+		b->min_ts = sp->min_ts;
+	if (sp->min_ts < sc->first_ts)
+		sc->first_ts = sp->min_ts;
+	if (sp->max_ts > sc->last_ts)
+		sc->last_ts = sp->max_ts;
+	b->nrecs += n;
+	ps->t->nrecs += n;
+	ps->lazy++;
+}
+
 /*
- * A CRECORDS frame (2.0): decoded whole, so that a damaged one is
- * corruption here and the streaming merge can trust the bytes it decodes.
+ * A CRECORDS frame: decoded whole, so that a damaged one is corruption
+ * here, and the streaming merge can trust the bytes it decodes.  sp: its
+ * CSPAN frame's span (2.1), or NULL; the records' times must be its.  The
+ * scan takes a 2.1 frame on its span (unless eager): the merge decodes it
+ * with the same checks before it gives any of its records.
  */
-static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, size_t frame_off)
+static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, size_t frame_off,
+			  const struct dut_trace_cspan *sp)
 {
 	struct dut_trace *t = ps->t;
 	const uint8_t *q = p + DUT_TRACE_CFRAME_FIXED, *end = p + plen;
 	struct dut_trace_cstate st;
 	const struct dut_trace_rec *rec = &st.prev;
 	struct dut_trace_block *b = NULL;
+	uint64_t min_ts = UINT64_MAX, max_ts = 0;
 	uint32_t n;
 	int r;
 
@@ -248,6 +279,10 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 	n = dut_le32_get(p);
 	if (n == 0 || n > (plen - DUT_TRACE_CFRAME_FIXED) / DUT_TRACE_CREC_MIN)
 		return -EBADMSG;
+	if (ps->scan && sp && !ps->eager) {
+		scan_crecords_span(ps, n, sp, frame_off);
+		return 0;
+	}
 	if (ps->scan) {
 		b = &ps->scan->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
 	} else {
@@ -259,6 +294,10 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 	for (uint32_t i = 0; i < n; i++) {
 		if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
 			return -EBADMSG;
+		if (rec->ts_ns < min_ts)
+			min_ts = rec->ts_ns;
+		if (rec->ts_ns > max_ts)
+			max_ts = rec->ts_ns;
 		if (b) {
 			struct dut_trace_scan *sc = ps->scan;
 
@@ -270,10 +309,13 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 				sc->last_ts = rec->ts_ns;
 		} else {
 			t->recs[t->nrecs + i] = *rec;
+			/* as in RECORDS frames: in a 1.0 trace the word is no measurement (the stream agrees) */
+			if (!dut_trace_hdr_has_dutfs_ns(&t->hdr))
+				t->recs[t->nrecs + i].dutfs_ns = 0;
 		}
 	}
-	if (q != end)
-		return -EBADMSG; /* bytes after the last record */
+	if (!dut_trace_cframe_decoded_ok(q, end, min_ts, max_ts, sp))
+		return -EBADMSG; /* bytes after the last record, or times not the span's */
 	if (b)
 		b->nrecs += n;
 	t->nrecs += n;
@@ -354,6 +396,7 @@ static const char *frame_name(uint32_t type)
 	case DUT_TRACE_FRAME_FOOTER: return "FOOTER";
 	case DUT_TRACE_FRAME_SEGMENT: return "SEGMENT";
 	case DUT_TRACE_FRAME_CRECORDS: return "CRECORDS";
+	case DUT_TRACE_FRAME_CSPAN: return "CSPAN";
 	default: return "unknown";
 	}
 }
@@ -370,7 +413,17 @@ static int parse_frame(struct parse *ps, uint32_t type, const uint8_t *p, uint32
 			return -EBADMSG;
 		return parse_records(ps, p, plen, frame_off);
 	case DUT_TRACE_FRAME_CRECORDS:
-		return parse_crecords(ps, p, plen, frame_off);
+		return parse_crecords(ps, p, plen, frame_off, ps->span_for == frame_off ? &ps->span : NULL);
+	case DUT_TRACE_FRAME_CSPAN:
+		/* later minors may make it longer: the first 16 bytes are the span */
+		if (plen < DUT_TRACE_CSPAN_SIZE)
+			return -EBADMSG;
+		ps->span.min_ts = dut_le64_get(p);
+		ps->span.max_ts = dut_le64_get(p + 8);
+		if (ps->span.min_ts > ps->span.max_ts)
+			return -EBADMSG;
+		ps->span_for = frame_off + DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		return 0;
 	case DUT_TRACE_FRAME_FILE:
 		return parse_file(ps, p, plen);
 	case DUT_TRACE_FRAME_MARKER:
@@ -454,6 +507,11 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 				      off, frame_name(type));
 			return -EBADMSG;
 		}
+		if (ps->span_for == off && type != DUT_TRACE_FRAME_CRECORDS) {
+			dut_error_set(err, "corrupt trace at byte %zu: %s frame after a CSPAN frame "
+				      "(which announces a CRECORDS frame)", off, frame_name(type));
+			return -EBADMSG;
+		}
 		fsize = DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
 		if (fsize > len - off) {
 			t->truncated = true;
@@ -466,8 +524,7 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 			scan_frame_start(ps, off);
 		r = parse_frame(ps, type, buf + off + DUT_TRACE_FRAME_HDR_SIZE, plen, off);
 		if (r == -EBADMSG) {
-			dut_error_set(err, "corrupt trace at byte %zu: malformed %s frame (length %" PRIu32 ")",
-				      off, frame_name(type), plen);
+			dut_trace_error_malformed(err, off, type, plen);
 			return r;
 		}
 		if (r < 0) {
@@ -477,7 +534,14 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 		off += fsize;
 		t->valid_bytes = off;
 	}
+	/* a CSPAN frame last: the file was cut right after it, like after any whole frame */
 	return 0;
+}
+
+void dut_trace_error_malformed(struct dut_error *err, uint64_t off, uint32_t type, uint32_t plen)
+{
+	dut_error_set(err, "corrupt trace at byte %" PRIu64 ": malformed %s frame (length %" PRIu32 ")",
+		      off, frame_name(type), plen);
 }
 
 /* Sort files by id; for a repeated id the last entry in the file wins. */
@@ -502,7 +566,7 @@ static int files_finish(struct dut_trace *t)
 int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct dut_error *err)
 {
 	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
-	struct parse ps = { 0 };
+	struct parse ps = { .span_for = UINT64_MAX };
 	size_t off;
 	int r;
 
@@ -528,10 +592,15 @@ int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct 
 	return 0;
 }
 
-int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struct dut_error *err)
+/*
+ * One scan; eager: decode the CRECORDS frames that have a span too.
+ * *ret_lazy: how many it took on their span alone.
+ */
+static int scan_pass(const void *buf, size_t len, struct dut_trace_scan *sc, bool eager,
+		     size_t *ret_lazy, struct dut_error *err)
 {
 	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
-	struct parse ps = { .scan = sc };
+	struct parse ps = { .scan = sc, .eager = eager, .span_for = UINT64_MAX };
 	size_t off;
 	int r;
 
@@ -540,6 +609,7 @@ int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struc
 	sc->nblocks = 0;
 	sc->first_ts = UINT64_MAX;
 	sc->last_ts = 0;
+	*ret_lazy = 0;
 	if (!buf && len)
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
@@ -559,6 +629,7 @@ int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struc
 	for (size_t i = 0; i < sc->nblocks; i++)
 		sc->blocks[i] = (struct dut_trace_block){ .first_frame = UINT64_MAX, .min_ts = UINT64_MAX, .nrecs = 0 };
 	r = parse_frames(&ps, buf, len, off, err);
+	*ret_lazy = ps.lazy;
 	if (r >= 0 && sc->release && t->valid_bytes > ps.released)
 		sc->release(sc->release_ctx, ps.released, t->valid_bytes - ps.released);
 	if (r >= 0 && (stable_sort(t->markers, t->nmarkers, sizeof(*t->markers), cmp_marker) < 0 ||
@@ -576,6 +647,22 @@ int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struc
 		sc->first_ts = sc->last_ts = 0;
 	sc->meta = TAKE_PTR(t);
 	return 0;
+}
+
+/*
+ * A corrupt frame after CRECORDS frames taken on their span: the loader
+ * would have stopped at the first damaged one of those, if any, so the
+ * scan is repeated decoding them all, to refuse the trace in its words.
+ * Only on that error path; a good trace is scanned once.
+ */
+int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struct dut_error *err)
+{
+	size_t lazy;
+	int r = scan_pass(buf, len, sc, false, &lazy, err);
+
+	if (r == -EBADMSG && lazy)
+		r = scan_pass(buf, len, sc, true, &lazy, err);
+	return r;
 }
 
 int dut_trace_load(const char *path, struct dut_trace **ret, struct dut_error *err)

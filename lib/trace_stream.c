@@ -211,11 +211,12 @@ static int seg_add_decoded(struct dut_trace_stream *s, size_t blk, struct recbuf
 
 /* Decode a CRECORDS frame of n records whole and split it where time goes down. */
 static int crecords_split_decoded(struct dut_trace_stream *s, size_t k, const uint8_t *q,
-				  const uint8_t *end, uint32_t n, size_t bytes)
+				  const uint8_t *end, uint32_t n, const struct dut_trace_cspan *sp,
+				  size_t bytes)
 {
 	struct recbuf *rb;
 	uint32_t start = 0;
-	int r = dut_trace_recbuf_decode(s->buf, q, end, n, bytes, &rb);
+	int r = dut_trace_recbuf_decode(s->buf, q, end, n, sp, bytes, &rb);
 
 	if (r < 0)
 		return r;
@@ -235,35 +236,43 @@ out:
 }
 
 /*
- * Split a CRECORDS frame (payload at p, plen bytes; the scan decoded it
- * whole, so it decodes) into segments where time goes down.
+ * Split a CRECORDS frame (payload at p, plen bytes) into segments where
+ * time goes down.  The scan checked its nrecs; it decoded a frame without
+ * a span (2.0), but not one with a span sp (2.1): a checked decode either
+ * way, -EBADMSG for bytes that are not the frame's records or times that
+ * are not sp's, before any of its records is merged.
  */
-static int crecords_split(struct dut_trace_stream *s, size_t k, uint64_t p, uint32_t plen)
+static int crecords_split(struct dut_trace_stream *s, size_t k, uint64_t p, uint32_t plen,
+			  const struct dut_trace_cspan *sp)
 {
 	const uint8_t *q = s->buf + p + DUT_TRACE_CFRAME_FIXED, *end = s->buf + p + plen;
 	uint32_t n = dut_le32_get(s->buf + p);
 	struct dut_trace_cstate st, first;
-	uint64_t start = (uint64_t)(q - s->buf), first_next, prev_ts;
+	uint64_t start = (uint64_t)(q - s->buf), first_next, prev_ts, min_ts, max_ts;
 	size_t bytes = sizeof(struct recbuf) + (size_t)n * (sizeof(struct dut_trace_rec) + sizeof(uint64_t));
 	int r;
 
 	if (s->decoded_bytes + bytes <= s->decoded_cap)
-		return crecords_split_decoded(s, k, q, end, n, bytes);
+		return crecords_split_decoded(s, k, q, end, n, sp, bytes);
 	dut_trace_cstate_init(&st);
 	if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
 		return -EBADMSG;
 	first = st;
 	first_next = (uint64_t)(q - s->buf);
-	prev_ts = st.prev.ts_ns;
+	prev_ts = min_ts = max_ts = st.prev.ts_ns;
 	for (uint32_t i = 1; i < n; i++) {
 		uint64_t at = (uint64_t)(q - s->buf);
 
 		if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
 			return -EBADMSG;
+		if (st.prev.ts_ns > max_ts)
+			max_ts = st.prev.ts_ns;
 		if (st.prev.ts_ns >= prev_ts) {
 			prev_ts = st.prev.ts_ns;
 			continue;
 		}
+		if (st.prev.ts_ns < min_ts)
+			min_ts = st.prev.ts_ns;
 		r = seg_add(s, k, start, at, first.prev.ts_ns, prev_ts, &first, first_next);
 		if (r < 0)
 			return r;
@@ -272,8 +281,23 @@ static int crecords_split(struct dut_trace_stream *s, size_t k, uint64_t p, uint
 		first_next = (uint64_t)(q - s->buf);
 		prev_ts = st.prev.ts_ns;
 	}
+	/* the segments placed above are not read before this returns: the merge stops here */
+	if (!dut_trace_cframe_decoded_ok(q, end, min_ts, max_ts, sp))
+		return -EBADMSG;
 	return seg_add(s, k, start, (uint64_t)(q - s->buf), first.prev.ts_ns, prev_ts, &first,
 		       first_next);
+}
+
+/* The merge cannot go on: why, in the loader's words (sticky: every later call fails alike). */
+static int merge_failed(struct dut_trace_stream *s, int r, uint64_t frame_off, uint32_t type,
+			uint32_t plen)
+{
+	if (r == -EBADMSG)
+		dut_trace_error_malformed(&s->merr, frame_off, type, plen);
+	else
+		dut_error_set(&s->merr, "out of memory reading the trace");
+	s->failed = r;
+	return r;
 }
 
 /* Split block k's RECORDS and CRECORDS frames into segments and place them. */
@@ -285,15 +309,23 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 	int r;
 
 	while (off < limit) {
+		const uint64_t frame_off = off;
 		uint32_t type = dut_le32_get(s->buf + off);
 		uint32_t plen = dut_le32_get(s->buf + off + 4);
 		uint64_t p = off + DUT_TRACE_FRAME_HDR_SIZE, start = p, end = p + plen;
 
 		off += DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		if (type == DUT_TRACE_FRAME_CSPAN) {
+			/* the scan checked it: whole, and right before a CRECORDS frame */
+			s->span.min_ts = dut_le64_get(s->buf + p);
+			s->span.max_ts = dut_le64_get(s->buf + p + 8);
+			s->span_for = off;
+			continue;
+		}
 		if (type == DUT_TRACE_FRAME_CRECORDS) {
-			r = crecords_split(s, k, p, plen);
+			r = crecords_split(s, k, p, plen, s->span_for == frame_off ? &s->span : NULL);
 			if (r < 0)
-				return r;
+				return merge_failed(s, r, frame_off, type, plen);
 			continue;
 		}
 		if (type != DUT_TRACE_FRAME_RECORDS || plen == 0)
@@ -309,13 +341,13 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 			}
 			r = seg_add(s, k, start, p, first, prev, NULL, 0);
 			if (r < 0)
-				return r;
+				return merge_failed(s, r, frame_off, type, plen);
 			start = p;
 			first = prev = ts;
 		}
 		r = seg_add(s, k, start, end, first, prev, NULL, 0);
 		if (r < 0)
-			return r;
+			return merge_failed(s, r, frame_off, type, plen);
 	}
 	if (s->live[k] == 0)
 		release_block(s, k);
@@ -398,8 +430,11 @@ static int set_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_
 			if (!c->n && !c->done) {
 				int r = dut_trace_stream_next(s->parts[i], &c->p, &c->n);
 
-				if (r < 0)
+				if (r < 0) {
+					dut_trace_stream_error(s->parts[i], &s->merr);
+					s->failed = r;
 					return r;
+				}
 				c->done = c->n == 0;
 			}
 			if (c->n && (best == SIZE_MAX || c->p->ts_ns < s->cur[best].p->ts_ns))
@@ -459,12 +494,22 @@ int dut_trace_stream_next(struct dut_trace_stream *s, const struct dut_trace_rec
 
 	if (s->pipe)
 		return s->pipe_ops->next(s->pipe, ret, ret_n);
+	if (s->failed)
+		return s->failed;
 	r = dut_trace_stream_fill(s, s->out, OUT_RECS, &n);
 	if (r < 0)
 		return r;
 	*ret = s->out;
 	*ret_n = n;
 	return 0;
+}
+
+void dut_trace_stream_error(const struct dut_trace_stream *s, struct dut_error *ret)
+{
+	if (s->pipe)
+		s->pipe_ops->error(s->pipe, ret);
+	else
+		*ret = s->merr;
 }
 
 static void seg_list_free(struct dut_trace_stream *s, struct seg *g)
@@ -533,6 +578,7 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 	s->buf = buf;
 	s->len = len;
 	s->decoded_cap = DECODED_CAP;
+	s->span_for = UINT64_MAX;
 	r = dut_trace_scan(buf, len, &s->sc, err);
 	if (r < 0)
 		return r;

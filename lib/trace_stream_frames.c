@@ -2,7 +2,8 @@
 /*
  * Streaming reader: a CRECORDS frame decoded whole into an array when the
  * merge splits it (trace_stream.c splits the array), so the merge reads its
- * records instead of decoding them again.  Pure.
+ * records instead of decoding them again.  A checked decode: the scan
+ * takes a 2.1 frame on its CSPAN, so this is where its damage shows.  Pure.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,10 +14,11 @@
 #include "lib/trace_stream_priv.h"
 
 int dut_trace_recbuf_decode(const uint8_t *base, const uint8_t *q, const uint8_t *end, uint32_t n,
-			    size_t bytes, struct recbuf **ret)
+			    const struct dut_trace_cspan *sp, size_t bytes, struct recbuf **ret)
 {
 	struct recbuf *rb = malloc(bytes);
 	struct dut_trace_cstate st;
+	uint64_t min_ts = UINT64_MAX, max_ts = 0;
 
 	if (!rb)
 		return -ENOMEM;
@@ -31,6 +33,14 @@ int dut_trace_recbuf_decode(const uint8_t *base, const uint8_t *q, const uint8_t
 			return -EBADMSG;
 		}
 		rb->v[i] = st.prev;
+		if (st.prev.ts_ns < min_ts)
+			min_ts = st.prev.ts_ns;
+		if (st.prev.ts_ns > max_ts)
+			max_ts = st.prev.ts_ns;
+	}
+	if (!dut_trace_cframe_decoded_ok(q, end, min_ts, max_ts, sp)) {
+		free(rb);
+		return -EBADMSG;
 	}
 	*ret = rb;
 	return 0;

@@ -36,6 +36,7 @@ struct dut_trace_pipe {
 	uint64_t head, tail;         /* slots taken by the reader, slots filled */
 	bool stop;                   /* the reader closes: fill no more */
 	int err;                     /* the merge's error, returned once the slots before it are read */
+	struct dut_error merr;       /* and its message (dut_trace_stream_error) */
 	/* the reader's alone */
 	bool holding;                /* slot head is the reader's (returned by the last call) */
 	size_t n[PIPE_SLOTS];        /* records in each filled slot: written before tail moves past it */
@@ -66,8 +67,10 @@ static void *pipe_thread(void *arg)
 		pthread_mutex_lock(&p->lock);
 		p->n[i % PIPE_SLOTS] = r < 0 ? 0 : n;
 		p->tail = i + 1;
-		if (r < 0)
+		if (r < 0) {
 			p->err = r;
+			p->merr = p->s->merr; /* the merge's state is this thread's: copied here, read under the lock */
+		}
 		pthread_cond_signal(&p->filled);
 		pthread_mutex_unlock(&p->lock);
 		if (r < 0 || n == 0)
@@ -106,6 +109,13 @@ static int pipe_next(struct dut_trace_pipe *p, const struct dut_trace_rec **ret,
 	return 0;
 }
 
+static void pipe_error(struct dut_trace_pipe *p, struct dut_error *ret)
+{
+	pthread_mutex_lock(&p->lock);
+	*ret = p->merr;
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void pipe_stop(struct dut_trace_pipe *p)
 {
 	pthread_mutex_lock(&p->lock);
@@ -124,6 +134,7 @@ static void pipe_stop(struct dut_trace_pipe *p)
 static const struct dut_trace_pipe_ops pipe_ops = {
 	.next = pipe_next,
 	.stop = pipe_stop,
+	.error = pipe_error,
 };
 
 int dut_trace_stream_prefetch(struct dut_trace_stream *s)

@@ -67,6 +67,8 @@ struct dut_trace_pipe_ops {
 	int (*next)(struct dut_trace_pipe *p, const struct dut_trace_rec **ret, size_t *ret_n);
 	/* ends the thread and frees p */
 	void (*stop)(struct dut_trace_pipe *p);
+	/* the merge's error message once the thread has met it, else empty */
+	void (*error)(struct dut_trace_pipe *p, struct dut_error *ret);
 };
 
 struct dut_trace_stream {
@@ -91,6 +93,15 @@ struct dut_trace_stream {
 	size_t decoded_bytes;        /* in recbufs */
 	size_t decoded_cap;          /* DECODED_CAP, or the tests' */
 	struct run *free_runs;       /* chained through ->head */
+	/*
+	 * The merge's: the last CSPAN frame split (2.1) and the frame it is
+	 * for; the merge's error (sticky: failed, and merr in the loader's
+	 * words), read by the reader's thread once the merge has ended.
+	 */
+	struct dut_trace_cspan span;
+	uint64_t span_for;
+	int failed;
+	struct dut_error merr;
 	void (*unmap)(void *ctx);    /* at close: the mapping's owner */
 	void *unmap_ctx;
 	/* a segment set (nparts > 0): this stream merges its parts, oldest first */
@@ -121,11 +132,13 @@ int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out,
 			  size_t *ret_n);
 
 /*
- * Decode the CRECORDS frame whose n records are at q .. end (the scan
- * decoded it whole) into a new array of `bytes` bytes, one reference;
- * offs[] are the records' byte offsets from base.
+ * Decode the CRECORDS frame whose n records are at q .. end into a new
+ * array of `bytes` bytes, one reference; offs[] are the records' byte
+ * offsets from base.  Checked: -EBADMSG when the bytes are not n records
+ * that end at end, or their times are not the span sp (NULL: no span; a
+ * 2.1 frame's bytes were not decoded before).
  */
 int dut_trace_recbuf_decode(const uint8_t *base, const uint8_t *q, const uint8_t *end, uint32_t n,
-			    size_t bytes, struct recbuf **ret);
+			    const struct dut_trace_cspan *sp, size_t bytes, struct recbuf **ret);
 
 #endif

@@ -201,22 +201,34 @@ static void batch_flush(struct dut_trace_writer *w)
 }
 
 /*
- * The batch's open CRECORDS frame, if any, gets its header and padding.
- * One frame holds a whole writer round: every ring's records one after
- * another, each encoded against the record before it in the frame (the
- * rings' runs are in their time order; the reader splits where time goes
- * down), so a quiet mount's rounds of a few records per thread do not pay
- * a frame each.
+ * The batch's open CRECORDS frame, if any, gets its CSPAN frame (2.1: its
+ * records' earliest and latest time, so a reader's scan need not decode
+ * them), its header and padding.  One frame holds a whole writer round:
+ * every ring's records one after another, each encoded against the record
+ * before it in the frame (the rings' runs are in their time order; the
+ * reader splits where time goes down), so a quiet mount's rounds of a few
+ * records per thread do not pay a frame each.  Both frames go out in the
+ * same batch: one write.
  */
+#define CFRAME_OPEN (DUT_TRACE_CSPAN_FRAME + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED)
+
 static void cframe_close(struct dut_trace_writer *w)
 {
-	const size_t fixed = DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED;
-	size_t pad;
+	uint8_t *at = w->batch + w->cframe_at;
+	size_t pad, rlen;
 
 	if (!w->cframe_open)
 		return;
-	pad = dut_trace_cframe_hdr(w->batch + w->cframe_at, w->cframe_n,
-				   w->batch_len - w->cframe_at - fixed);
+	rlen = w->batch_len - w->cframe_at - CFRAME_OPEN;
+	if (dut_trace_cframe_wants_span(w->cframe_n)) {
+		dut_trace_frame_cspan(&w->cframe_span, at);
+		at += DUT_TRACE_CSPAN_FRAME;
+	} else {
+		/* a small frame: no span, the room kept for it goes (under 2 KiB to move) */
+		memmove(at + CFRAME_OPEN - DUT_TRACE_CSPAN_FRAME, at + CFRAME_OPEN, rlen);
+		w->batch_len -= DUT_TRACE_CSPAN_FRAME;
+	}
+	pad = dut_trace_cframe_hdr(at, w->cframe_n, rlen);
 	memset(w->batch + w->batch_len, 0, pad);
 	w->batch_len += pad;
 	w->cframe_open = false;
@@ -225,7 +237,7 @@ static void cframe_close(struct dut_trace_writer *w)
 /* Copy everything published in ring b into the batch's CRECORDS frame. */
 static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
 {
-	const size_t fixed = DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED;
+	const size_t fixed = CFRAME_OPEN;
 	struct ring_buf *q;
 	uint64_t tail, n;
 
@@ -242,6 +254,7 @@ static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
 			w->cframe_open = true;
 			w->cframe_at = w->batch_len;
 			w->cframe_n = 0;
+			w->cframe_span = (struct dut_trace_cspan){ .min_ts = UINT64_MAX, .max_ts = 0 };
 			dut_trace_cstate_init(&w->cframe_st);
 			w->batch_len += fixed;
 			room -= fixed;
@@ -250,8 +263,15 @@ static void ring_drain_compact(struct dut_trace_writer *w, struct ring *b)
 		if (n > room)
 			n = room;
 		p = w->batch + w->batch_len;
-		for (uint64_t i = 0; i < n; i++)
-			p += dut_trace_crec_encode(&w->cframe_st, dut_tw_ring_at(q, tail + i), p);
+		for (uint64_t i = 0; i < n; i++) {
+			const struct dut_trace_rec *r = dut_tw_ring_at(q, tail + i);
+
+			p += dut_trace_crec_encode(&w->cframe_st, r, p);
+			if (r->ts_ns < w->cframe_span.min_ts)
+				w->cframe_span.min_ts = r->ts_ns;
+			if (r->ts_ns > w->cframe_span.max_ts)
+				w->cframe_span.max_ts = r->ts_ns;
+		}
 		if (w->sec)
 			for (uint64_t i = 0; i < n; i++)
 				(void)dut_trace_seconds_add(w->sec, dut_tw_ring_at(q, tail + i));

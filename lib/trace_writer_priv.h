@@ -143,10 +143,11 @@ struct dut_trace_writer {
 	uint64_t off;                    /* end of the last whole frame on disk */
 	int first_err;
 	size_t batch_cap;                /* <= BATCH_BYTES: a batch fits a segment */
-	/* the batch's CRECORDS frame being filled (2.0 traces) */
+	/* the batch's CRECORDS frame being filled (2.x traces) */
 	bool cframe_open;
-	size_t cframe_at;                /* its frame header's offset in the batch */
+	size_t cframe_at;                /* its CSPAN frame's offset in the batch */
 	uint32_t cframe_n;
+	struct dut_trace_cspan cframe_span; /* its records' times so far */
 	struct dut_trace_cstate cframe_st; /* its coder state after the last record */
 
 	/* rotation (seg_max 0: off), owned by the writer thread */

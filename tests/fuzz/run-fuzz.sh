@@ -14,9 +14,10 @@ if [ -d "$seeds" ]; then
 fi
 echo "fuzzing $(basename "$fuzzer") for ${secs}s (seeds: $seeds)"
 cd "$work"
-# Not exec: the EXIT trap must still remove the work directory.
+# Not exec: the EXIT trap must still remove the work directory.  -error_exitcode:
+# libFuzzer exits 77 on a crash by default, which meson reads as a skip.
 rc=0
-"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 \
 	-artifact_prefix="$keep/$(basename "$fuzzer")-" -print_final_stats=1 "$work/corpus" || rc=$?
 [ $rc -eq 0 ] || echo "fuzzer failed (exit $rc); the input that broke it is $keep/$(basename "$fuzzer")-*"
 exit $rc

@@ -35,8 +35,9 @@ echo "$traces" | while read -r name opts; do
 	"$GEN" $opts "$TMP/$name.dtr" || { echo "FAIL: trace-gen $opts"; exit 1; }
 done || exit 1
 cp "$SRC/tests/lib/fixtures/trace/v1.0-mktrace.dtr" "$TMP/mk10.dtr"
-# The same records as 2.0 traces of compact frames (CRECORDS): their reports
-# must be the 1.1 traces' (g5's cut would fall elsewhere, g4 is 1.0).
+# The same records as 2.1 traces of compact frames (CSPAN, CRECORDS): their
+# reports must be the 1.1 traces' (g5's cut would fall elsewhere, g4 is 1.0);
+# g1 also as 2.0 (--v2.0: CRECORDS without CSPAN, what dutfs wrote before 2.1).
 for name in g1 g2 g3; do
 	opts=$(echo "$traces" | awk -v n="$name" '$1 == n { $1 = ""; print }')
 	# shellcheck disable=SC2086 # opts are words
@@ -44,10 +45,13 @@ for name in g1 g2 g3; do
 	[ "$(stat -c %s "$TMP/$name-c.dtr")" -lt "$(($(stat -c %s "$TMP/$name.dtr") / 2))" ] ||
 		fail "$name-c.dtr is not half the size of $name.dtr"
 done
+opts=$(echo "$traces" | awk '$1 == "g1" { $1 = ""; print }')
+# shellcheck disable=SC2086 # opts are words
+"$GEN" $opts --v2.0 "$TMP/g1-c20.dtr" || { echo "FAIL: trace-gen $opts --v2.0"; exit 1; }
 
 # strip_json FILE [BYTES]: with BYTES (a compact trace's JSON), the 1.1 trace's
-# trace_version_minor (1; 2.0's is 0) and valid_bytes (BYTES) replace the
-# compact trace's: they are all that differs
+# trace_version_minor (1; 2.0's is 0, 2.1's 1) and valid_bytes (BYTES) replace
+# the compact trace's: they are all that differs
 strip_json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("created",None); d.pop("host",None)
 if len(sys.argv) > 2: d["target"].update(trace_version_minor=1, valid_bytes=int(sys.argv[2]))
@@ -73,8 +77,8 @@ check() {
 
 cd "$TMP" || exit 99
 cp "$FIX/relmap.json" relmap.json || exit 99
-for name in g1 g2 g3 g4 g5 mk10 g1-c g2-c g3-c; do
-	key=${name%-c}   # a compact trace is checked against its 1.1 trace's expected outputs
+for name in g1 g2 g3 g4 g5 mk10 g1-c g2-c g3-c g1-c20; do
+	key=${name%%-*}   # a compact trace is checked against its 1.1 trace's expected outputs
 	ver=; [ "$key" != "$name" ] && ver=$(stat -c %s "$key.dtr")
 	for rm in none relmap; do
 		set --
@@ -94,6 +98,6 @@ for name in g1 g2 g3 g4 g5 mk10 g1-c g2-c g3-c; do
 	done
 done
 [ -n "${REPORT_STREAM_WRITE:-}" ] && { cp "$TMP/expected.new" "$FIX/expected.sha256"; echo "wrote $FIX/expected.sha256"; exit 0; }
-[ "$checked" -ge 108 ] || fail "only $checked outputs checked"
+[ "$checked" -ge 120 ] || fail "only $checked outputs checked"
 [ "$fails" = 0 ] || { echo "$fails of $checked outputs differ"; exit 1; }
 echo "PASS: $checked outputs of the streaming report equal the loading report's"

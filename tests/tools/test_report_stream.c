@@ -8,8 +8,8 @@
  * are what the merge has to get right: many and few writer threads, tiny
  * frames, records written behind later ones of their thread, a record
  * written many rounds late, equal times on one file across threads,
- * truncation inside a frame, a 1.0 trace, no records; each also as a 2.0
- * trace of compact frames (trace-gen --compact).
+ * truncation inside a frame, a 1.0 trace, no records; each also as a 2.1
+ * trace of compact frames (trace-gen --compact), and as a 2.0 one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -170,6 +170,8 @@ static void check_reports(const char *name, const struct dut_trace *t, const uin
  * in CRECORDS frames (not for a 1.0 case); a cut is then at a third of the
  * bytes, about the same place in the records.
  */
+static bool v2_0; /* compact variants as 2.0 traces: CRECORDS without CSPAN */
+
 static bool case_variant(const struct gen_case *gc, bool compact, struct trace_gen_opts *ret_o,
 			 size_t *ret_cut)
 {
@@ -177,6 +179,7 @@ static bool case_variant(const struct gen_case *gc, bool compact, struct trace_g
 		return false;
 	*ret_o = gc->o;
 	ret_o->compact = compact;
+	ret_o->v2_0 = compact && v2_0;
 	*ret_cut = compact ? gc->cut / 3 : gc->cut;
 	return true;
 }
@@ -304,6 +307,14 @@ static void test_stream_gives_the_loaded_order_and_report(void)
 static void test_compact_stream_gives_the_loaded_order_and_report(void)
 {
 	stream_gives_the_loaded_order_and_report(true);
+}
+
+/* 2.0 traces (no CSPAN: the scan decodes their frames) still stream as they load. */
+static void test_v2_0_stream_gives_the_loaded_order_and_report(void)
+{
+	v2_0 = true;
+	stream_gives_the_loaded_order_and_report(true);
+	v2_0 = false;
 }
 
 /* A case written compact loads to the very records of its 1.1 trace, in the same order. */
@@ -495,6 +506,7 @@ static void test_stream_rejects_what_the_loader_rejects(void)
 static const struct cu_test tests[] = {
 	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
 	{ "compact_stream_gives_the_loaded_order_and_report", test_compact_stream_gives_the_loaded_order_and_report },
+	{ "v2_0_stream_gives_the_loaded_order_and_report", test_v2_0_stream_gives_the_loaded_order_and_report },
 	{ "compact_loads_as_fixed", test_compact_loads_as_fixed },
 	{ "prefetched_stream_gives_the_loaded_order", test_prefetched_stream_gives_the_loaded_order },
 	{ "compact_stream_order_at_every_decoded_cap", test_compact_stream_order_at_every_decoded_cap },

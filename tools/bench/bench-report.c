@@ -63,9 +63,10 @@ int main(int argc, char **argv)
 			report_free(rep);
 		}
 	}
+	dut_trace_stream_error(s, &err);
 	dut_trace_stream_close(s);
 	if (r < 0) {
-		fprintf(stderr, "bench-report: %s\n", strerror(-r));
+		fprintf(stderr, "bench-report: %s\n", err.msg[0] ? err.msg : strerror(-r));
 		return 1;
 	}
 	t = clock_s(CLOCK_MONOTONIC) - t0;

@@ -132,6 +132,21 @@ static int report_rundir(const char *dir)
 }
 
 /*
+ * The report could not be built from stream ts: a damaged frame the merge
+ * met (2.1 traces) in the loader's words, else the error.
+ */
+static void report_failed(const struct dut_trace_stream *ts, int r)
+{
+	struct dut_error err = { { 0 } };
+
+	dut_trace_stream_error(ts, &err);
+	if (err.msg[0])
+		dut_err("%s", err.msg);
+	else
+		dut_err("cannot build the report: %s", strerror(-r));
+}
+
+/*
  * No manifest says the WAL page of a trace alone: the alignment of its WAL
  * writes does (rep_wal_guess_page), counted in the report's own pass, which
  * assumes the default page.  Only when they say another page is the
@@ -148,7 +163,7 @@ static int report_trace_guessing_wal(const char *path, struct dut_trace_stream *
 
 	if ((r = rep_wal_watch_init(&w, dut_trace_stream_meta(*ts))) < 0 ||
 	    (r = report_build_stream_watch(*ts, m, NULL, &w, ret)) < 0) {
-		dut_err("cannot build the report: %s", strerror(-r));
+		report_failed(*ts, r);
 		return 1;
 	}
 	pages.wal_block_bytes = rep_wal_guess_page(&w.g);
@@ -168,7 +183,7 @@ static int report_trace_guessing_wal(const char *path, struct dut_trace_stream *
 	}
 	r = report_build_stream_pages(*ts, m, &pages, ret);
 	if (r < 0) {
-		dut_err("cannot build the report: %s", strerror(-r));
+		report_failed(*ts, r);
 		return 1;
 	}
 	return 0;
@@ -264,7 +279,7 @@ static int cmd_report(int argc, char **argv)
 		if (r != 0)
 			return r;
 	} else if ((r = report_build_stream_pages(ts, m, &pages, &rep)) < 0) {
-		dut_err("cannot build the report: %s", strerror(-r));
+		report_failed(ts, r);
 		return 1;
 	}
 	if (!json || strcmp(json, "-") != 0) {

@@ -102,7 +102,8 @@ static int print_default_report(const struct dut_experiment *e, const char *rund
 	}
 	r = report_build_stream(ts, m, &rep);
 	if (r < 0) {
-		dut_err("cannot build the report: %s", strerror(-r));
+		dut_trace_stream_error(ts, &err); /* a damaged frame the merge met: the loader's words */
+		dut_err("cannot build the report: %s", err.msg[0] ? err.msg : strerror(-r));
 		return r;
 	}
 	o.trace_path = trace;

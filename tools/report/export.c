@@ -100,7 +100,12 @@ static int src_each(const struct export_src *s, rec_fn fn, void *ctx, struct dut
 		size_t n;
 
 		r = dut_trace_stream_next(st, &v, &n);
-		if (r < 0 || n == 0)
+		if (r < 0) {
+			/* a damaged frame the merge met (2.1): in the loader's words */
+			dut_trace_stream_error(st, err);
+			break;
+		}
+		if (n == 0)
 			break;
 		for (size_t i = 0; i < n && r == 0; i++)
 			r = fn(ctx, &v[i]);

@@ -60,8 +60,10 @@ static void load_one_trace(struct rundir_model *m, const struct rundir_rep *rp, 
 	if (dut_trace_stream_meta(ts)->truncated)
 		rundir_model_note(m, "%s: %s (the report uses what was written)", p, err.msg);
 	r = report_build_stream_pages(ts, rm, pages, ret);
-	if (r < 0)
-		rundir_model_note(m, "%s not used: %s", p, strerror(-r));
+	if (r < 0) {
+		dut_trace_stream_error(ts, &err); /* a damaged frame the merge met: the loader's words */
+		rundir_model_note(m, "%s not used: %s", p, err.msg[0] ? err.msg : strerror(-r));
+	}
 }
 
 /* The traces of one rep (the data directory's mount and the others),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * trace-compact: rewrite a 1.1 trace as a 2.0 one (docs/trace-format.md):
- * every RECORDS frame becomes a CRECORDS frame of the same records in the
- * same order (what a 2.0 writer would have written for the same drains),
+ * trace-compact: rewrite a 1.1 trace as a 2.1 one (docs/trace-format.md):
+ * every RECORDS frame becomes a CRECORDS frame (after its CSPAN frame) of
+ * the same records in the same order (what a 2.1 writer would have written
+ * for the same drains),
  * every other frame is copied.  For measuring the compact encoding on
  * real traces (docs/soak.md) and for shrinking old traces.
  *
@@ -52,19 +53,23 @@ struct pending {
 	size_t len;
 	uint32_t n;
 	struct dut_trace_cstate st;
+	struct dut_trace_cspan span;     /* the records' times, for the CSPAN frame (2.1) */
 };
 
 static int pending_put(struct out *o, struct pending *pd)
 {
 	static const uint8_t zero[8];
-	uint8_t hdr[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED];
+	uint8_t hdr[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED], span[DUT_TRACE_CSPAN_FRAME];
 	size_t pad;
 	int ret;
 
 	if (!pd->n)
 		return 0;
+	dut_trace_frame_cspan(&pd->span, span);
 	pad = dut_trace_cframe_hdr(hdr, pd->n, pd->len);
-	ret = put(o, hdr, sizeof(hdr));
+	ret = dut_trace_cframe_wants_span(pd->n) ? put(o, span, sizeof(span)) : 0;
+	if (!ret)
+		ret = put(o, hdr, sizeof(hdr));
 	if (!ret)
 		ret = put(o, pd->buf, pd->len);
 	if (!ret)
@@ -72,6 +77,7 @@ static int pending_put(struct out *o, struct pending *pd)
 	pd->len = 0;
 	pd->n = 0;
 	dut_trace_cstate_init(&pd->st);
+	pd->span = (struct dut_trace_cspan){ .min_ts = UINT64_MAX, .max_ts = 0 };
 	return ret;
 }
 
@@ -89,6 +95,10 @@ static int pending_add(struct out *o, struct pending *pd, const uint8_t *p, size
 		dut_trace_rec_decode(p + i * rec_size, &r);
 		pd->len += dut_trace_crec_encode(&pd->st, &r, pd->buf + pd->len);
 		pd->n++;
+		if (r.ts_ns < pd->span.min_ts)
+			pd->span.min_ts = r.ts_ns;
+		if (r.ts_ns > pd->span.max_ts)
+			pd->span.max_ts = r.ts_ns;
 	}
 	return 0;
 }
@@ -98,7 +108,8 @@ int main(int argc, char **argv)
 	struct dut_trace *t = NULL;
 	struct dut_error err = { { 0 } };
 	struct out o = { 0 };
-	struct pending pd = { .buf = malloc((size_t)MAX_FRAME_RECS * DUT_TRACE_CREC_MAX) };
+	struct pending pd = { .buf = malloc((size_t)MAX_FRAME_RECS * DUT_TRACE_CREC_MAX),
+			      .span = { .min_ts = UINT64_MAX } };
 	uint8_t hdr[DUT_TRACE_HEADER_SIZE];
 	const uint8_t *b;
 	struct stat st;

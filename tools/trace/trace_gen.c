@@ -249,24 +249,30 @@ static void th_push(struct gen *g, struct gthread *t, const struct dut_trace_rec
 
 /*
  * --compact: the round's records of every thread, one thread after the
- * other, in CRECORDS frames of at most frame_recs records (what a 2.0
- * writer writes: one frame per round).
+ * other, in CRECORDS frames of at most frame_recs records (what a 2.x
+ * writer writes: one frame per round), each after its CSPAN frame (2.1;
+ * --v2.0: without).
  */
 struct cframe {
 	uint8_t *buf;                /* payload after nrecs */
 	size_t len, cap;
 	uint32_t n;
 	struct dut_trace_cstate st;
+	struct dut_trace_cspan span;
 };
 
 static void cframe_put(struct gen *g, struct cframe *c)
 {
 	static const uint8_t zero[8];
-	uint8_t hdr[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED];
+	uint8_t hdr[DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED], span[DUT_TRACE_CSPAN_FRAME];
 	size_t pad;
 
 	if (!c->n)
 		return;
+	if (!g->o->v2_0 && dut_trace_cframe_wants_span(c->n)) {
+		dut_trace_frame_cspan(&c->span, span);
+		out_put(g, span, sizeof(span));
+	}
 	pad = dut_trace_cframe_hdr(hdr, c->n, c->len);
 	out_put(g, hdr, sizeof(hdr));
 	out_put(g, c->buf, c->len);
@@ -274,11 +280,12 @@ static void cframe_put(struct gen *g, struct cframe *c)
 	c->len = 0;
 	c->n = 0;
 	dut_trace_cstate_init(&c->st);
+	c->span = (struct dut_trace_cspan){ .min_ts = UINT64_MAX, .max_ts = 0 };
 }
 
 static void round_cframes(struct gen *g)
 {
-	struct cframe c = { 0 };
+	struct cframe c = { .span = { .min_ts = UINT64_MAX } };
 
 	for (unsigned t = 0; t < g->nth; t++) {
 		struct gthread *th = &g->th[t];
@@ -297,6 +304,10 @@ static void round_cframes(struct gen *g)
 				c.cap = ncap;
 			}
 			c.len += dut_trace_crec_encode(&c.st, &th->v[k], c.buf + c.len);
+			if (th->v[k].ts_ns < c.span.min_ts)
+				c.span.min_ts = th->v[k].ts_ns;
+			if (th->v[k].ts_ns > c.span.max_ts)
+				c.span.max_ts = th->v[k].ts_ns;
 			if (++c.n == g->o->frame_recs)
 				cframe_put(g, &c);
 		}
@@ -425,7 +436,7 @@ int trace_gen(const struct trace_gen_opts *opts, trace_gen_write_fn write, void 
 {
 	struct trace_gen_opts o = *opts;
 	struct dut_trace_header h = { .version_major = opts->compact ? DUT_TRACE_VERSION_MAJOR : 1,
-				      .version_minor = opts->compact ? DUT_TRACE_VERSION_MINOR
+				      .version_minor = opts->compact ? (opts->v2_0 ? 0 : DUT_TRACE_VERSION_MINOR)
 						     : opts->v1_0 ? 0 : 1,
 				      .flags = DUT_TRACE_HDR_SYSCALL_VIEW,
 				      .start_realtime_ns = 1764547200000000000ull,

@@ -39,7 +39,8 @@ struct trace_gen_opts {
 	bool dutfs_heavy;        /* dutfs time larger than the backing call on WAL (a finding) */
 	bool no_footer;
 	bool v1_0;               /* a 1.0 trace: the dutfs_ns word holds junk the reader ignores */
-	bool compact;            /* a 2.0 trace: CRECORDS frames (else 1.1: 48-byte RECORDS) */
+	bool compact;            /* a 2.1 trace: CSPAN and CRECORDS frames (else 1.1: 48-byte RECORDS) */
+	bool v2_0;               /* with compact: a 2.0 trace, CRECORDS frames without CSPAN */
 };
 
 /* Called with consecutive pieces of the file; returns 0 or -errno. */

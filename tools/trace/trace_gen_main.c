@@ -7,10 +7,12 @@
  *             [--frame-recs N] [--files N] [--pids N] [--markers N]
  *             [--gap-ns NS] [--disorder PCT] [--stragglers ROUNDS] [--ties]
  *             [--unknown-ids] [--dutfs-heavy] [--no-footer] [--v1.0]
- *             [--compact] [--cut BYTES] FILE
+ *             [--compact] [--v2.0] [--cut BYTES] FILE
  *
- * --compact writes a 2.0 trace (CRECORDS frames, what dutfs writes), else
- * 1.1 (48-byte RECORDS frames); the records are the same.
+ * --compact writes a 2.1 trace (CSPAN and CRECORDS frames, what dutfs
+ * writes), --v2.0 a 2.0 one (CRECORDS frames without CSPAN, what dutfs
+ * wrote before 2.1), else 1.1 (48-byte RECORDS frames); the records are
+ * the same.
  *
  * --cut keeps only the first BYTES bytes (a trace whose writer was killed).
  */
@@ -78,7 +80,7 @@ int main(int argc, char **argv)
 		{ "unknown-ids", no_argument, NULL, 'u' }, { "dutfs-heavy", no_argument, NULL, 'H' },
 		{ "no-footer", no_argument, NULL, 'N' }, { "v1.0", no_argument, NULL, 'V' },
 		{ "cut", required_argument, NULL, 'c' }, { "compact", no_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
+		{ "v2.0", no_argument, NULL, '2' }, { NULL, 0, NULL, 0 },
 	};
 	struct trace_gen_opts o = { .records = 100000 };
 	struct sink sk = { .left = UINT64_MAX };
@@ -105,6 +107,7 @@ int main(int argc, char **argv)
 		case 'N': o.no_footer = true; break;
 		case 'V': o.v1_0 = true; break;
 		case 'C': o.compact = true; break;
+		case '2': o.compact = o.v2_0 = true; break;
 		case 'c': sk.left = num(name, optarg); break;
 		default:
 			fprintf(stderr, "usage: trace-gen [options] FILE (see tools/trace/trace_gen_main.c)\n");
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.v1_0 && o.compact) {
-		fprintf(stderr, "trace-gen: --v1.0 and --compact exclude each other (compact frames are 2.0)\n");
+		fprintf(stderr, "trace-gen: --v1.0 excludes --compact and --v2.0 (compact frames are 2.x)\n");
 		return 2;
 	}
 	if (optind + 1 != argc) {
