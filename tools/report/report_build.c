@@ -82,6 +82,7 @@ struct report_builder {
 	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
 	struct dut_hist *dutfs_lat[RC_COUNT];
 	bool added;                    /* a record came: the page sizes are fixed */
+	bool general_only;             /* every record through walk_rec (report_builder_set_general_only) */
 };
 
 static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
@@ -617,7 +618,7 @@ int report_builder_add(struct report_builder *b, const struct dut_trace_rec *rec
 		while (b->phase + 1 < b->rep->nphases && rec->ts_ns >= ph[b->phase + 1].start_ns)
 			b->phase++;
 		if (rec->file_id < b->nby_id && b->by_id[rec->file_id] &&
-		    (fs = &b->fs[b->by_id[rec->file_id] - 1])->fast_phase_plus1 == b->phase + 1 &&
+		    (fs = &b->fs[b->by_id[rec->file_id] - 1])->fast_phase_plus1 == b->phase + 1 && !b->general_only &&
 		    (slot = pid_slot_of(b, pid = rec_pid(rec)))->row_plus1 && slot->pid == pid)
 			r = rec_fast(b, fs, rec, b->phase, slot->row_plus1 - 1);
 		else
@@ -670,6 +671,11 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 	b->rels.n = b->procs.n = 0;
 	*ret = TAKE_PTR(b->rep);
 	return 0;
+}
+
+void report_builder_set_general_only(struct report_builder *b)
+{
+	b->general_only = true;
 }
 
 void report_builder_set_pages(struct report_builder *b, const struct rep_pages *pages)
