@@ -561,44 +561,6 @@ int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t
 	return 0;
 }
 
-static void prefetch_stats(const struct rep_stats *st, const struct dut_trace_rec *r,
-			   enum rep_rec_kind k)
-{
-	const struct dut_hist *h = k == REP_RK_READ ? st->dir[REP_READ].lat :
-				   k == REP_RK_WRITE ? st->dir[REP_WRITE].lat :
-				   k == REP_RK_FSYNC ? st->fsync_lat : NULL;
-
-	if (h) {
-		__builtin_prefetch(h, 1);
-		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->lat_ns)], 1);
-	}
-	if (r->dutfs_ns && k != REP_RK_OTHER && (h = st->dutfs.hist)) {
-		__builtin_prefetch(h, 1);
-		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->dutfs_ns)], 1);
-	}
-}
-
-/*
- * Ask for the histogram lines a coming record will add to (its file's part
- * and its process's row) while the current ones are added: the adds are
- * cache misses otherwise, most of the builder's time.
- */
-static void prefetch_rec(const struct report_builder *b, const struct dut_trace_rec *r)
-{
-	enum rep_rec_kind k = rep_rec_kind(r);
-	uint32_t pid = rec_pid(r);
-	const struct pid_slot *slot = &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
-
-	if (k == REP_RK_OTHER)
-		return;
-	if (r->file_id < b->nby_id && b->by_id[r->file_id])
-		prefetch_stats(&b->fs[b->by_id[r->file_id] - 1].part, r, k);
-	if (slot->row_plus1 && slot->pid == pid)
-		prefetch_stats(&b->procs.v[slot->row_plus1 - 1].st, r, k);
-}
-
-#define PREFETCH_AHEAD 6
-
 int report_builder_add(struct report_builder *b, const struct dut_trace_rec *recs, size_t n)
 {
 	const struct rep_phase *ph = b->rep->phases;
@@ -608,8 +570,6 @@ int report_builder_add(struct report_builder *b, const struct dut_trace_rec *rec
 		const struct dut_trace_rec *rec = &recs[i];
 		int r;
 
-		if (i + PREFETCH_AHEAD < n)
-			prefetch_rec(b, &recs[i + PREFETCH_AHEAD]);
 		struct fstate *fs;
 		struct pid_slot *slot;
 		uint32_t pid;
