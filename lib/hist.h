@@ -119,11 +119,12 @@ static inline unsigned __int128 dut_hist_sat_add128(unsigned __int128 a, unsigne
 /*
  * The owner's add (see Threading above): relaxed stores, count last with
  * release order, so dut_hist_snapshot() can copy while the owner adds.
+ * dut_hist_add_at() is the same with v's bucket already known (idx ==
+ * dut_hist_bucket(v)), for a caller that adds one value to several
+ * histograms.
  */
-static inline void dut_hist_add(struct dut_hist *h, uint64_t v)
+static inline void dut_hist_add_at(struct dut_hist *h, uint64_t v, unsigned idx)
 {
-	unsigned idx = dut_hist_bucket(v);
-
 	__atomic_store_n(&h->buckets[idx], h->buckets[idx] + 1, __ATOMIC_RELAXED);
 	if (v < h->min)
 		__atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
@@ -133,6 +134,11 @@ static inline void dut_hist_add(struct dut_hist *h, uint64_t v)
 	/* v*v < 2^128 always; only the running sum can overflow */
 	h->sumsq = dut_hist_sat_add128(h->sumsq, (unsigned __int128)v * v);
 	__atomic_store_n(&h->count, h->count + 1, __ATOMIC_RELEASE);
+}
+
+static inline void dut_hist_add(struct dut_hist *h, uint64_t v)
+{
+	dut_hist_add_at(h, v, dut_hist_bucket(v));
 }
 
 #endif

@@ -46,6 +46,16 @@ struct fstate {
 	/* no relation map, or not a relation's file: the class does not depend on the time */
 	bool cls_fixed;
 	enum rep_class cls;
+	/*
+	 * The fast path (rec_fast): phase + 1 while the part takes this file's
+	 * records with no checks but the phase's, 0 when every record goes
+	 * through walk_rec.  Set by walk_rec for a file of fixed class: its
+	 * class and relation row then cannot change, so the part's keys stay
+	 * until the phase does.
+	 */
+	size_t fast_phase_plus1;
+	uint32_t page_bytes;           /* of its tail rewrites: the WAL page for WAL files */
+	bool is_data;                  /* heap, index or toast: its writes go into data_tick_add */
 };
 
 /* File ids are handed out in sequence: below this, look them up in a table. */
@@ -72,6 +82,7 @@ struct report_builder {
 	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
 	struct dut_hist *dutfs_lat[RC_COUNT];
 	bool added;                    /* a record came: the page sizes are fixed */
+	bool general_only;             /* every record through walk_rec (report_builder_set_general_only) */
 };
 
 static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
@@ -195,10 +206,20 @@ static int relation_row(struct rep_rows *rels, struct fstate *fs, const struct r
 	return 0;
 }
 
+static inline uint32_t rec_pid(const struct dut_trace_rec *r)
+{
+	return r->flags & DUT_TRACE_F_WRITEBACK ? 0 : r->pid;
+}
+
+static inline struct pid_slot *pid_slot_of(struct report_builder *b, uint32_t pid)
+{
+	return &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
+}
+
 static int process_row(struct report_builder *b, const struct dut_trace_rec *r, size_t *ret)
 {
-	uint32_t pid = r->flags & DUT_TRACE_F_WRITEBACK ? 0 : r->pid;
-	struct pid_slot *slot = &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
+	uint32_t pid = rec_pid(r);
+	struct pid_slot *slot = pid_slot_of(b, pid);
 	const char *role;
 	char name[64];
 	int err;
@@ -353,6 +374,121 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	    (fs->part_dutfs_direct && r->dutfs_ns && k != REP_RK_OTHER &&
 	     (err = dutfs_lat_add(b, r, c)) < 0))
 		return err;
+	if (fs->cls_fixed) {
+		bool wal = pg->cls == DUT_PG_WAL || pg->cls == DUT_PG_WAL_OTHER;
+
+		fs->fast_phase_plus1 = phase + 1;
+		fs->page_bytes = wal ? b->rep->pages.wal_block_bytes : b->rep->pages.block_bytes;
+		fs->is_data = c == RC_HEAP || c == RC_INDEX || c == RC_TOAST;
+	}
+	return 0;
+}
+
+/* A read's or write's counters, the same into the part (a) and the process row (p). */
+static inline void dir_add2(struct rep_dirstats *a, struct rep_dirstats *p, const struct dut_trace_rec *r,
+			    enum rep_access acc)
+{
+	uint64_t done = r->result > 0 ? (uint64_t)r->result : 0;
+	uint64_t seq = acc != REP_ACCESS_RANDOM, rew = acc == REP_ACCESS_TAIL_REWRITE;
+	uint64_t err = r->result < 0, seq_done = seq ? done : 0;
+	unsigned bin = rep_size_bin(r->len);
+
+	a->ops++;
+	a->bytes += done;
+	a->seq_ops += seq;
+	a->seq_bytes += seq_done;
+	a->rewrite_ops += rew;
+	a->errors += err;
+	a->size_bins[bin]++;
+	p->ops++;
+	p->bytes += done;
+	p->seq_ops += seq;
+	p->seq_bytes += seq_done;
+	p->rewrite_ops += rew;
+	p->errors += err;
+	p->size_bins[bin]++;
+}
+
+static inline void dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec *r, unsigned idx)
+{
+	dut_hist_add_at(d->hist, r->dutfs_ns, idx);
+	d->reqs++;
+	d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
+	d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
+}
+
+/* The histograms a record of kind k adds to, made when missing (as rep_stats_add does). */
+static int hist_ensure(struct dut_hist **h)
+{
+	if (!*h && !(*h = dut_hist_new()))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * A record of a file on the fast path (fs->fast_phase_plus1 == phase + 1)
+ * whose process has row prow: what walk_rec does for it, with the checks
+ * that cannot fail there left out, and each value's bucket worked out once
+ * for the two to three histograms it goes to.
+ */
+static inline int rec_fast(struct report_builder *b, struct fstate *fs, const struct dut_trace_rec *r,
+			   size_t phase, size_t prow)
+{
+	struct rep_stats *a = &fs->part, *p = &b->procs.v[prow].st;
+	enum rep_rec_kind k = rep_rec_kind(r);
+	struct dut_hist **ha, **hp;
+	unsigned idx;
+	int err;
+
+	b->rep->unknown_file_recs += !fs->f;
+	if (k == REP_RK_OTHER) {
+		a->other_ops++;
+		p->other_ops++;
+		return 0;
+	}
+	if (__builtin_expect(!r->dutfs_ns && !fs->part_dutfs_direct, 0)) {
+		/* the first of the part without dutfs time (as in walk_rec) */
+		if ((err = part_dutfs_lat_merge(b, fs)) < 0)
+			return err;
+		fs->part_dutfs_direct = true;
+	}
+	if (k == REP_RK_FSYNC) {
+		a->fsyncs++;
+		p->fsyncs++;
+		ha = &a->fsync_lat;
+		hp = &p->fsync_lat;
+	} else {
+		enum rep_dir d = k == REP_RK_READ ? REP_READ : REP_WRITE;
+		enum rep_access acc = rep_access_of(fs->has_last, fs->last_end, r->offset, fs->page_bytes);
+
+		fs->has_last = true;
+		fs->last_end = r->offset + r->len;
+		dir_add2(&a->dir[d], &p->dir[d], r, acc);
+		ha = &a->dir[d].lat;
+		hp = &p->dir[d].lat;
+		if (d == REP_WRITE && phase && fs->is_data &&
+		    (err = data_tick_add(&b->rep->phases[phase], r, fs->cls)) < 0)
+			return err;
+	}
+	if (__builtin_expect(!*ha || !*hp, 0) && ((err = hist_ensure(ha)) < 0 || (err = hist_ensure(hp)) < 0))
+		return err;
+	idx = dut_hist_bucket(r->lat_ns);
+	dut_hist_add_at(*ha, r->lat_ns, idx);
+	dut_hist_add_at(*hp, r->lat_ns, idx);
+	if (r->dutfs_ns) {
+		unsigned didx = dut_hist_bucket(r->dutfs_ns);
+
+		if (__builtin_expect(!a->dutfs.hist || !p->dutfs.hist, 0) &&
+		    ((err = hist_ensure(&a->dutfs.hist)) < 0 || (err = hist_ensure(&p->dutfs.hist)) < 0))
+			return err;
+		dutfs_add(&a->dutfs, r, didx);
+		dutfs_add(&p->dutfs, r, didx);
+		if (fs->part_dutfs_direct) {
+			if (__builtin_expect(!b->dutfs_lat[fs->cls], 0) && (err = hist_ensure(&b->dutfs_lat[fs->cls])) < 0)
+				return err;
+			dut_hist_add_at(b->dutfs_lat[fs->cls], r->lat_ns, idx);
+		}
+	}
 	return 0;
 }
 
@@ -425,44 +561,6 @@ int report_builder_new(const struct dut_trace *meta, uint64_t first_ns, uint64_t
 	return 0;
 }
 
-static void prefetch_stats(const struct rep_stats *st, const struct dut_trace_rec *r,
-			   enum rep_rec_kind k)
-{
-	const struct dut_hist *h = k == REP_RK_READ ? st->dir[REP_READ].lat :
-				   k == REP_RK_WRITE ? st->dir[REP_WRITE].lat :
-				   k == REP_RK_FSYNC ? st->fsync_lat : NULL;
-
-	if (h) {
-		__builtin_prefetch(h, 1);
-		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->lat_ns)], 1);
-	}
-	if (r->dutfs_ns && k != REP_RK_OTHER && (h = st->dutfs.hist)) {
-		__builtin_prefetch(h, 1);
-		__builtin_prefetch(&h->buckets[dut_hist_bucket(r->dutfs_ns)], 1);
-	}
-}
-
-/*
- * Ask for the histogram lines a coming record will add to (its file's part
- * and its process's row) while the current ones are added: the adds are
- * cache misses otherwise, most of the builder's time.
- */
-static void prefetch_rec(const struct report_builder *b, const struct dut_trace_rec *r)
-{
-	enum rep_rec_kind k = rep_rec_kind(r);
-	uint32_t pid = r->flags & DUT_TRACE_F_WRITEBACK ? 0 : r->pid;
-	const struct pid_slot *slot = &b->pids[(pid * 2654435761u) >> 22 & (PID_SLOTS - 1)];
-
-	if (k == REP_RK_OTHER)
-		return;
-	if (r->file_id < b->nby_id && b->by_id[r->file_id])
-		prefetch_stats(&b->fs[b->by_id[r->file_id] - 1].part, r, k);
-	if (slot->row_plus1 && slot->pid == pid)
-		prefetch_stats(&b->procs.v[slot->row_plus1 - 1].st, r, k);
-}
-
-#define PREFETCH_AHEAD 6
-
 int report_builder_add(struct report_builder *b, const struct dut_trace_rec *recs, size_t n)
 {
 	const struct rep_phase *ph = b->rep->phases;
@@ -472,12 +570,19 @@ int report_builder_add(struct report_builder *b, const struct dut_trace_rec *rec
 		const struct dut_trace_rec *rec = &recs[i];
 		int r;
 
-		if (i + PREFETCH_AHEAD < n)
-			prefetch_rec(b, &recs[i + PREFETCH_AHEAD]);
+		struct fstate *fs;
+		struct pid_slot *slot;
+		uint32_t pid;
+
 		/* records come in ts order; phases are consecutive after phases[0] */
 		while (b->phase + 1 < b->rep->nphases && rec->ts_ns >= ph[b->phase + 1].start_ns)
 			b->phase++;
-		r = walk_rec(b, rec, b->phase);
+		if (rec->file_id < b->nby_id && b->by_id[rec->file_id] &&
+		    (fs = &b->fs[b->by_id[rec->file_id] - 1])->fast_phase_plus1 == b->phase + 1 && !b->general_only &&
+		    (slot = pid_slot_of(b, pid = rec_pid(rec)))->row_plus1 && slot->pid == pid)
+			r = rec_fast(b, fs, rec, b->phase, slot->row_plus1 - 1);
+		else
+			r = walk_rec(b, rec, b->phase);
 		if (r < 0)
 			return r;
 	}
@@ -526,6 +631,11 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 	b->rels.n = b->procs.n = 0;
 	*ret = TAKE_PTR(b->rep);
 	return 0;
+}
+
+void report_builder_set_general_only(struct report_builder *b)
+{
+	b->general_only = true;
 }
 
 void report_builder_set_pages(struct report_builder *b, const struct rep_pages *pages)

@@ -99,6 +99,13 @@ int rep_rows_get(struct rep_rows *rs, const char *name, const char *detail, size
 void rep_rows_finish(struct rep_rows *rs);
 void rep_rows_free(struct rep_row *v, size_t n);
 
+/*
+ * For tests: every record of b through the builder's general path, none on
+ * the fast path (report_build.c, rec_fast): the reference that path must
+ * equal.  Before the first report_builder_add.
+ */
+void report_builder_set_general_only(struct report_builder *b);
+
 /* report_phases.c: phases[0] (whole trace) and one per marker, with "(before first marker)". */
 int rep_phases_init(struct report *rep, const struct dut_trace *t, uint64_t first, uint64_t last);
 /* After the pass: phase totals and the whole trace's classes, summed from phases[p].cls[c]. */
