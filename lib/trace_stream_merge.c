@@ -91,14 +91,16 @@ static void run_load(const struct dut_trace_stream *s, struct run *r, struct seg
 
 /*
  * The winner's key changed to k: replay its path.  The new bound is the
- * runner-up's key when the winner stayed (the smallest loser on its path),
- * else MKEY_ZERO (not known: the next record replays again).
+ * smallest key met on the path: when the winner stayed, these are the
+ * losers on its path, the smallest of which is the runner-up's; when
+ * another run won, its own key is among them, so its stretch stops after
+ * one record and the next replay finds its runner-up.
  */
 static inline void tree_replay(struct dut_trace_stream *s, mkey k)
 {
 	mkey *restrict nkey = s->nkey;
 	uint32_t *restrict nrun = s->nrun;
-	uint32_t w = s->top_run, w0 = w;
+	uint32_t w = s->top_run;
 	mkey ru = MKEY_END;
 
 	for (size_t j = (s->nleaf + w) >> 1; j; j >>= 1) {
@@ -114,7 +116,7 @@ static inline void tree_replay(struct dut_trace_stream *s, mkey k)
 	}
 	s->top_key = k;
 	s->top_run = w;
-	s->bound = w == w0 ? ru : MKEY_ZERO;
+	s->bound = ru;
 }
 
 /* Build the tree from the leaves' keys (a run was added). */
