@@ -95,7 +95,7 @@ static int crecords_split_decoded(struct dut_trace_stream *s, size_t k, const ui
 {
 	struct recbuf *rb;
 	uint32_t start = 0;
-	int r = dut_trace_recbuf_decode(s->buf, q, end, n, bytes, &rb);
+	int r = dut_trace_recbuf_decode(s, q, end, n, bytes, &rb);
 
 	if (r < 0)
 		return r;
@@ -309,6 +309,7 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 		seg_list_free(s, s->runs[i].head);
 	seg_list_free(s, s->free_segs);
 	dut_trace_merge_free(s);
+	dut_trace_recbuf_pool_free(s);
 	free(s->smin);
 	free(s->bend);
 	free(s->live);

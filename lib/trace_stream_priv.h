@@ -20,10 +20,19 @@
  */
 #define DECODED_CAP ((size_t)32 << 20)
 
+/*
+ * Freed decoded frames are kept for the next ones while the arrays in use
+ * and the kept ones stay within decoded_cap: a writer's frames are
+ * thousands of records (a few hundred KB decoded), which malloc serves from
+ * fresh pages each time (mmap, or a heap top it trims again), and those
+ * page faults cost more than the decoding.
+ */
 /* A decoded frame: its records and their byte offsets (the merge's tie key). */
 struct recbuf {
 	size_t refs;                 /* segments still reading it */
-	size_t bytes;
+	size_t bytes;                /* counted in decoded_bytes: what the frame needs */
+	size_t cap_bytes;            /* allocated (a pooled buffer may be larger) */
+	struct recbuf *next_free;    /* in the stream's pool */
 	uint64_t *offs;              /* after v[] */
 	struct dut_trace_rec v[];
 };
@@ -145,6 +154,8 @@ struct dut_trace_stream {
 	struct seg *free_segs;
 	size_t decoded_bytes;        /* in recbufs */
 	size_t decoded_cap;          /* DECODED_CAP, or the tests' */
+	struct recbuf *rb_pool;      /* freed recbufs, chained through next_free */
+	size_t rb_pool_bytes;        /* their cap_bytes: decoded_bytes + this <= decoded_cap */
 	void (*unmap)(void *ctx);    /* at close: the mapping's owner */
 	void *unmap_ctx;
 	/* a segment set (nparts > 0): this stream merges its parts, oldest first */
@@ -162,11 +173,16 @@ struct part_cur {
 	bool done;
 };
 
+/* The last reference is gone: keep rb for the next frame, or free it (trace_stream_frames.c). */
+void dut_trace_recbuf_recycle(struct dut_trace_stream *s, struct recbuf *rb);
+/* Free the pool (at close). */
+void dut_trace_recbuf_pool_free(struct dut_trace_stream *s);
+
 static inline void dut_trace_recbuf_put(struct dut_trace_stream *s, struct recbuf *rb)
 {
 	if (rb && --rb->refs == 0) {
 		s->decoded_bytes -= rb->bytes;
-		free(rb);
+		dut_trace_recbuf_recycle(s, rb);
 	}
 }
 
@@ -192,10 +208,10 @@ void dut_trace_merge_free(struct dut_trace_stream *s);
 
 /*
  * Decode the CRECORDS frame whose n records are at q .. end (the scan
- * decoded it whole) into a new array of `bytes` bytes, one reference;
- * offs[] are the records' byte offsets from base.
+ * decoded it whole) into an array of `bytes` bytes (new, or from s's
+ * pool), one reference; offs[] are the records' byte offsets in s->buf.
  */
-int dut_trace_recbuf_decode(const uint8_t *base, const uint8_t *q, const uint8_t *end, uint32_t n,
-			    size_t bytes, struct recbuf **ret);
+int dut_trace_recbuf_decode(struct dut_trace_stream *s, const uint8_t *q, const uint8_t *end,
+			    uint32_t n, size_t bytes, struct recbuf **ret);
 
 #endif
