@@ -10,13 +10,14 @@
  * merge keeps runs, each a chain of segments (maximal stretches of a
  * RECORDS frame whose times do not go down) in file order whose times do
  * not go down either, so each run is sorted by key, and it always emits the
- * smallest head key.  A block of the file is split into segments (read)
+ * smallest head key (a loser tree over the runs: trace_stream_merge.c).  A block of the file is split into segments (read)
  * only when the smallest head key reaches the earliest record of that
  * block and of every block after it (suffix minimum, with the block's
  * start as the offset): until then nothing unread can come first.
  *
  * Memory: the scan's index, plus one struct seg per segment of the blocks
- * being merged and one struct run per run.  A writer thread's records are
+ * being merged, one struct run (a leaf of the tree) per run, and decoded
+ * CRECORDS frames, in use or kept for reuse, within decoded_cap.  A writer thread's records are
  * written in their time order, frame after frame, so the runs are about
  * the writer threads and the blocks being merged are the few around the
  * merge's time; a record written long after its time (an open waiting for
