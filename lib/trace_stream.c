@@ -10,13 +10,14 @@
  * merge keeps runs, each a chain of segments (maximal stretches of a
  * RECORDS frame whose times do not go down) in file order whose times do
  * not go down either, so each run is sorted by key, and it always emits the
- * smallest head key.  A block of the file is split into segments (read)
+ * smallest head key (a loser tree over the runs: trace_stream_merge.c).  A block of the file is split into segments (read)
  * only when the smallest head key reaches the earliest record of that
  * block and of every block after it (suffix minimum, with the block's
  * start as the offset): until then nothing unread can come first.
  *
  * Memory: the scan's index, plus one struct seg per segment of the blocks
- * being merged and one struct run per run.  A writer thread's records are
+ * being merged, one struct run (a leaf of the tree) per run, and decoded
+ * CRECORDS frames, in use or kept for reuse, within decoded_cap.  A writer thread's records are
  * written in their time order, frame after frame, so the runs are about
  * the writer threads and the blocks being merged are the few around the
  * merge's time; a record written long after its time (an open waiting for
@@ -33,126 +34,6 @@
 #include "lib/trace_format.h"
 #include "lib/trace_stream_priv.h"
 #include "lib/trace_stream_tune.h"
-
-static bool key_lt(uint64_t ts1, uint64_t off1, uint64_t ts2, uint64_t off2)
-{
-	return ts1 < ts2 || (ts1 == ts2 && off1 < off2);
-}
-
-static bool hent_lt(const struct hent *a, const struct hent *b)
-{
-	return key_lt(a->ts, a->off, b->ts, b->off);
-}
-
-static void sift_down(struct dut_trace_stream *s, size_t i)
-{
-	struct hent x = s->heap[i];
-	struct hent *h = s->heap;
-	size_t n = s->nheap;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && hent_lt(&h[c + 1], &h[c]))
-			c++;
-		if (!hent_lt(&h[c], &x))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = x;
-}
-
-static void sift_up(struct dut_trace_stream *s, size_t i)
-{
-	struct hent x = s->heap[i];
-
-	while (i > 0 && hent_lt(&x, &s->heap[(i - 1) / 2])) {
-		s->heap[i] = s->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	s->heap[i] = x;
-}
-
-/*
- * The top's key grew: most of the time its run is still the smallest (a
- * writer thread's stretch), which two compares tell without sifting.
- */
-static inline void sift_top(struct dut_trace_stream *s)
-{
-	const struct hent *h = s->heap;
-
-	if (s->nheap <= 1 || (hent_lt(&h[0], &h[1]) && (s->nheap == 2 || hent_lt(&h[0], &h[2]))))
-		return;
-	sift_down(s, 0);
-}
-
-/* A 1.1 record: on a little-endian host its bytes are the struct's. */
-static inline void rec_load(const uint8_t *p, struct dut_trace_rec *ret)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	_Static_assert(sizeof(struct dut_trace_rec) == DUT_TRACE_REC_SIZE &&
-		       offsetof(struct dut_trace_rec, offset) == 8 &&
-		       offsetof(struct dut_trace_rec, lat_ns) == 16 &&
-		       offsetof(struct dut_trace_rec, len) == 24 &&
-		       offsetof(struct dut_trace_rec, result) == 28 &&
-		       offsetof(struct dut_trace_rec, file_id) == 32 &&
-		       offsetof(struct dut_trace_rec, pid) == 36 &&
-		       offsetof(struct dut_trace_rec, op) == 40 &&
-		       offsetof(struct dut_trace_rec, flags) == 42 &&
-		       offsetof(struct dut_trace_rec, dutfs_ns) == 44,
-		       "struct dut_trace_rec is not the 1.1 record's layout");
-	memcpy(ret, p, sizeof(*ret));
-#else
-	dut_trace_rec_decode(p, ret);
-#endif
-}
-
-static void release_block(struct dut_trace_stream *s, size_t k)
-{
-	const struct dut_trace_block *b = &s->sc.blocks[k];
-
-	if (s->sc.release && b->first_frame != UINT64_MAX && s->bend[k] > b->first_frame)
-		s->sc.release(s->sc.release_ctx, b->first_frame, s->bend[k] - b->first_frame);
-}
-
-/* Put segment g into the run whose last time is the latest not after g's first, or a new run. */
-static int seg_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_ts)
-{
-	struct run *best = NULL, *r;
-
-	for (size_t i = 0; i < s->nheap; i++) {
-		r = s->heap[i].run;
-		if (r->tail->last_ts <= first_ts && (!best || r->tail->last_ts > best->tail->last_ts))
-			best = r;
-	}
-	if (best) {
-		best->tail->next = g;
-		best->tail = g;
-		return 0;
-	}
-	if (s->nheap == s->cap_heap) {
-		size_t ncap = s->cap_heap ? 2 * s->cap_heap : 16;
-		struct hent *h = realloc(s->heap, ncap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		s->heap = h;
-		s->cap_heap = ncap;
-	}
-	if (s->free_runs) {
-		r = s->free_runs;
-		s->free_runs = (struct run *)r->head;
-	} else if (!(r = malloc(sizeof(*r)))) {
-		return -ENOMEM;
-	}
-	r->head = r->tail = g;
-	s->heap[s->nheap++] = (struct hent){ .ts = first_ts, .off = g->off, .run = r };
-	sift_up(s, s->nheap - 1);
-	return 0;
-}
 
 /*
  * st: NULL for a stretch of a RECORDS frame, else the coder state after
@@ -175,7 +56,7 @@ static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_
 		g->st = *st;
 		g->next_off = next_off;
 	}
-	r = seg_place(s, g, first_ts);
+	r = dut_trace_merge_place(s, g, first_ts);
 	if (r < 0) {
 		g->next = s->free_segs;
 		s->free_segs = g;
@@ -197,7 +78,7 @@ static int seg_add_decoded(struct dut_trace_stream *s, size_t blk, struct recbuf
 		return -ENOMEM;
 	*g = (struct seg){ .off = rb->offs[i], .last_ts = rb->v[j - 1].ts_ns, .block = blk,
 			   .rb = rb, .ri = i, .rend = j };
-	r = seg_place(s, g, rb->v[i].ts_ns);
+	r = dut_trace_merge_place(s, g, rb->v[i].ts_ns);
 	if (r < 0) {
 		g->rb = NULL;
 		g->next = s->free_segs;
@@ -216,7 +97,7 @@ static int crecords_split_decoded(struct dut_trace_stream *s, size_t k, const ui
 {
 	struct recbuf *rb;
 	uint32_t start = 0;
-	int r = dut_trace_recbuf_decode(s->buf, q, end, n, sp, bytes, &rb);
+	int r = dut_trace_recbuf_decode(s, q, end, n, sp, bytes, &rb);
 
 	if (r < 0)
 		return r;
@@ -350,63 +231,8 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 			return merge_failed(s, r, frame_off, type, plen);
 	}
 	if (s->live[k] == 0)
-		release_block(s, k);
+		dut_trace_merge_release_block(s, k);
 	return 0;
-}
-
-/* The top run read its head record: move on, drop finished segments and runs. */
-static void top_advance(struct dut_trace_stream *s)
-{
-	struct hent *e = &s->heap[0];
-	struct run *top = e->run;
-	struct seg *g = top->head;
-
-	if (g->rb) {
-		if (++g->ri < g->rend) {
-			e->off = g->rb->offs[g->ri];
-			e->ts = g->rb->v[g->ri].ts_ns;
-			sift_top(s);
-			return;
-		}
-		dut_trace_recbuf_put(s, g->rb);
-		g->rb = NULL;
-	} else if (g->compact) {
-		if (g->next_off < g->end) {
-			const uint8_t *q = s->buf + g->next_off;
-
-			/* decoded once by the scan: it cannot fail here */
-			(void)dut_trace_crec_decode_hot(&q, s->buf + g->end, &g->st);
-			e->off = g->off = g->next_off;
-			g->next_off = (uint64_t)(q - s->buf);
-			e->ts = g->st.prev.ts_ns;
-			sift_top(s);
-			return;
-		}
-	} else {
-		e->off += s->sc.rec_size;
-		if (e->off < g->end) {
-			e->ts = dut_le64_get(s->buf + e->off);
-			sift_top(s);
-			return;
-		}
-	}
-	if (--s->live[g->block] == 0)
-		release_block(s, g->block);
-	top->head = g->next;
-	g->next = s->free_segs;
-	s->free_segs = g;
-	if (top->head) {
-		e->off = top->head->off;
-		e->ts = top->head->rb ? top->head->rb->v[top->head->ri].ts_ns :
-			top->head->compact ? top->head->st.prev.ts_ns : dut_le64_get(s->buf + e->off);
-		sift_top(s);
-		return;
-	}
-	top->head = (struct seg *)s->free_runs; /* the free list links through head */
-	s->free_runs = top;
-	s->heap[0] = s->heap[--s->nheap];
-	if (s->nheap)
-		sift_down(s, 0);
 }
 
 /*
@@ -458,30 +284,21 @@ int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out,
 	if (s->nparts)
 		return set_fill(s, out, cap, ret_n);
 
-	while (n < cap) {
-		const struct hent *top = s->nheap ? &s->heap[0] : NULL;
-
-		if (s->next_blk < s->sc.nblocks &&
-		    (!top || !key_lt(top->ts, top->off, s->smin[s->next_blk],
-				     s->sc.blocks[s->next_blk].first_frame))) {
-			r = block_split(s, s->next_blk++);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (!top)
+	for (;;) {
+		n = dut_trace_merge_emit(s, out, n, cap);
+		/* cap reached, or the merge reached the next block's earliest record */
+		if (n == cap || s->next_blk == s->sc.nblocks)
 			break;
-		if (top->run->head->rb)
-			out[n] = top->run->head->rb->v[top->run->head->ri];
-		else if (top->run->head->compact)
-			out[n] = top->run->head->st.prev;
-		else
-			rec_load(s->buf + top->off, &out[n]);
-		if (s->zero_dutfs)
-			out[n].dutfs_ns = 0;
-		n++;
-		top_advance(s);
+		r = block_split(s, s->next_blk++);
+		if (r < 0)
+			return r;
+		s->split_key = s->next_blk < s->sc.nblocks ?
+			mkey_make(s->smin[s->next_blk], s->sc.blocks[s->next_blk].first_frame) :
+			MKEY_END;
 	}
+	if (s->zero_dutfs) /* a 1.0 trace: the field is not a measurement */
+		for (size_t i = 0; i < n; i++)
+			out[i].dutfs_ns = 0;
 	*ret_n = n;
 	return 0;
 }
@@ -534,18 +351,11 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 	free(s->parts);
 	free(s->cur);
 	dut_trace_seconds_file_free(s->seconds);
-	for (size_t i = 0; i < s->nheap; i++) {
-		seg_list_free(s, s->heap[i].run->head);
-		free(s->heap[i].run);
-	}
-	while (s->free_runs) {
-		struct run *r = s->free_runs;
-
-		s->free_runs = (struct run *)r->head;
-		free(r);
-	}
+	for (size_t i = 0; i < s->nleaf; i++)
+		seg_list_free(s, s->runs[i].head);
 	seg_list_free(s, s->free_segs);
-	free(s->heap);
+	dut_trace_merge_free(s);
+	dut_trace_recbuf_pool_free(s);
 	free(s->smin);
 	free(s->bend);
 	free(s->live);
@@ -607,6 +417,8 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 		if (b->first_frame != UINT64_MAX)
 			end = b->first_frame;
 	}
+	s->top_key = MKEY_END;
+	s->split_key = nb ? mkey_make(s->smin[0], s->sc.blocks[0].first_frame) : MKEY_END;
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -20,10 +20,19 @@
  */
 #define DECODED_CAP ((size_t)32 << 20)
 
+/*
+ * Freed decoded frames are kept for the next ones while the arrays in use
+ * and the kept ones stay within decoded_cap: a writer's frames are
+ * thousands of records (a few hundred KB decoded), which malloc serves from
+ * fresh pages each time (mmap, or a heap top it trims again), and those
+ * page faults cost more than the decoding.
+ */
 /* A decoded frame: its records and their byte offsets (the merge's tie key). */
 struct recbuf {
 	size_t refs;                 /* segments still reading it */
-	size_t bytes;
+	size_t bytes;                /* counted in decoded_bytes: what the frame needs */
+	size_t cap_bytes;            /* allocated (a pooled buffer may be larger) */
+	struct recbuf *next_free;    /* in the stream's pool */
 	uint64_t *offs;              /* after v[] */
 	struct dut_trace_rec v[];
 };
@@ -47,14 +56,56 @@ struct seg {
 	uint32_t ri, rend;
 };
 
-struct run {
-	struct seg *head, *tail;     /* head: being read; tail: where a later segment goes */
+/*
+ * A merge key: (ts_ns, byte offset), ordered by time then offset.  One
+ * 128-bit integer where the compiler has them, so a compare is two
+ * instructions and a select needs no branch.
+ */
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 mkey;
+#define MKEY_ZERO ((mkey)0)
+#define MKEY_END (~(mkey)0)
+static inline mkey mkey_make(uint64_t ts, uint64_t off)
+{
+	return (mkey)ts << 64 | off;
+}
+static inline bool mkey_lt(mkey a, mkey b)
+{
+	return a < b;
+}
+#else
+typedef struct { uint64_t ts, off; } mkey;
+#define MKEY_ZERO ((mkey){ 0, 0 })
+#define MKEY_END ((mkey){ UINT64_MAX, UINT64_MAX })
+static inline mkey mkey_make(uint64_t ts, uint64_t off)
+{
+	return (mkey){ ts, off };
+}
+static inline bool mkey_lt(mkey a, mkey b)
+{
+	return a.ts < b.ts || (a.ts == b.ts && a.off < b.off);
+}
+#endif
+
+enum run_kind {
+	RUN_FIXED,                   /* a stretch of a RECORDS frame, read in place */
+	RUN_DECODED,                 /* a stretch of a decoded CRECORDS frame (seg->rb) */
+	RUN_CODED,                   /* a stretch of a CRECORDS frame decoded as merged */
 };
 
-/* A heap entry carries its run's key, so comparing never follows a pointer. */
-struct hent {
-	uint64_t ts, off;            /* the run's next record: time and byte offset */
-	struct run *run;
+/*
+ * A leaf of the merge's tree.  The head segment's cursor is copied here
+ * when it becomes the head, so emitting a record reads this struct and the
+ * records, not the segment.  A run with no head is done (key MKEY_END);
+ * its leaf is reused when the tree is next rebuilt.
+ */
+struct run {
+	mkey key;                    /* the next record's */
+	const uint8_t *p, *pend;     /* RUN_FIXED: the next record, the segment's end */
+	const struct dut_trace_rec *v, *vend; /* RUN_DECODED: the next record, the end */
+	const uint64_t *voff;        /* RUN_DECODED: v's byte offset */
+	enum run_kind kind;
+	struct seg *head, *tail;     /* head: being read; tail: where a later segment goes */
 };
 
 struct dut_trace_pipe;
@@ -87,12 +138,26 @@ struct dut_trace_stream {
 	uint64_t *bend;              /* where block k's frames end */
 	uint32_t *live;              /* block k's segments not yet read */
 	size_t next_blk;             /* first block not split into segments */
-	struct hent *heap;           /* min-heap by key */
-	size_t nheap, cap_heap;
+	/*
+	 * The merge: a loser tree over runs[0 .. nleaf - 1] (nleaf a power of
+	 * two, or 0): node j in 1 .. nleaf - 1 holds the key and run of the
+	 * loser of the match between its two subtrees (leaf i's parent is
+	 * (nleaf + i) / 2), top_* the overall winner.  bound is a key no
+	 * greater than any other run's: the winner emits while below it.
+	 */
+	struct run *runs;
+	mkey *nkey;
+	uint32_t *nrun;
+	uint32_t *win;               /* rebuild's scratch: 2 * nleaf */
+	size_t nleaf, cap_leaf, nlive;
+	mkey top_key, bound;
+	uint32_t top_run;
+	mkey split_key;              /* block next_blk's (smin, first frame): MKEY_END when none */
 	struct seg *free_segs;
 	size_t decoded_bytes;        /* in recbufs */
 	size_t decoded_cap;          /* DECODED_CAP, or the tests' */
-	struct run *free_runs;       /* chained through ->head */
+	struct recbuf *rb_pool;      /* freed recbufs, chained through next_free */
+	size_t rb_pool_bytes;        /* their cap_bytes: decoded_bytes + this <= decoded_cap */
 	/*
 	 * The merge's: the last CSPAN frame split (2.1) and the frame it is
 	 * for; the merge's error (sticky: failed, and merr in the loader's
@@ -119,11 +184,16 @@ struct part_cur {
 	bool done;
 };
 
+/* The last reference is gone: keep rb for the next frame, or free it (trace_stream_frames.c). */
+void dut_trace_recbuf_recycle(struct dut_trace_stream *s, struct recbuf *rb);
+/* Free the pool (at close). */
+void dut_trace_recbuf_pool_free(struct dut_trace_stream *s);
+
 static inline void dut_trace_recbuf_put(struct dut_trace_stream *s, struct recbuf *rb)
 {
 	if (rb && --rb->refs == 0) {
 		s->decoded_bytes -= rb->bytes;
-		free(rb);
+		dut_trace_recbuf_recycle(s, rb);
 	}
 }
 
@@ -132,13 +202,29 @@ int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out,
 			  size_t *ret_n);
 
 /*
- * Decode the CRECORDS frame whose n records are at q .. end into a new
- * array of `bytes` bytes, one reference; offs[] are the records' byte
- * offsets from base.  Checked: -EBADMSG when the bytes are not n records
- * that end at end, or their times are not the span sp (NULL: no span; a
- * 2.1 frame's bytes were not decoded before).
+ * Put segment g (its first record's time first_ts) into the run whose last
+ * time is the latest not after first_ts, or a new run (trace_stream_merge.c).
  */
-int dut_trace_recbuf_decode(const uint8_t *base, const uint8_t *q, const uint8_t *end, uint32_t n,
-			    const struct dut_trace_cspan *sp, size_t bytes, struct recbuf **ret);
+int dut_trace_merge_place(struct dut_trace_stream *s, struct seg *g, uint64_t first_ts);
+/*
+ * Merge records into out[n .. cap - 1] while the smallest key is below
+ * split_key (trace_stream_merge.c); returns the new count.
+ */
+size_t dut_trace_merge_emit(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t n,
+			    size_t cap);
+/* Block k's segments are all read (or it has none): the caller may drop its pages. */
+void dut_trace_merge_release_block(struct dut_trace_stream *s, size_t k);
+/* Free the merge's runs and their segments (at close). */
+void dut_trace_merge_free(struct dut_trace_stream *s);
+
+/*
+ * Decode the CRECORDS frame whose n records are at q .. end into an array
+ * of `bytes` bytes (new, or from s's pool), one reference; offs[] are the
+ * records' byte offsets in s->buf.  Checked: -EBADMSG when the bytes are
+ * not n records that end at end, or their times are not the span sp (NULL:
+ * no span; a 2.1 frame's bytes were not decoded before).
+ */
+int dut_trace_recbuf_decode(struct dut_trace_stream *s, const uint8_t *q, const uint8_t *end,
+			    uint32_t n, const struct dut_trace_cspan *sp, size_t bytes, struct recbuf **ret);
 
 #endif
