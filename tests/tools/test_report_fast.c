@@ -20,6 +20,7 @@
 #include "lib/relmap.h"
 #include "lib/trace.h"
 #include "tests/cu_main.h"
+#include "tests/tools/render_mem.h"
 #include "tools/report/report.h"
 #include "tools/report/report_priv.h"
 #include "tools/trace/trace_gen.h"
@@ -27,24 +28,6 @@
 DUT_DEFINE_FREEP(struct report *, report_free)
 DUT_DEFINE_FREEP(struct relmap *, relmap_free)
 DUT_DEFINE_FREEP(struct dut_trace *, dut_trace_free)
-
-static char *render_human(const struct report *rep, enum rep_by by)
-{
-	struct report_opts o = { .trace_path = "t.dtr", .by = by, .top = 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (report_render_human.render(rep, &o, f, NULL) < 0) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 /* The JSON document without its "created" line (the one that says when). */
 static char *render_json(const struct report *rep)
@@ -82,7 +65,7 @@ static void check_same(const char *name, const struct report *want, const struct
 					   REP_BY_PROCESS };
 
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(bys); i++) {
-		_cleanup_free_ char *a = render_human(want, bys[i]), *b = render_human(got, bys[i]);
+		_cleanup_free_ char *a = render_mem_human(want, bys[i], 0), *b = render_mem_human(got, bys[i], 0);
 
 		CU_ASSERT_FATAL(a && b);
 		CU_CHECK(strcmp(a, b) == 0, "%s: --by %s: the fast path's report differs:\n--- general\n%s\n"

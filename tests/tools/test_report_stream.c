@@ -21,6 +21,7 @@
 #include "lib/trace.h"
 #include "lib/trace_stream_tune.h"
 #include "tests/cu_main.h"
+#include "tests/tools/render_mem.h"
 #include "tools/report/report.h"
 #include "tools/report/export.h"
 #include "tools/trace/trace_gen.h"
@@ -81,24 +82,6 @@ static const struct gen_case cases[] = {
 				      .stragglers = 3, .markers = 5 } },
 };
 
-static char *render(const struct report *rep, enum rep_by by)
-{
-	struct report_opts o = { .trace_path = "t.dtr", .by = by };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (report_render_human.render(rep, &o, f, NULL) < 0) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static bool rec_eq(const struct dut_trace_rec *a, const struct dut_trace_rec *b)
 {
 	return a->ts_ns == b->ts_ns && a->offset == b->offset && a->lat_ns == b->lat_ns &&
@@ -157,7 +140,8 @@ static void check_reports(const char *name, const struct dut_trace *t, const uin
 	CU_ASSERT_EQUAL_FATAL(report_build(t, NULL, &want), 0);
 	CU_ASSERT_EQUAL_FATAL(report_build_stream(s, NULL, &got), 0);
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(bys); i++) {
-		_cleanup_free_ char *a = render(want, bys[i]), *b = render(got, bys[i]);
+		_cleanup_free_ char *a = render_mem_human(want, bys[i], 0);
+		_cleanup_free_ char *b = render_mem_human(got, bys[i], 0);
 
 		CU_ASSERT_FATAL(a && b);
 		CU_CHECK(strcmp(a, b) == 0, "%s: --by %s: the streamed report differs:\n--- loaded\n%s\n"
