@@ -237,9 +237,9 @@ static int parse_records(struct parse *ps, const uint8_t *p, uint32_t plen, size
 	return 0;
 }
 
-/* Scan mode, a CRECORDS frame with a span (2.1): its times from the span, its bytes not read. */
-static void scan_crecords_span(struct parse *ps, uint32_t n, const struct dut_trace_cspan *sp,
-			       size_t frame_off)
+/* Scan mode: a CRECORDS frame of n records whose times span sp, into its block and the totals. */
+static void scan_crecords_add(struct parse *ps, uint32_t n, const struct dut_trace_cspan *sp,
+			      size_t frame_off)
 {
 	struct dut_trace_scan *sc = ps->scan;
 	struct dut_trace_block *b = &sc->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
@@ -252,7 +252,6 @@ static void scan_crecords_span(struct parse *ps, uint32_t n, const struct dut_tr
 		sc->last_ts = sp->max_ts;
 	b->nrecs += n;
 	ps->t->nrecs += n;
-	ps->lazy++;
 }
 
 /*
@@ -269,8 +268,9 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 	const uint8_t *q = p + DUT_TRACE_CFRAME_FIXED, *end = p + plen;
 	struct dut_trace_cstate st;
 	const struct dut_trace_rec *rec = &st.prev;
-	struct dut_trace_block *b = NULL;
-	uint64_t min_ts = UINT64_MAX, max_ts = 0;
+	struct dut_trace_cspan got = { .min_ts = UINT64_MAX, .max_ts = 0 };
+	/* as in RECORDS frames: in a 1.0 trace the word is no measurement (the stream agrees) */
+	bool keep_dutfs = dut_trace_hdr_has_dutfs_ns(&t->hdr);
 	uint32_t n;
 	int r;
 
@@ -280,12 +280,11 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 	if (n == 0 || n > (plen - DUT_TRACE_CFRAME_FIXED) / DUT_TRACE_CREC_MIN)
 		return -EBADMSG;
 	if (ps->scan && sp && !ps->eager) {
-		scan_crecords_span(ps, n, sp, frame_off);
+		scan_crecords_add(ps, n, sp, frame_off);
+		ps->lazy++;
 		return 0;
 	}
-	if (ps->scan) {
-		b = &ps->scan->blocks[frame_off >> DUT_TRACE_BLOCK_SHIFT];
-	} else {
+	if (!ps->scan) {
 		r = grow((void **)&t->recs, &ps->cap_recs, t->nrecs + n, sizeof(*t->recs));
 		if (r < 0)
 			return r;
@@ -294,31 +293,22 @@ static int parse_crecords(struct parse *ps, const uint8_t *p, uint32_t plen, siz
 	for (uint32_t i = 0; i < n; i++) {
 		if (dut_trace_crec_decode_hot(&q, end, &st) < 0)
 			return -EBADMSG;
-		if (rec->ts_ns < min_ts)
-			min_ts = rec->ts_ns;
-		if (rec->ts_ns > max_ts)
-			max_ts = rec->ts_ns;
-		if (b) {
-			struct dut_trace_scan *sc = ps->scan;
-
-			if (rec->ts_ns < b->min_ts)
-				b->min_ts = rec->ts_ns;
-			if (rec->ts_ns < sc->first_ts)
-				sc->first_ts = rec->ts_ns;
-			if (rec->ts_ns > sc->last_ts)
-				sc->last_ts = rec->ts_ns;
-		} else {
+		if (rec->ts_ns < got.min_ts)
+			got.min_ts = rec->ts_ns;
+		if (rec->ts_ns > got.max_ts)
+			got.max_ts = rec->ts_ns;
+		if (!ps->scan) {
 			t->recs[t->nrecs + i] = *rec;
-			/* as in RECORDS frames: in a 1.0 trace the word is no measurement (the stream agrees) */
-			if (!dut_trace_hdr_has_dutfs_ns(&t->hdr))
+			if (!keep_dutfs)
 				t->recs[t->nrecs + i].dutfs_ns = 0;
 		}
 	}
-	if (!dut_trace_cframe_decoded_ok(q, end, min_ts, max_ts, sp))
+	if (!dut_trace_cframe_decoded_ok(q, end, got.min_ts, got.max_ts, sp))
 		return -EBADMSG; /* bytes after the last record, or times not the span's */
-	if (b)
-		b->nrecs += n;
-	t->nrecs += n;
+	if (ps->scan)
+		scan_crecords_add(ps, n, &got, frame_off);
+	else
+		t->nrecs += n;
 	return 0;
 }
 
