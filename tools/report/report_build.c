@@ -384,39 +384,6 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	return 0;
 }
 
-/* A read's or write's counters, the same into the part (a) and the process row (p). */
-static inline void dir_add2(struct rep_dirstats *a, struct rep_dirstats *p, const struct dut_trace_rec *r,
-			    enum rep_access acc)
-{
-	uint64_t done = r->result > 0 ? (uint64_t)r->result : 0;
-	uint64_t seq = acc != REP_ACCESS_RANDOM, rew = acc == REP_ACCESS_TAIL_REWRITE;
-	uint64_t err = r->result < 0, seq_done = seq ? done : 0;
-	unsigned bin = rep_size_bin(r->len);
-
-	a->ops++;
-	a->bytes += done;
-	a->seq_ops += seq;
-	a->seq_bytes += seq_done;
-	a->rewrite_ops += rew;
-	a->errors += err;
-	a->size_bins[bin]++;
-	p->ops++;
-	p->bytes += done;
-	p->seq_ops += seq;
-	p->seq_bytes += seq_done;
-	p->rewrite_ops += rew;
-	p->errors += err;
-	p->size_bins[bin]++;
-}
-
-static inline void dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec *r, unsigned idx)
-{
-	dut_hist_add_at(d->hist, r->dutfs_ns, idx);
-	d->reqs++;
-	d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
-	d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
-}
-
 /* The histograms a record of kind k adds to, made when missing (as rep_stats_add does). */
 static int hist_ensure(struct dut_hist **h)
 {
@@ -463,7 +430,8 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
-		dir_add2(&a->dir[d], &p->dir[d], r, acc);
+		rep_dir_add(&a->dir[d], r, acc);
+		rep_dir_add(&p->dir[d], r, acc);
 		ha = &a->dir[d].lat;
 		hp = &p->dir[d].lat;
 		if (d == REP_WRITE && phase && fs->is_data &&
@@ -481,8 +449,8 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 		if (__builtin_expect(!a->dutfs.hist || !p->dutfs.hist, 0) &&
 		    ((err = hist_ensure(&a->dutfs.hist)) < 0 || (err = hist_ensure(&p->dutfs.hist)) < 0))
 			return err;
-		dutfs_add(&a->dutfs, r, didx);
-		dutfs_add(&p->dutfs, r, didx);
+		rep_dutfs_add(&a->dutfs, r, didx);
+		rep_dutfs_add(&p->dutfs, r, didx);
 		if (fs->part_dutfs_direct) {
 			if (__builtin_expect(!b->dutfs_lat[fs->cls], 0) && (err = hist_ensure(&b->dutfs_lat[fs->cls])) < 0)
 				return err;

@@ -34,6 +34,29 @@ static inline unsigned rep_size_bin(uint32_t len)
 	return len > 1 ? 31u - (unsigned)__builtin_clz(len) : 0;
 }
 
+/* A read's or write's counters (not its latency) into d. */
+static inline void rep_dir_add(struct rep_dirstats *d, const struct dut_trace_rec *r, enum rep_access acc)
+{
+	uint64_t done = r->result > 0 ? (uint64_t)r->result : 0;
+
+	d->ops++;
+	d->bytes += done;
+	d->seq_ops += acc != REP_ACCESS_RANDOM;
+	d->seq_bytes += acc != REP_ACCESS_RANDOM ? done : 0;
+	d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
+	d->errors += r->result < 0;
+	d->size_bins[rep_size_bin(r->len)]++;
+}
+
+/* A record's dutfs time into d (d->hist made), idx its bucket. */
+static inline void rep_dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec *r, unsigned idx)
+{
+	dut_hist_add_at(d->hist, r->dutfs_ns, idx);
+	d->reqs++;
+	d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
+	d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
+}
+
 /*
  * One record into st; the histograms are made on their first value.
  * Inline (with the histogram add): the builder does this twice a record.
@@ -52,15 +75,8 @@ static inline int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec
 		h = &st->fsync_lat;
 	} else {
 		struct rep_dirstats *d = &st->dir[k == REP_RK_READ ? REP_READ : REP_WRITE];
-		uint64_t done = r->result > 0 ? (uint64_t)r->result : 0;
 
-		d->ops++;
-		d->bytes += done;
-		d->seq_ops += acc != REP_ACCESS_RANDOM;
-		d->seq_bytes += acc != REP_ACCESS_RANDOM ? done : 0;
-		d->rewrite_ops += acc == REP_ACCESS_TAIL_REWRITE;
-		d->errors += r->result < 0;
-		d->size_bins[rep_size_bin(r->len)]++;
+		rep_dir_add(d, r, acc);
 		h = &d->lat;
 	}
 	if (__builtin_expect(!*h, 0) && !(*h = dut_hist_new()))
@@ -71,10 +87,7 @@ static inline int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec
 
 		if (__builtin_expect(!d->hist, 0) && !(d->hist = dut_hist_new()))
 			return -ENOMEM;
-		dut_hist_add(d->hist, r->dutfs_ns);
-		d->reqs++;
-		d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
-		d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
+		rep_dutfs_add(d, r, dut_hist_bucket(r->dutfs_ns));
 	}
 	return 0;
 }
