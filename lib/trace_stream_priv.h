@@ -26,8 +26,9 @@
  * thousands of records (a few hundred KB decoded), which malloc serves from
  * fresh pages each time (mmap, or a heap top it trims again), and those
  * page faults cost more than the decoding.
+ *
+ * A decoded frame: its records and their byte offsets (the merge's tie key).
  */
-/* A decoded frame: its records and their byte offsets (the merge's tie key). */
 struct recbuf {
 	size_t refs;                 /* segments still reading it */
 	size_t bytes;                /* counted in decoded_bytes: what the frame needs */
