@@ -198,7 +198,7 @@ int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *r
  * The streaming reader's index (trace_reader.c scans, trace_stream.c
  * merges).  The file is cut into blocks of DUT_TRACE_BLOCK_SIZE bytes; a
  * frame belongs to the block its header starts in.  Per block: where its
- * first frame starts and the earliest record time in its RECORDS and
+ * first frame starts and the earliest and latest record times in its RECORDS and
  * CRECORDS frames (of a CRECORDS frame with a CSPAN, the span's).
  * The merge reads a block only once every record it has not read yet is
  * later than that block's (and every later block's) earliest record.
@@ -209,6 +209,7 @@ int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *r
 struct dut_trace_block {
 	uint64_t first_frame;            /* byte offset; UINT64_MAX: no frame starts here */
 	uint64_t min_ts;                 /* earliest record (UINT64_MAX without) */
+	uint64_t max_ts;                 /* latest record (0 without): a window skips the block below it */
 	uint64_t nrecs;
 };
 

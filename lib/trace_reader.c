@@ -203,6 +203,8 @@ static void scan_records(struct parse *ps, const uint8_t *p, size_t n, size_t fr
 
 		if (ts < b->min_ts)
 			b->min_ts = ts;
+		if (ts > b->max_ts)
+			b->max_ts = ts;
 		b->nrecs++;
 		if (ts < sc->first_ts)
 			sc->first_ts = ts;
@@ -246,6 +248,8 @@ static void scan_crecords_add(struct parse *ps, uint32_t n, const struct dut_tra
 
 	if (sp->min_ts < b->min_ts)
 		b->min_ts = sp->min_ts;
+	if (sp->max_ts > b->max_ts)
+		b->max_ts = sp->max_ts;
 	if (sp->min_ts < sc->first_ts)
 		sc->first_ts = sp->min_ts;
 	if (sp->max_ts > sc->last_ts)
@@ -617,7 +621,8 @@ static int scan_pass(const void *buf, size_t len, struct dut_trace_scan *sc, boo
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < sc->nblocks; i++)
-		sc->blocks[i] = (struct dut_trace_block){ .first_frame = UINT64_MAX, .min_ts = UINT64_MAX, .nrecs = 0 };
+		sc->blocks[i] = (struct dut_trace_block){ .first_frame = UINT64_MAX, .min_ts = UINT64_MAX,
+							    .max_ts = 0, .nrecs = 0 };
 	r = parse_frames(&ps, buf, len, off, err);
 	*ret_lazy = ps.lazy;
 	if (r >= 0 && sc->release && t->valid_bytes > ps.released)
