@@ -315,6 +315,25 @@ void dut_trace_stream_close(struct dut_trace_stream *s);
  * and still reads in the caller's thread).
  */
 int dut_trace_stream_prefetch(struct dut_trace_stream *s);
+/*
+ * Another reader over s's trace, for another thread: it shares s's bytes and
+ * its scan (read-only; s is closed after it), with its own merge.  Before
+ * s's first dut_trace_stream_next()/prefetch.  A segment set (rotated trace)
+ * clones each of its parts (the clone has no seconds file).
+ */
+int dut_trace_stream_clone(struct dut_trace_stream *s, struct dut_trace_stream **ret);
+/*
+ * Only the records with lo_ns <= ts_ns < hi_ns (hi_ns == UINT64_MAX: no upper
+ * bound), in the same order as the whole stream gives them.  Before the
+ * first dut_trace_stream_next()/prefetch.  On a set: on each part.
+ */
+void dut_trace_stream_set_window(struct dut_trace_stream *s, uint64_t lo_ns, uint64_t hi_ns);
+/*
+ * k + 1 times cutting the trace into k windows of about equal record
+ * counts, from the scan's block index: bounds[0] = 0, bounds[k] = UINT64_MAX,
+ * non-decreasing (a window may be empty).
+ */
+void dut_trace_stream_cut(const struct dut_trace_stream *s, size_t k, uint64_t *bounds);
 
 /*
  * ---- per-second side file (trace_seconds.c) ----

@@ -43,9 +43,30 @@ static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_
 		   uint64_t first_ts, uint64_t last_ts, const struct dut_trace_cstate *st,
 		   uint64_t next_off)
 {
-	struct seg *g = s->free_segs;
+	struct dut_trace_cstate cs;
+	struct seg *g;
 	int r;
 
+	/* a segment's times do not go down: the window drops a prefix, or all of it */
+	if (last_ts < s->lo)
+		return 0;
+	if (first_ts < s->lo && !st) {
+		while ((first_ts = dut_le64_get(s->buf + off)) < s->lo)
+			off += s->sc.rec_size;
+	} else if (first_ts < s->lo) {
+		cs = *st;
+		st = &cs;
+		while (cs.prev.ts_ns < s->lo) {
+			const uint8_t *q = s->buf + next_off;
+
+			/* decoded once by the split (which checked it): it cannot fail here */
+			(void)dut_trace_crec_decode_hot(&q, s->buf + end, &cs);
+			off = next_off;
+			next_off = (uint64_t)(q - s->buf);
+		}
+		first_ts = cs.prev.ts_ns;
+	}
+	g = s->free_segs;
 	if (g)
 		s->free_segs = g->next;
 	else if (!(g = malloc(sizeof(*g))))
@@ -69,9 +90,14 @@ static int seg_add(struct dut_trace_stream *s, size_t blk, uint64_t off, uint64_
 static int seg_add_decoded(struct dut_trace_stream *s, size_t blk, struct recbuf *rb, uint32_t i,
 			   uint32_t j)
 {
-	struct seg *g = s->free_segs;
+	struct seg *g;
 	int r;
 
+	if (rb->v[j - 1].ts_ns < s->lo)
+		return 0;
+	while (rb->v[i].ts_ns < s->lo)
+		i++;
+	g = s->free_segs;
 	if (g)
 		s->free_segs = g->next;
 	else if (!(g = malloc(sizeof(*g))))
@@ -181,6 +207,35 @@ static int merge_failed(struct dut_trace_stream *s, int r, uint64_t frame_off, u
 	return r;
 }
 
+/*
+ * Block k is split, but the block its first frame follows was not (a
+ * window skipped it): that block's last frame may be the CSPAN of k's first
+ * CRECORDS frame, which the split checks the frame against.
+ */
+static void span_look_back(struct dut_trace_stream *s, size_t k)
+{
+	size_t j = k;
+	uint64_t off;
+
+	while (j > 0 && s->sc.blocks[--j].first_frame == UINT64_MAX)
+		;
+	off = s->sc.blocks[j].first_frame;
+	if (j == k || j == s->prev_blk || off == UINT64_MAX)
+		return;
+	while (off < s->bend[j]) {
+		uint32_t type = dut_le32_get(s->buf + off);
+		uint32_t plen = dut_le32_get(s->buf + off + 4);
+		uint64_t p = off + DUT_TRACE_FRAME_HDR_SIZE;
+
+		off += DUT_TRACE_FRAME_HDR_SIZE + dut_trace_pad8(plen);
+		if (type == DUT_TRACE_FRAME_CSPAN) {
+			s->span.min_ts = dut_le64_get(s->buf + p);
+			s->span.max_ts = dut_le64_get(s->buf + p + 8);
+			s->span_for = off;
+		}
+	}
+}
+
 /* Split block k's RECORDS and CRECORDS frames into segments and place them. */
 static int block_split(struct dut_trace_stream *s, size_t k)
 {
@@ -189,6 +244,10 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 	uint64_t limit = s->bend[k];
 	int r;
 
+	if (s->lo && k > 0)
+		span_look_back(s, k);
+	s->prev_blk = k;
+	s->blocks_split++;
 	while (off < limit) {
 		const uint64_t frame_off = off;
 		uint32_t type = dut_le32_get(s->buf + off);
@@ -275,6 +334,47 @@ static int set_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_
 	return 0;
 }
 
+/*
+ * The next block to split is the first from next_blk with a record at or
+ * after lo; none when its split key is not below hi's (every record not
+ * read yet is at or after hi).  The split key is at most hi_key, so the
+ * emit loops stop at hi without a compare of their own.
+ */
+static void split_next(struct dut_trace_stream *s)
+{
+	const size_t nb = s->sc.nblocks;
+	mkey k = MKEY_END;
+
+	while (s->next_blk < nb && s->sc.blocks[s->next_blk].max_ts < s->lo)
+		s->next_blk++;
+	if (s->next_blk < nb) {
+		uint64_t ts = s->smin[s->next_blk];
+
+		k = mkey_make(ts > s->lo ? ts : s->lo, s->sc.blocks[s->next_blk].first_frame);
+		if (s->hi != UINT64_MAX && !mkey_lt(k, s->hi_key))
+			s->next_blk = nb;
+	}
+	s->split_key = mkey_lt(k, s->hi_key) ? k : s->hi_key;
+}
+
+void dut_trace_stream_window_reset(struct dut_trace_stream *s)
+{
+	uint64_t m = UINT64_MAX;
+
+	/* the blocks the window skips do not lower the others' split keys */
+	for (size_t k = s->sc.nblocks; k-- > 0;) {
+		const struct dut_trace_block *b = &s->sc.blocks[k];
+
+		if (b->nrecs && b->max_ts >= s->lo && b->min_ts < m)
+			m = b->min_ts;
+		s->smin[k] = m;
+	}
+	s->hi_key = s->hi == UINT64_MAX ? MKEY_END : mkey_make(s->hi, 0);
+	s->next_blk = 0;
+	s->prev_blk = SIZE_MAX;
+	split_next(s);
+}
+
 int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t cap,
 			  size_t *ret_n)
 {
@@ -292,9 +392,7 @@ int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out,
 		r = block_split(s, s->next_blk++);
 		if (r < 0)
 			return r;
-		s->split_key = s->next_blk < s->sc.nblocks ?
-			mkey_make(s->smin[s->next_blk], s->sc.blocks[s->next_blk].first_frame) :
-			MKEY_END;
+		split_next(s);
 	}
 	if (s->zero_dutfs) /* a 1.0 trace: the field is not a measurement */
 		for (size_t i = 0; i < n; i++)
@@ -359,8 +457,10 @@ void dut_trace_stream_close(struct dut_trace_stream *s)
 	free(s->smin);
 	free(s->bend);
 	free(s->live);
-	free(s->sc.blocks);
-	dut_trace_free(s->sc.meta);
+	if (!s->shared) {
+		free(s->sc.blocks);
+		dut_trace_free(s->sc.meta);
+	}
 	if (s->unmap)
 		s->unmap(s->unmap_ctx);
 	free(s);
@@ -398,28 +498,33 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 	while (nb > 0 && s->sc.blocks[nb - 1].nrecs == 0)
 		nb--;
 	s->sc.nblocks = nb;
+	r = dut_trace_stream_merge_init(s, NULL);
+	if (r < 0) {
+		dut_error_set(err, "out of memory reading the trace");
+		return r;
+	}
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+int dut_trace_stream_merge_init(struct dut_trace_stream *s, const uint64_t *bend)
+{
+	const size_t nb = s->sc.nblocks;
+	uint64_t end = s->sc.meta->valid_bytes;
+
 	s->smin = malloc((nb + 1) * sizeof(*s->smin));
 	s->bend = malloc((nb + 1) * sizeof(*s->bend));
 	s->live = calloc(nb + 1, sizeof(*s->live));
-	if (!s->smin || !s->bend || !s->live) {
-		dut_error_set(err, "out of memory reading the trace");
+	if (!s->smin || !s->bend || !s->live)
 		return -ENOMEM;
-	}
-	uint64_t m = UINT64_MAX, end = s->sc.meta->valid_bytes;
-
 	for (size_t k = nb; k-- > 0;) {
-		const struct dut_trace_block *b = &s->sc.blocks[k];
-
-		if (b->min_ts < m)
-			m = b->min_ts;
-		s->smin[k] = m;
-		s->bend[k] = end;
-		if (b->first_frame != UINT64_MAX)
-			end = b->first_frame;
+		s->bend[k] = bend ? bend[k] : end;
+		if (s->sc.blocks[k].first_frame != UINT64_MAX)
+			end = s->sc.blocks[k].first_frame;
 	}
 	s->top_key = MKEY_END;
-	s->split_key = nb ? mkey_make(s->smin[0], s->sc.blocks[0].first_frame) : MKEY_END;
-	*ret = TAKE_PTR(s);
+	s->hi = UINT64_MAX;
+	dut_trace_stream_window_reset(s);
 	return 0;
 }
 

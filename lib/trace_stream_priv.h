@@ -135,10 +135,24 @@ struct dut_trace_stream {
 	size_t len;
 	struct dut_trace_scan sc;
 	bool zero_dutfs;             /* a 1.0 trace: dutfs_ns is not a measurement */
-	uint64_t *smin;              /* earliest record in blocks [k, nblocks) */
+	/*
+	 * A clone (dut_trace_stream_clone): buf, sc.blocks and sc.meta are
+	 * the original's, only read, and freed or unmapped by its close.
+	 */
+	bool shared;
+	uint64_t *smin;              /* earliest record at or after lo in the blocks [k, nblocks) read */
 	uint64_t *bend;              /* where block k's frames end */
 	uint32_t *live;              /* block k's segments not yet read */
 	size_t next_blk;             /* first block not split into segments */
+	size_t prev_blk;             /* the last block split (SIZE_MAX: none yet) */
+	size_t blocks_split;         /* for the tests: a window splits only the blocks it needs */
+	/*
+	 * The window: records lo <= ts_ns < hi only (0, UINT64_MAX: all).
+	 * Segments drop their records before lo when split, blocks whose
+	 * latest record is before lo are not split, and split_key is never
+	 * above hi_key, (hi, 0) or MKEY_END: the merge stops there.
+	 */
+	uint64_t lo, hi;
 	/*
 	 * The merge: a loser tree over runs[0 .. nleaf - 1] (nleaf a power of
 	 * two, or 0): node j in 1 .. nleaf - 1 holds the key and run of the
@@ -153,7 +167,8 @@ struct dut_trace_stream {
 	size_t nleaf, cap_leaf, nlive;
 	mkey top_key, bound;
 	uint32_t top_run;
-	mkey split_key;              /* block next_blk's (smin, first frame): MKEY_END when none */
+	mkey split_key;              /* block next_blk's (smin, first frame), MKEY_END when none; at most hi_key */
+	mkey hi_key;
 	struct seg *free_segs;
 	size_t decoded_bytes;        /* in recbufs */
 	size_t decoded_cap;          /* DECODED_CAP, or the tests' */
@@ -197,6 +212,14 @@ static inline void dut_trace_recbuf_put(struct dut_trace_stream *s, struct recbu
 		dut_trace_recbuf_recycle(s, rb);
 	}
 }
+
+/*
+ * Allocate s's per-block arrays for its scan (bend copied from bend, or
+ * computed when NULL) and start its merge at its window (trace_stream.c).
+ */
+int dut_trace_stream_merge_init(struct dut_trace_stream *s, const uint64_t *bend);
+/* s->lo and s->hi changed, before the merge began: index the blocks the window reads. */
+void dut_trace_stream_window_reset(struct dut_trace_stream *s);
 
 /* The merge (trace_stream.c): up to cap records into out, *ret_n of them (0 at the end). */
 int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out, size_t cap,
