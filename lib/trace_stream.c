@@ -15,6 +15,12 @@
  * block and of every block after it (suffix minimum, with the block's
  * start as the offset): until then nothing unread can come first.
  *
+ * A window [lo, hi) (trace_stream_window.c) reads only what it needs: the
+ * blocks whose latest record is before lo are not split, a split segment
+ * loses its records before lo (its times do not go down, so they are a
+ * prefix), the split keys are taken over the blocks read and clamped to lo,
+ * and the split key never exceeds (hi, 0), where the merge stops.
+ *
  * Memory: the scan's index, plus one struct seg per segment of the blocks
  * being merged, one struct run (a leaf of the tree) per run, and decoded
  * CRECORDS frames, in use or kept for reuse, within decoded_cap.  A writer thread's records are
