@@ -2,7 +2,7 @@
 /*
  * bench-report: how fast the streaming reader and the report builder go.
  *
- *   bench-report TRACE [merge|report|build]
+ *   bench-report TRACE [merge|report|build|window K]
  *
  * merge: records out of dut_trace_stream_next() only (the scan and the
  * merge); report (default): report_build_stream(), what `dutlab report`
@@ -16,9 +16,13 @@
  * own share without the merge beside it.  Each batch is copied into a
  * buffer before its timed add (as the pipe's slot is in the cache): read
  * from the whole array, the records' loads from memory were half the time.
+ * window K: the merge alone, as merge, but the trace cut into K windows
+ * (dut_trace_stream_cut), each read by its own clone on its own thread:
+ * the scan's time, then each thread's records, wall and CPU seconds.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,18 +108,81 @@ static int build_only(struct dut_trace_stream *s, uint64_t *ret_n, double *ret_t
 	return 0;
 }
 
+struct window_reader {
+	struct dut_trace_stream *s;
+	uint64_t n, sum;
+	double t, c;
+	int r;
+};
+
+static void *window_run(void *arg)
+{
+	struct window_reader *w = arg;
+	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	const struct dut_trace_rec *v;
+	size_t k;
+
+	while ((w->r = dut_trace_stream_next(w->s, &v, &k)) == 0 && k) {
+		for (size_t i = 0; i < k; i++)
+			w->sum += v[i].lat_ns;
+		w->n += k;
+	}
+	w->t = clock_s(CLOCK_MONOTONIC) - t0;
+	w->c = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return NULL;
+}
+
+#define WINDOWS_MAX 64u
+
+/* The records of s in k windows, each read by a clone on its own thread. */
+static int windows_read(struct dut_trace_stream *s, size_t k, uint64_t *ret_n, uint64_t *ret_sum)
+{
+	struct window_reader w[WINDOWS_MAX] = { { 0 } };
+	pthread_t th[WINDOWS_MAX];
+	uint64_t bounds[WINDOWS_MAX + 1];
+	size_t started = 0, cloned = 0;
+	double t0 = clock_s(CLOCK_MONOTONIC);
+	int r = 0;
+
+	dut_trace_stream_cut(s, k, bounds);
+	for (; cloned < k && r == 0; cloned++) {
+		r = dut_trace_stream_clone(s, &w[cloned].s);
+		if (r == 0)
+			dut_trace_stream_set_window(w[cloned].s, bounds[cloned], bounds[cloned + 1]);
+	}
+	for (; r == 0 && started < k; started++)
+		r = -pthread_create(&th[started], NULL, window_run, &w[started]);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; i < cloned; i++) {
+		if (r == 0 && w[i].r < 0)
+			r = w[i].r;
+		if (w[i].s)
+			printf("window %zu [%" PRIu64 ", %" PRIu64 "): %" PRIu64 " records, %.3f s, %.3f CPU-s\n",
+			       i, bounds[i], bounds[i + 1], w[i].n, w[i].t, w[i].c);
+		*ret_n += w[i].n;
+		*ret_sum += w[i].sum;
+		dut_trace_stream_close(w[i].s); /* the clones before s */
+	}
+	printf("%zu windows: %.3f s wall after the scan\n", k, clock_s(CLOCK_MONOTONIC) - t0);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct dut_error err = { { 0 } };
 	struct dut_trace_stream *s;
 	bool merge_only = argc > 2 && strcmp(argv[2], "merge") == 0;
 	bool build = argc > 2 && strcmp(argv[2], "build") == 0;
+	bool window = argc == 4 && strcmp(argv[2], "window") == 0;
+	size_t nwin = window ? strtoul(argv[3], NULL, 10) : 0;
 	uint64_t n = 0, sum = 0;
 	double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), t, c;
 	int r;
 
-	if (argc < 2 || argc > 3 || (argc == 3 && !merge_only && !build && strcmp(argv[2], "report") != 0)) {
-		fprintf(stderr, "usage: bench-report TRACE [merge|report|build]\n");
+	if (argc < 2 || (argc > 3 && !window) || (argc == 3 && !merge_only && !build &&
+	    strcmp(argv[2], "report") != 0) || (window && (nwin < 1 || nwin > WINDOWS_MAX))) {
+		fprintf(stderr, "usage: bench-report TRACE [merge|report|build|window K (1..64)]\n");
 		return 2;
 	}
 	r = dut_trace_stream_open(argv[1], &s, &err);
@@ -130,6 +197,10 @@ int main(int argc, char **argv)
 		if (r == 0)
 			printf("%s: %" PRIu64 " records built in %.3f s, %.3f CPU-s: %.2fM records/CPU-s (builder only)\n",
 			       argv[1], n, bt, bc, bc > 0 ? (double)n / bc / 1e6 : 0.0);
+	} else if (window) {
+		printf("scan: %.3f s\n", clock_s(CLOCK_MONOTONIC) - t0);
+		merge_only = true;
+		r = windows_read(s, nwin, &n, &sum);
 	} else if (merge_only) {
 		const struct dut_trace_rec *v;
 		size_t k;
