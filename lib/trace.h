@@ -334,6 +334,14 @@ void dut_trace_stream_set_window(struct dut_trace_stream *s, uint64_t lo_ns, uin
  * non-decreasing (a window may be empty).
  */
 void dut_trace_stream_cut(const struct dut_trace_stream *s, size_t k, uint64_t *bounds);
+/*
+ * A clone's reading failed: s fails alike from now on (its next
+ * dut_trace_stream_next() returns the clone's error), and
+ * dut_trace_stream_error(s) says why in the clone's words, unless s had
+ * failed first: its own error stays.  From the thread that reads s, after
+ * the clone's reading has ended; not on a stream being prefetched.
+ */
+void dut_trace_stream_take_error(struct dut_trace_stream *s, const struct dut_trace_stream *from);
 
 /*
  * ---- per-second side file (trace_seconds.c) ----

@@ -135,3 +135,11 @@ size_t dut_trace_stream_blocks_split(const struct dut_trace_stream *s)
 		n += dut_trace_stream_blocks_split(s->parts[i]);
 	return n;
 }
+
+void dut_trace_stream_take_error(struct dut_trace_stream *s, const struct dut_trace_stream *from)
+{
+	if (s->failed || !from->failed)
+		return; /* s's own error (an earlier window's) comes first */
+	dut_trace_stream_error(from, &s->merr);
+	s->failed = from->failed;
+}
