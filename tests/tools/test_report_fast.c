@@ -7,7 +7,9 @@
  * records, a record without dutfs time inside such a run, a process that
  * changes (also to one sharing its pid cache slot, and to writeback), a
  * relation file whose relation changes with time, a file id without FILE
- * entry; and generated traces fed in batches of every size.  Each case also
+ * entry; and generated traces fed in batches of every size.  Every case is
+ * also cut into 2 to 5 runs of records built apart and absorbed
+ * (report_build_ways: the sum the threaded pass makes).  Each case also
  * asserts the numbers it is about, so a bug in both paths is caught too.
  */
 #include <errno.h>
@@ -120,6 +122,15 @@ static struct report *build_checked(const char *name, const struct dut_trace *t,
 
 		CU_ASSERT_EQUAL_FATAL(build(t, m, NULL, batches[i], false, &other), 0);
 		check_same(name, want, other);
+	}
+	/* and cut into runs of records, each built on its own and absorbed (report_build_merge.c) */
+	for (unsigned ways = 2; ways <= 5 && ways <= REP_PAR_MAX_WAYS; ways++) {
+		_cleanup_(report_freep) struct report *other = NULL;
+		char wname[96];
+
+		snprintf(wname, sizeof(wname), "%s, %u windows", name, ways);
+		CU_ASSERT_EQUAL_FATAL(report_build_ways(t, m, NULL, ways, &other), 0);
+		check_same(wname, want, other);
 	}
 	return got;
 }
@@ -382,6 +393,10 @@ static void test_generated_traces_in_any_batches(void)
 		report_free(build_checked(name, t, NULL));
 		CU_ASSERT_EQUAL_FATAL(build(t, NULL, &pages, 0, true, &want), 0);
 		CU_ASSERT_EQUAL_FATAL(build(t, NULL, &pages, 7, false, &got), 0);
+		check_same(name, want, got);
+		report_free(got);
+		got = NULL;
+		CU_ASSERT_EQUAL_FATAL(report_build_ways(t, NULL, &pages, 3, &got), 0);
 		check_same(name, want, got);
 	}
 }

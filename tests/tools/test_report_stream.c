@@ -12,6 +12,7 @@
  * trace of compact frames (trace-gen --compact), and as a 2.0 one.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/trace.h"
+#include "lib/trace_format.h"
 #include "lib/trace_stream_tune.h"
 #include "tests/cu_main.h"
 #include "tests/tools/render_mem.h"
@@ -128,24 +130,70 @@ static void check_meta(const char *name, const struct dut_trace *m, const struct
 			 !strcmp(m->markers[i].label, t->markers[i].label), "%s: marker %zu", name, i);
 }
 
+/*
+ * How the streamed report is cut: one builder (the merge on a second
+ * thread), 2 windows cut at the scan's blocks (what `dutlab report` does
+ * on a big trace), and windows cut inside blocks: at the middle record's
+ * time (a tie of several records on the "ties" cases), and into 3 and 5
+ * even stretches of time.
+ */
+enum cut_how { CUT_ONE, CUT_BLOCKS, CUT_AT_RECORD, CUT_EVEN3, CUT_EVEN5, CUT_HOWS };
+static const char *const cut_name[] = { "one builder", "2 windows at blocks", "2 windows at a record",
+					"3 even windows", "5 even windows" };
+
+static int build_cut(struct dut_trace_stream *s, const struct dut_trace *t, enum cut_how how,
+		     struct rep_wal_watch *w, struct report **ret)
+{
+	uint64_t b[6] = { 0 }, first, last;
+	unsigned k = how == CUT_EVEN3 ? 3 : how == CUT_EVEN5 ? 5 : 2;
+
+	if (how == CUT_ONE)
+		return report_build_stream_ways(s, NULL, NULL, w, 1, ret);
+	if (how == CUT_BLOCKS)
+		return report_build_stream_ways(s, NULL, NULL, w, 2, ret);
+	dut_trace_stream_span(s, &first, &last);
+	for (unsigned i = 1; i < k; i++)
+		b[i] = how == CUT_AT_RECORD ? (t->nrecs ? t->recs[t->nrecs / 2].ts_ns : 0)
+					    : first + (last - first) / k * i;
+	b[k] = UINT64_MAX;
+	return report_build_stream_windows(s, NULL, NULL, w, k, b, ret);
+}
+
+/*
+ * The streamed report equals the loaded one, cut every way above (windows
+ * each on their own reader and thread: report_build_par.c), and the WAL
+ * page guess counts the same writes every way.
+ */
 static void check_reports(const char *name, const struct dut_trace *t, const uint8_t *buf, size_t len)
 {
 	static const enum rep_by bys[] = { REP_BY_CLASS, REP_BY_FILE, REP_BY_RELATION, REP_BY_PHASE,
 					   REP_BY_PROCESS };
-	_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
-	_cleanup_(report_freep) struct report *want = NULL, *got = NULL;
-	struct dut_error err = { { 0 } };
+	_cleanup_(report_freep) struct report *want = NULL;
+	struct rep_wal_guess g1 = { 0 };
 
-	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(buf, len, &s, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(report_build(t, NULL, &want), 0);
-	CU_ASSERT_EQUAL_FATAL(report_build_stream(s, NULL, &got), 0);
-	for (size_t i = 0; i < DUT_ARRAY_SIZE(bys); i++) {
-		_cleanup_free_ char *a = render_mem_human(want, bys[i], 0);
-		_cleanup_free_ char *b = render_mem_human(got, bys[i], 0);
+	for (enum cut_how how = 0; how < CUT_HOWS; how++) {
+		_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+		_cleanup_(report_freep) struct report *got = NULL;
+		struct dut_error err = { { 0 } };
+		struct rep_wal_watch w;
 
-		CU_ASSERT_FATAL(a && b);
-		CU_CHECK(strcmp(a, b) == 0, "%s: --by %s: the streamed report differs:\n--- loaded\n%s\n"
-			 "--- streamed\n%s", name, rep_by_name(bys[i]), a, b);
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(buf, len, &s, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(rep_wal_watch_init(&w, dut_trace_stream_meta(s)), 0);
+		CU_ASSERT_EQUAL_FATAL(build_cut(s, t, how, &w, &got), 0);
+		if (how == CUT_ONE)
+			g1 = w.g;
+		CU_CHECK(memcmp(&g1, &w.g, sizeof(g1)) == 0, "%s, %s: %" PRIu64 " WAL writes counted, "
+			 "one builder %" PRIu64, name, cut_name[how], w.g.writes, g1.writes);
+		rep_wal_watch_clear(&w);
+		for (size_t i = 0; i < DUT_ARRAY_SIZE(bys); i++) {
+			_cleanup_free_ char *a = render_mem_human(want, bys[i], 0);
+			_cleanup_free_ char *b = render_mem_human(got, bys[i], 0);
+
+			CU_ASSERT_FATAL(a && b);
+			CU_CHECK(strcmp(a, b) == 0, "%s, %s: --by %s: the streamed report differs:\n"
+				 "--- loaded\n%s\n--- streamed\n%s", name, cut_name[how], rep_by_name(bys[i]), a, b);
+		}
 	}
 }
 
@@ -487,6 +535,49 @@ static void test_stream_rejects_what_the_loader_rejects(void)
 	free(mb.p);
 }
 
+/*
+ * A compact frame damaged late in a 2.1 trace (the scan does not decode
+ * it: the merge finds it), read by a later time window's reader on its
+ * thread: the report fails, and the caller's stream says why in the
+ * loader's words, as with one builder.
+ */
+static void test_damage_in_a_later_window_is_the_streams_error(void)
+{
+	struct trace_gen_opts o = { .records = 400000, .seed = 13, .compact = true }; /* 3 blocks and more */
+	struct membuf mb = { 0 };
+	struct dut_trace *t = NULL;
+	struct dut_error e1 = { { 0 } };
+	size_t off, last_crec = 0;
+
+	CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+	/* the last CRECORDS frame before the end: its first record's ctrl byte gets the reserved bit */
+	for (off = dut_le32_get(mb.p + 32); off + DUT_TRACE_FRAME_HDR_SIZE <= mb.n;) {
+		uint32_t type = dut_le32_get(mb.p + off), plen = dut_le32_get(mb.p + off + 4);
+
+		if (type == DUT_TRACE_FRAME_CRECORDS)
+			last_crec = off;
+		off += DUT_TRACE_FRAME_HDR_SIZE + ((plen + 7u) & ~7u);
+	}
+	CU_ASSERT_FATAL(last_crec > mb.n / 2);
+	mb.p[last_crec + DUT_TRACE_FRAME_HDR_SIZE + DUT_TRACE_CFRAME_FIXED] |= 0x80;
+	CU_ASSERT_EQUAL_FATAL(dut_trace_parse(mb.p, mb.n, &t, &e1), -EBADMSG);
+	for (enum cut_how how = 0; how < CUT_HOWS; how++) {
+		_cleanup_(dut_trace_stream_closep) struct dut_trace_stream *s = NULL;
+		struct report *rep = NULL;
+		struct dut_error e2 = { { 0 } };
+		int r;
+
+		if (how == CUT_AT_RECORD)
+			continue; /* needs the loaded records */
+		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open_buf(mb.p, mb.n, &s, &e2), 0);
+		r = build_cut(s, NULL, how, NULL, &rep);
+		dut_trace_stream_error(s, &e2);
+		CU_CHECK(r == -EBADMSG && rep == NULL && strcmp(e1.msg, e2.msg) == 0,
+			 "%s: %d \"%s\" (the loader: \"%s\")", cut_name[how], r, e2.msg, e1.msg);
+	}
+	free(mb.p);
+}
+
 static const struct cu_test tests[] = {
 	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
 	{ "compact_stream_gives_the_loaded_order_and_report", test_compact_stream_gives_the_loaded_order_and_report },
@@ -498,6 +589,7 @@ static const struct cu_test tests[] = {
 	{ "generator_is_deterministic", test_generator_is_deterministic },
 	{ "stream_rejects_what_the_loader_rejects", test_stream_rejects_what_the_loader_rejects },
 	{ "streamed_export_equals_loaded", test_streamed_export_equals_loaded },
+	{ "damage_in_a_later_window_is_the_streams_error", test_damage_in_a_later_window_is_the_streams_error },
 	{ NULL, NULL },
 };
 

@@ -251,6 +251,24 @@ int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m
 /* The same, and every record into w's WAL page guess (w NULL: none). */
 int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
 			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret);
+/*
+ * The pass cut into `ways` time windows, built on as many threads and
+ * summed (report_build_par.c): the same report.  ways 0: one per CPU this
+ * process may run on (at most REP_PAR_MAX_WAYS) when the trace has a
+ * million records or more, else one builder with the merge on a second
+ * thread.  report_build_ways: a loaded trace cut into ways runs of records
+ * (any cut: the tests' reference for the windows' sum).
+ */
+#define REP_PAR_MAX_WAYS 8u
+int report_build_stream_ways(struct dut_trace_stream *s, const struct relmap *m,
+			     const struct rep_pages *pages, struct rep_wal_watch *w, unsigned ways,
+			     struct report **ret);
+/* The same over windows [bounds[i], bounds[i + 1]) of the trace's time, i < k (bounds[0] 0, bounds[k] UINT64_MAX). */
+int report_build_stream_windows(struct dut_trace_stream *s, const struct relmap *m,
+				const struct rep_pages *pages, struct rep_wal_watch *w, unsigned k,
+				const uint64_t *bounds, struct report **ret);
+int report_build_ways(const struct dut_trace *t, const struct relmap *m, const struct rep_pages *pages,
+		      unsigned ways, struct report **ret);
 void report_free(struct report *rep);
 
 /*

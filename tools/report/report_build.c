@@ -12,78 +12,9 @@
 
 #include "lib/cleanup.h"
 #include "tools/report/report.h"
+#include "tools/report/report_build_priv.h"
 #include "tools/report/report_priv.h"
 #include "tools/report/report_seconds.h"
-
-/* Per-file state during the walk, with the file's row. */
-struct fstate {
-	uint32_t id;
-	const struct dut_trace_file *f; /* NULL: no FILE entry */
-	bool has_last;
-	uint64_t last_end;
-	struct rep_row row;
-	/*
-	 * The file's records since its relation row or phase last changed:
-	 * merged into its own row, that relation row and that phase's class
-	 * when they change and at the end (part_flush), so a record costs one
-	 * statistics add here instead of three.
-	 */
-	struct rep_stats part;
-	bool part_used;
-	size_t part_rel_row, part_phase;
-	enum rep_class part_cls;
-	/*
-	 * The findings' latencies of dutfs-timed records (b->dutfs_lat): while
-	 * every read, write and fsync of the part had dutfs_ns, they are the
-	 * part's latency histograms, merged in at part_flush (a merge per part
-	 * instead of an add per record); after the first without, the part's
-	 * dutfs-timed records are added one by one (part_dutfs_direct).
-	 */
-	bool part_dutfs_direct;
-	const struct relmap_rel *rel_cached;
-	bool rel_valid;
-	size_t rel_row;
-	/* no relation map, or not a relation's file: the class does not depend on the time */
-	bool cls_fixed;
-	enum rep_class cls;
-	/*
-	 * The fast path (rec_fast): phase + 1 while the part takes this file's
-	 * records with no checks but the phase's, 0 when every record goes
-	 * through walk_rec.  Set by walk_rec for a file of fixed class: its
-	 * class and relation row then cannot change, so the part's keys stay
-	 * until the phase does.
-	 */
-	size_t fast_phase_plus1;
-	uint32_t page_bytes;           /* of its tail rewrites: the WAL page for WAL files */
-	bool is_data;                  /* heap, index or toast: its writes go into data_tick_add */
-};
-
-/* File ids are handed out in sequence: below this, look them up in a table. */
-#define DIRECT_IDS (1u << 20)
-#define PID_SLOTS 1024u
-
-struct pid_slot {
-	uint32_t pid;
-	uint32_t row_plus1;            /* 0: empty */
-};
-
-struct report_builder {
-	const struct dut_trace *meta;
-	const struct relmap *m;
-	struct report *rep;
-	struct fstate *fs;             /* sorted by id: the FILE entries, then ids records name */
-	size_t nfs, cap_fs;
-	uint32_t *by_id;               /* id < nby_id -> index in fs + 1 (0: none) */
-	size_t nby_id;
-	struct rep_rows rels, procs;
-	struct pid_slot pids[PID_SLOTS]; /* pid -> process row, a cache in front of rep_rows_get */
-	size_t phase;
-	uint64_t nrecs;                /* records added */
-	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
-	struct dut_hist *dutfs_lat[RC_COUNT];
-	bool added;                    /* a record came: the page sizes are fixed */
-	bool general_only;             /* every record through walk_rec (report_builder_set_general_only) */
-};
 
 static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
 		       const struct dut_trace_file *f)
@@ -141,7 +72,7 @@ static int fstate_insert(struct report_builder *b, uint32_t id, size_t at)
 	return 0;
 }
 
-static int fstate_of(struct report_builder *b, uint32_t id, struct fstate **ret)
+int rep_fstate_of(struct report_builder *b, uint32_t id, struct fstate **ret)
 {
 	size_t lo = 0, hi = b->nfs;
 	int r;
@@ -299,7 +230,7 @@ static int part_dutfs_lat_merge(struct report_builder *b, struct fstate *fs)
 	return 0;
 }
 
-static int part_flush(struct report_builder *b, struct fstate *fs)
+int rep_part_flush(struct report_builder *b, struct fstate *fs)
 {
 	int r;
 
@@ -316,6 +247,29 @@ static int part_flush(struct report_builder *b, struct fstate *fs)
 	return 0;
 }
 
+/* A later window's first read or write of fs, counted as random: where it went (report_build_priv.h). */
+static void first_rw_note(struct fstate *fs, const struct dut_trace_rec *r, enum rep_rec_kind k,
+			  size_t phase, enum rep_class c, size_t rrow, size_t prow)
+{
+	fs->first = (struct rep_first_rw){
+		.set = true,
+		.d = k == REP_RK_READ ? REP_READ : REP_WRITE,
+		.offset = r->offset,
+		.done = r->result > 0 ? (uint64_t)r->result : 0,
+		.phase = phase,
+		.rel_row = rrow,
+		.proc_row = prow,
+		.cls = c,
+	};
+}
+
+uint32_t rep_fstate_page(const struct report_builder *b, const struct fstate *fs)
+{
+	bool wal = fs->f && (fs->f->pg.cls == DUT_PG_WAL || fs->f->pg.cls == DUT_PG_WAL_OTHER);
+
+	return wal ? b->rep->pages.wal_block_bytes : b->rep->pages.block_bytes;
+}
+
 static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, size_t phase)
 {
 	static const struct dut_pg_file no_pg = { .cls = DUT_PG_OTHER };
@@ -323,13 +277,14 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	enum rep_rec_kind k = rep_rec_kind(r);
 	struct rep_phase *ph = b->rep->phases;
 	enum rep_access seq = REP_ACCESS_RANDOM;
+	bool first = false;
 	const struct dut_pg_file *pg;
 	struct fstate *fs;
 	enum rep_class c;
 	size_t rrow, prow;
 	int err;
 
-	if ((err = fstate_of(b, r->file_id, &fs)) < 0)
+	if ((err = rep_fstate_of(b, r->file_id, &fs)) < 0)
 		return err;
 	pg = fs->f ? &fs->f->pg : &no_pg;
 	if (fs->cls_fixed)
@@ -341,6 +296,7 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 
 		seq = rep_access_of(fs->has_last, fs->last_end, r->offset,
 				    wal ? b->rep->pages.wal_block_bytes : b->rep->pages.block_bytes);
+		first = !fs->has_last && b->later;
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
 	}
@@ -355,7 +311,7 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	if ((err = process_row(b, r, &prow)) < 0)
 		return err;
 	if (fs->part_used && (fs->part_rel_row != rrow || fs->part_phase != phase || fs->part_cls != c) &&
-	    (err = part_flush(b, fs)) < 0)
+	    (err = rep_part_flush(b, fs)) < 0)
 		return err;
 	if (k != REP_RK_OTHER && !r->dutfs_ns && !fs->part_dutfs_direct) {
 		/* the first of the part without dutfs time: the ones before it had it */
@@ -367,6 +323,8 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 	fs->part_rel_row = rrow;
 	fs->part_phase = phase;
 	fs->part_cls = c;
+	if (first)
+		first_rw_note(fs, r, k, phase, c, rrow, prow);
 	/* the totals of the phase and of the whole trace are sums of the classes (rep_phases_total) */
 	if ((err = rep_stats_add(&fs->part, r, k, seq)) < 0 ||
 	    (phase && k == REP_RK_WRITE && (err = data_tick_add(&ph[phase], r, c)) < 0) ||
@@ -428,6 +386,8 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 		enum rep_dir d = k == REP_RK_READ ? REP_READ : REP_WRITE;
 		enum rep_access acc = rep_access_of(fs->has_last, fs->last_end, r->offset, fs->page_bytes);
 
+		if (__builtin_expect(!fs->has_last && b->later, 0))
+			first_rw_note(fs, r, k, phase, fs->part_cls, fs->part_rel_row, prow);
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
 		rep_dir_add(&a->dir[d], r, acc);
@@ -569,7 +529,7 @@ int report_builder_finish(struct report_builder *b, struct report **ret)
 	if (b->nrecs != b->meta->nrecs)
 		return -EINVAL; /* the meta trace's count is what the report says it read */
 	for (size_t i = 0; i < b->nfs; i++) {
-		if ((r = part_flush(b, &b->fs[i])) < 0)
+		if ((r = rep_part_flush(b, &b->fs[i])) < 0)
 			return r;
 		rep_stats_free(&b->fs[i].part);
 		memset(&b->fs[i].part, 0, sizeof(b->fs[i].part));
@@ -633,59 +593,6 @@ int report_build_pages(const struct dut_trace *t, const struct relmap *m, const 
 		return r;
 	report_builder_set_pages(b, pages);
 	r = report_builder_add(b, t->recs, t->nrecs);
-	if (r < 0) {
-		report_builder_free(b);
-		return r;
-	}
-	return report_builder_finish(b, ret);
-}
-
-int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret)
-{
-	return report_build_stream_pages(s, m, NULL, ret);
-}
-
-int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
-			      const struct rep_pages *pages, struct report **ret)
-{
-	return report_build_stream_watch(s, m, pages, NULL, ret);
-}
-
-int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
-			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret)
-{
-	struct report_builder *b;
-	uint64_t first, last;
-	int r;
-
-	dut_trace_stream_span(s, &first, &last);
-	r = report_builder_new(dut_trace_stream_meta(s), first, last, m, &b);
-	if (r < 0)
-		return r;
-	report_builder_set_pages(b, pages);
-	if (dut_trace_stream_meta(s)->segmented) {
-		r = rep_rotation_new(dut_trace_stream_meta(s), dut_trace_stream_seconds(s), first, last,
-				     &b->rep->rot);
-		if (r < 0) {
-			report_builder_free(b);
-			return r;
-		}
-	}
-	/* the merge on the second core while this one builds; without a thread, both here */
-	(void)dut_trace_stream_prefetch(s);
-	for (;;) {
-		const struct dut_trace_rec *v;
-		size_t n;
-
-		r = dut_trace_stream_next(s, &v, &n);
-		if (r < 0 || n == 0)
-			break;
-		if (w)
-			rep_wal_watch_add(w, v, n);
-		r = report_builder_add(b, v, n);
-		if (r < 0)
-			break;
-	}
 	if (r < 0) {
 		report_builder_free(b);
 		return r;
