@@ -225,6 +225,44 @@ static void test_watch_counts_wal_writes_in_the_report_pass(void)
 	rmdir(dir);
 }
 
+/*
+ * The watch picks the WAL segments' writes by file id: from a byte per id
+ * when the largest WAL id is small, by search past REP_WAL_WATCH_DIRECT;
+ * ids beyond the table, other files and other ops do not count.
+ */
+static void test_watch_picks_wal_ids_small_and_large(void)
+{
+	static const uint32_t big = REP_WAL_WATCH_DIRECT + 7;
+	struct dut_trace_file files[] = {
+		{ 3, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
+		{ 5, "base/5/16384", { .cls = DUT_PG_REL, .db_oid = 5, .relfilenode = 16384 } },
+		{ big, "pg_wal/000000010000000000000002", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 2 } },
+	};
+	struct dut_trace_rec recs[] = {
+		{ .file_id = 3, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+		{ .file_id = 3, .op = DUT_OP_READ, .len = 8192, .result = 8192 },
+		{ .file_id = 5, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+		{ .file_id = 4, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+		{ .file_id = 9, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+		{ .file_id = big, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+		{ .file_id = big + 1, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
+	};
+	/* the first two files (small ids only), then all three (a large one) */
+	for (size_t nfiles = 2; nfiles <= 3; nfiles++) {
+		struct dut_trace meta = { .files = files, .nfiles = nfiles };
+		struct rep_wal_watch w;
+
+		CU_ASSERT_EQUAL_FATAL(rep_wal_watch_init(&w, &meta), 0);
+		CU_ASSERT_EQUAL(w.nids, nfiles - 1);
+		CU_ASSERT_EQUAL(w.by_id != NULL, nfiles == 2);
+		rep_wal_watch_add(&w, recs, DUT_ARRAY_SIZE(recs));
+		CU_CHECK(w.g.writes == nfiles - 1, "%zu files: %llu WAL writes counted", nfiles,
+			 (unsigned long long)w.g.writes);
+		rep_wal_watch_clear(&w);
+		CU_ASSERT_PTR_NULL(w.by_id);
+	}
+}
+
 /* dutlab report [extra] --json JSON TRACE: its exit status, or -1. */
 static int run_report(const char *dutlab, const char *extra, const char *json, const char *trace)
 {
@@ -318,6 +356,7 @@ static const struct cu_test tests[] = {
 	{ "wal_block_parse", test_wal_block_parse },
 	{ "watch_counts_wal_writes_in_the_report_pass", test_watch_counts_wal_writes_in_the_report_pass },
 	{ "dutlab_report_trace_in_its_wal_pages", test_dutlab_report_trace_in_its_wal_pages },
+	{ "watch_picks_wal_ids_small_and_large", test_watch_picks_wal_ids_small_and_large },
 	{ NULL, NULL },
 };
 

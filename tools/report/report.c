@@ -81,19 +81,37 @@ int rep_wal_watch_init(struct rep_wal_watch *w, const struct dut_trace *meta)
 		if (meta->files[i].pg.cls == DUT_PG_WAL)
 			w->ids[w->nids++] = meta->files[i].id;
 	qsort(w->ids, w->nids, sizeof(*w->ids), cmp_u32);
+	/* a byte per id when the ids are small (they are handed out in sequence): no search per write */
+	if (w->nids && w->ids[w->nids - 1] < REP_WAL_WATCH_DIRECT) {
+		w->nby_id = w->ids[w->nids - 1] + 1;
+		if (!(w->by_id = calloc(w->nby_id, 1))) {
+			rep_wal_watch_clear(w);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < w->nids; i++)
+			w->by_id[w->ids[i]] = 1;
+	}
 	return 0;
+}
+
+static inline bool wal_id(const struct rep_wal_watch *w, uint32_t id)
+{
+	if (w->by_id)
+		return id < w->nby_id && w->by_id[id];
+	return bsearch(&id, w->ids, w->nids, sizeof(*w->ids), cmp_u32) != NULL;
 }
 
 void rep_wal_watch_add(struct rep_wal_watch *w, const struct dut_trace_rec *v, size_t n)
 {
 	for (size_t i = 0; w->nids && i < n; i++)
-		if (v[i].op == DUT_OP_WRITE && bsearch(&v[i].file_id, w->ids, w->nids, sizeof(*w->ids), cmp_u32))
+		if (v[i].op == DUT_OP_WRITE && wal_id(w, v[i].file_id))
 			rep_wal_guess_add(&w->g, &v[i]);
 }
 
 void rep_wal_watch_clear(struct rep_wal_watch *w)
 {
 	free(w->ids);
+	free(w->by_id);
 	*w = (struct rep_wal_watch){ 0 };
 }
 

@@ -103,7 +103,11 @@ struct rep_wal_watch {
 	struct rep_wal_guess g;
 	uint32_t *ids;
 	size_t nids;
+	/* 1 at each WAL segment's id below nby_id (ids up to REP_WAL_WATCH_DIRECT; else NULL: ids) */
+	uint8_t *by_id;
+	uint32_t nby_id;
 };
+#define REP_WAL_WATCH_DIRECT (1u << 22)
 
 int rep_wal_watch_init(struct rep_wal_watch *w, const struct dut_trace *meta);
 /* Count the records of v whose file is a WAL segment. */
