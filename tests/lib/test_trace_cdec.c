@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The compact decoder's hot path (lib/trace_cdec.h) against the checked
- * one (dut_trace_crec_decode): on random bytes and on encoded records with
- * every varint length, both accept and refuse the same records, consume
- * the same bytes and leave the same coder state.
+ * one (dut_trace_crec_decode): on random bytes, on encoded records with
+ * every varint length and on encoded records with a few bytes changed,
+ * both accept and refuse the same records, consume the same bytes and
+ * leave the same coder state.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -155,9 +156,65 @@ static void test_encoded_records_agree(void)
 	CU_CHECK(state_eq(&a, &enc), "the last record decodes to something else");
 }
 
+/*
+ * Records like a trace's (small fields, a few pids, now and then a field at
+ * its width's edge) with 1 to 3 bytes changed: the damage a hot decoder's
+ * checks of a field's width and of a record's end must see as the checked
+ * one does.
+ */
+static void test_mutated_records_agree(void)
+{
+	static const uint64_t edges[] = { 0, 1, 0x7f, 0x80, 0x3fff, 0x4000, 0xffff, 0x10000,
+					  0xfffffff, 0x10000000, UINT32_MAX, (uint64_t)UINT32_MAX + 1 };
+	uint64_t st = 11;
+	struct dut_trace_cstate enc;
+	uint8_t orig[4096 + BUF], buf[sizeof(orig)];
+	size_t len = 0;
+	unsigned diff = 0, ok = 0, bad = 0;
+
+	dut_trace_cstate_init(&enc);
+	memset(orig, 0, sizeof(orig));
+	while (len + DUT_TRACE_CREC_MAX < 4096) {
+		struct dut_trace_rec r = enc.prev;
+		uint64_t x = dut_splitmix64(&st);
+
+		r.ts_ns += x % 100000;
+		r.offset = x & 0x100000 ? r.offset + r.len : (x >> 24) % (1ull << 36);
+		r.lat_ns = (x >> 8) % 50000;
+		if (x & 0x200000)
+			r.file_id = (uint32_t)(x >> 40) % 8;
+		if (x & 0x400000)
+			r.pid = 1000 + (uint32_t)(x >> 44) % 12;
+		if (x & 0x800000)
+			r.len = 512u << (x >> 50) % 8;
+		if (x & 0x1000000) {
+			r.op = (uint16_t)(1 + (x >> 54) % 15);
+			r.flags = (uint16_t)((x >> 58) & 0x1f);
+		}
+		r.result = x & 0x2000000 ? (int32_t)r.len : x & 0x4000000 ? 0 : -5;
+		r.dutfs_ns = x & 0x8000000 ? (uint32_t)(x >> 28) % 20000 : 0;
+		if (x % 16 == 0) /* one field at an edge of its width */
+			r.len = (uint32_t)edges[(x >> 4) % 11];
+		len += dut_trace_crec_encode(&enc, &r, orig + len);
+	}
+	for (unsigned k = 0; k < 100000; k++) {
+		unsigned changes = 1 + (unsigned)(dut_splitmix64(&st) % 3);
+		struct dut_trace_cstate s;
+
+		memcpy(buf, orig, sizeof(buf));
+		for (unsigned i = 0; i < changes; i++)
+			buf[dut_splitmix64(&st) % len] = rand_byte(&st);
+		dut_trace_cstate_init(&s);
+		diff += compare_both(buf, sizeof(buf), &s, &ok, &bad);
+	}
+	CU_CHECK(diff == 0, "%u of 100000 changed buffers decode differently", diff);
+	CU_CHECK(bad > 1000, "changes too tame: %u records read, %u refused", ok, bad);
+}
+
 static const struct cu_test tests[] = {
 	{ "random_bytes_agree", test_random_bytes_agree },
 	{ "encoded_records_agree", test_encoded_records_agree },
+	{ "mutated_records_agree", test_mutated_records_agree },
 	{ NULL, NULL },
 };
 
