@@ -15,11 +15,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "lib/trace.h"
+#include "lib/thread.h"
 #include "lib/trace_stream_priv.h"
 
 /* 4 x 2048 x 48 bytes: 384 KiB in flight, within the two cores' caches */
@@ -140,7 +140,6 @@ static const struct dut_trace_pipe_ops pipe_ops = {
 int dut_trace_stream_prefetch(struct dut_trace_stream *s)
 {
 	struct dut_trace_pipe *p;
-	sigset_t all, old;
 	int r;
 
 	if (s->pipe)
@@ -152,11 +151,7 @@ int dut_trace_stream_prefetch(struct dut_trace_stream *s)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->filled, NULL);
 	pthread_cond_init(&p->freed, NULL);
-	/* signals stay the calling thread's business: the merge's thread blocks them all */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&p->thread, NULL, pipe_thread, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = dut_thread_start(&p->thread, pipe_thread, p);
 	if (r < 0) {
 		pthread_cond_destroy(&p->freed);
 		pthread_cond_destroy(&p->filled);

@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -58,6 +57,7 @@
 
 #include "lib/trace.h"
 #include "lib/trace_format.h"
+#include "lib/thread.h"
 #include "lib/trace_writer_priv.h"
 
 /*
@@ -410,7 +410,6 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 			  struct dut_trace_writer **ret)
 {
 	struct dut_trace_writer *w;
-	sigset_t all, old;
 	struct stat st;
 	uint64_t cap = DEFAULT_THREAD_BUF_RECS, max_cap;
 	int r;
@@ -485,10 +484,7 @@ int dut_trace_writer_open(const char *path, const struct dut_trace_writer_opts *
 		dut_tw_segment_open_frames(w);
 
 	/* Signals belong to the program's threads, not to the writer. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&w->thread, NULL, writer_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = dut_thread_start(&w->thread, writer_main, w);
 	if (r < 0)
 		goto out_free_batch;
 	*ret = w;

@@ -17,11 +17,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cleanup.h"
+#include "lib/thread.h"
 #include "tools/report/report_build_priv.h"
 #include "tools/report/report_seconds.h"
 
@@ -108,15 +108,10 @@ static int builder_for(struct dut_trace_stream *s, const struct relmap *m, const
 /* Windows 1 .. k - 1 on their threads, window 0 here; then each absorbed into window 0's builder. */
 static int run_windows(struct win *x, unsigned k)
 {
-	sigset_t all, old;
 	int r = 0;
 
-	/* signals stay the calling thread's business */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned i = 1; i < k; i++)
-		x[i].started = pthread_create(&x[i].thread, NULL, win_thread, &x[i]) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+		x[i].started = dut_thread_start(&x[i].thread, win_thread, &x[i]) == 0;
 	x[0].r = win_run(&x[0]);
 	for (unsigned i = 1; i < k; i++) {
 		if (x[i].started)
