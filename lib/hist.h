@@ -32,6 +32,11 @@
 #define DUT_HIST_NBUCKETS \
 	((1u << DUT_HIST_SUB_BITS) + (DUT_HIST_MAX_BITS - DUT_HIST_SUB_BITS) * (1u << (DUT_HIST_SUB_BITS - 1)))
 
+/* Buckets in chunks of this many (the sparse histogram, lib/hist_sparse.h, allocates by chunk). */
+#define DUT_HIST_CHUNK (1u << (DUT_HIST_SUB_BITS - 1))
+#define DUT_HIST_NCHUNKS (DUT_HIST_NBUCKETS / DUT_HIST_CHUNK)
+_Static_assert(DUT_HIST_NBUCKETS % DUT_HIST_CHUNK == 0, "whole chunks");
+
 struct dut_hist {
 	uint64_t count;
 	uint64_t min;            /* UINT64_MAX when count == 0 */
