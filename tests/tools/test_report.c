@@ -435,7 +435,7 @@ static void test_json_report_reads_back(void)
 	CU_ASSERT_EQUAL(s.count, 1);
 	extra = dut_phase_extra(dut_result_phase_at(res, 0));
 	CU_CHECK(json_pointer_get(extra, "/classes/wal/fsync_latency_ns/p99", &v) == 0 &&
-		 json_object_get_uint64(v) == dut_hist_percentile(rep->phases[0].cls[RC_WAL].fsync_lat, 99),
+		 json_object_get_uint64(v) == dut_shist_percentile(rep->phases[0].cls[RC_WAL].fsync_lat, 99),
 		 "classes.wal lacks fsync_latency_ns.p99");
 	dut_result_free(res);
 }
@@ -521,7 +521,7 @@ static void test_dutfs_time_per_class_and_share(void)
 	CU_ASSERT_EQUAL(heap->sum_ns, 12 * 5000);
 	CU_ASSERT_EQUAL(heap->req_sum_ns, 12 * 15000);
 	CU_ASSERT_DOUBLE_EQUAL(rep_dutfs_share_pct(heap), 100.0 / 3, 1e-9);
-	CU_ASSERT_EQUAL(dut_hist_percentile(heap->hist, 50), 5000);
+	CU_ASSERT_EQUAL(dut_shist_percentile(heap->hist, 50), 5000);
 	CU_ASSERT_EQUAL(wal->reqs, 12);                  /* writes and fdatasyncs */
 	CU_ASSERT_DOUBLE_EQUAL(rep_dutfs_share_pct(wal), 100.0 * 12000 / (12000 + 10 * 90000 + 2 * 500000), 1e-9);
 	CU_ASSERT_EQUAL(idx->reqs, 3);

@@ -173,21 +173,20 @@ enum rep_class rep_classify(const struct dut_pg_file *pg, const struct relmap *m
 
 void rep_stats_free(struct rep_stats *st)
 {
-	dut_hist_free(st->dir[0].lat);
-	dut_hist_free(st->dir[1].lat);
-	dut_hist_free(st->fsync_lat);
-	dut_hist_free(st->dutfs.hist);
+	dut_shist_free(st->dir[0].lat);
+	dut_shist_free(st->dir[1].lat);
+	dut_shist_free(st->fsync_lat);
+	dut_shist_free(st->dutfs.hist);
 }
 
 /* A histogram exists once it has a value: an empty source adds nothing, not even one. */
-static int hist_merge_into(struct dut_hist **dst, const struct dut_hist *src)
+static int hist_merge_into(struct dut_shist **dst, const struct dut_shist *src)
 {
 	if (!src || !src->count)
 		return 0;
-	if (!*dst && !(*dst = dut_hist_new()))
+	if (!*dst && !(*dst = dut_shist_new()))
 		return -ENOMEM;
-	dut_hist_merge(*dst, src);
-	return 0;
+	return dut_shist_merge(*dst, src);
 }
 
 int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src)
@@ -222,12 +221,12 @@ int rep_stats_merge(struct rep_stats *dst, const struct rep_stats *src)
 
 void rep_stats_reset(struct rep_stats *st)
 {
-	struct dut_hist *h[4] = { st->dir[0].lat, st->dir[1].lat, st->fsync_lat, st->dutfs.hist };
+	struct dut_shist *h[4] = { st->dir[0].lat, st->dir[1].lat, st->fsync_lat, st->dutfs.hist };
 
 	memset(st, 0, sizeof(*st));
 	for (unsigned i = 0; i < 4; i++)
 		if (h[i])
-			dut_hist_reset(h[i]);
+			dut_shist_reset(h[i]);
 	st->dir[0].lat = h[0];
 	st->dir[1].lat = h[1];
 	st->fsync_lat = h[2];

@@ -34,6 +34,7 @@
 
 #include "lib/io_class.h"
 #include "lib/hist.h"
+#include "lib/hist_sparse.h"
 #include "lib/trace.h"
 #include "lib/relmap.h"
 
@@ -143,7 +144,7 @@ struct rep_dirstats {
 	uint64_t seq_bytes;            /* bytes done by the seq_ops */
 	uint64_t rewrite_ops;          /* of seq_ops: tail rewrites (re-reads) */
 	uint64_t size_bins[REP_SIZE_BINS];
-	struct dut_hist *lat;          /* NULL until the first op */
+	struct dut_shist *lat;         /* NULL until the first op */
 };
 
 /* dutfs's own time of the reads, writes and fsyncs that recorded it. */
@@ -151,13 +152,13 @@ struct rep_dutfs {
 	uint64_t reqs;                 /* records with dutfs_ns */
 	uint64_t sum_ns;               /* sum of their dutfs_ns */
 	uint64_t req_sum_ns;           /* sum of their lat_ns + dutfs_ns: the whole request time */
-	struct dut_hist *hist;         /* dutfs_ns; NULL until the first one */
+	struct dut_shist *hist;        /* dutfs_ns; NULL until the first one */
 };
 
 struct rep_stats {
 	struct rep_dirstats dir[2];
 	uint64_t fsyncs;
-	struct dut_hist *fsync_lat;    /* NULL until the first fsync */
+	struct dut_shist *fsync_lat;   /* NULL until the first fsync */
 	uint64_t other_ops;            /* open, release, truncate, ... */
 	struct rep_dutfs dutfs;
 };

@@ -200,21 +200,19 @@ static int data_tick_add(struct rep_phase *ph, const struct dut_trace_rec *r, en
 
 static int dutfs_lat_add(struct report_builder *b, const struct dut_trace_rec *r, enum rep_class c)
 {
-	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_hist_new()))
+	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_shist_new()))
 		return -ENOMEM;
-	dut_hist_add(b->dutfs_lat[c], r->lat_ns);
-	return 0;
+	return dut_shist_add(b->dutfs_lat[c], r->lat_ns);
 }
 
 /* A histogram exists once it has a value (as when added to one by one). */
-static int dutfs_lat_merge(struct report_builder *b, enum rep_class c, const struct dut_hist *h)
+static int dutfs_lat_merge(struct report_builder *b, enum rep_class c, const struct dut_shist *h)
 {
 	if (!h || !h->count)
 		return 0;
-	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_hist_new()))
+	if (!b->dutfs_lat[c] && !(b->dutfs_lat[c] = dut_shist_new()))
 		return -ENOMEM;
-	dut_hist_merge(b->dutfs_lat[c], h);
-	return 0;
+	return dut_shist_merge(b->dutfs_lat[c], h);
 }
 
 /* The part's records so far all had dutfs_ns: their latencies into the class's dutfs_lat. */
@@ -343,9 +341,9 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 }
 
 /* The histograms a record of kind k adds to, made when missing (as rep_stats_add does). */
-static int hist_ensure(struct dut_hist **h)
+static int hist_ensure(struct dut_shist **h)
 {
-	if (!*h && !(*h = dut_hist_new()))
+	if (!*h && !(*h = dut_shist_new()))
 		return -ENOMEM;
 	return 0;
 }
@@ -361,7 +359,7 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 {
 	struct rep_stats *a = &fs->part, *p = &b->procs.v[prow].st;
 	enum rep_rec_kind k = rep_rec_kind(r);
-	struct dut_hist **ha, **hp;
+	struct dut_shist **ha, **hp;
 	unsigned idx;
 	int err;
 
@@ -401,20 +399,23 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 	if (__builtin_expect(!*ha || !*hp, 0) && ((err = hist_ensure(ha)) < 0 || (err = hist_ensure(hp)) < 0))
 		return err;
 	idx = dut_hist_bucket(r->lat_ns);
-	dut_hist_add_at(*ha, r->lat_ns, idx);
-	dut_hist_add_at(*hp, r->lat_ns, idx);
+	if ((err = dut_shist_add_at(*ha, r->lat_ns, idx)) < 0 ||
+	    (err = dut_shist_add_at(*hp, r->lat_ns, idx)) < 0)
+		return err;
 	if (r->dutfs_ns) {
 		unsigned didx = dut_hist_bucket(r->dutfs_ns);
 
 		if (__builtin_expect(!a->dutfs.hist || !p->dutfs.hist, 0) &&
 		    ((err = hist_ensure(&a->dutfs.hist)) < 0 || (err = hist_ensure(&p->dutfs.hist)) < 0))
 			return err;
-		rep_dutfs_add(&a->dutfs, r, didx);
-		rep_dutfs_add(&p->dutfs, r, didx);
+		if ((err = rep_dutfs_add(&a->dutfs, r, didx)) < 0 ||
+		    (err = rep_dutfs_add(&p->dutfs, r, didx)) < 0)
+			return err;
 		if (fs->part_dutfs_direct) {
 			if (__builtin_expect(!b->dutfs_lat[fs->cls], 0) && (err = hist_ensure(&b->dutfs_lat[fs->cls])) < 0)
 				return err;
-			dut_hist_add_at(b->dutfs_lat[fs->cls], r->lat_ns, idx);
+			if ((err = dut_shist_add_at(b->dutfs_lat[fs->cls], r->lat_ns, idx)) < 0)
+				return err;
 		}
 	}
 	return 0;
@@ -435,7 +436,7 @@ void report_builder_free(struct report_builder *b)
 	rep_rows_free(b->rels.v, b->rels.n);
 	rep_rows_free(b->procs.v, b->procs.n);
 	for (unsigned c = 0; c < RC_COUNT; c++)
-		dut_hist_free(b->dutfs_lat[c]);
+		dut_shist_free(b->dutfs_lat[c]);
 	report_free(b->rep);
 	free(b);
 }

@@ -124,15 +124,16 @@ int report_builder_absorb(struct report_builder *a, struct report_builder *b)
 			goto out;
 	}
 	for (unsigned c = 0; c < RC_COUNT; c++) {
-		const struct dut_hist *h = b->dutfs_lat[c];
+		const struct dut_shist *h = b->dutfs_lat[c];
 
 		if (!h || !h->count)
 			continue;
-		if (!a->dutfs_lat[c] && !(a->dutfs_lat[c] = dut_hist_new())) {
+		if (!a->dutfs_lat[c] && !(a->dutfs_lat[c] = dut_shist_new())) {
 			r = -ENOMEM;
 			goto out;
 		}
-		dut_hist_merge(a->dutfs_lat[c], h);
+		if ((r = dut_shist_merge(a->dutfs_lat[c], h)) < 0)
+			goto out;
 	}
 	ra->unknown_file_recs += rb->unknown_file_recs;
 	ra->unmapped_rel_recs += rb->unmapped_rel_recs;

@@ -93,7 +93,7 @@ struct report_builder {
 	size_t phase;
 	uint64_t nrecs;                /* records added */
 	/* lat_ns of the records with dutfs_ns, per class: the findings' device median */
-	struct dut_hist *dutfs_lat[RC_COUNT];
+	struct dut_shist *dutfs_lat[RC_COUNT];
 	bool added;                    /* a record came: the page sizes are fixed */
 	bool general_only;             /* every record through walk_rec (report_builder_set_general_only) */
 	bool later;                    /* records before its first one went to another builder */

@@ -81,7 +81,7 @@ static int cmp_finding(const void *a, const void *b)
  * device's (lat_ns) on the same records: reads, writes and fsyncs with
  * dutfs_ns, merged.
  */
-void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT])
+void rep_dutfs_findings(struct report *rep, struct dut_shist *const lat[RC_COUNT])
 {
 	const struct rep_phase *all = &rep->phases[0];
 
@@ -94,8 +94,8 @@ void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT]
 			continue;
 		*f = (struct rep_dutfs_finding){ .cls = (enum rep_class)c, .share_pct = share,
 						 .reqs = d->reqs,
-						 .dutfs_p50_ns = dut_hist_percentile(d->hist, 50),
-						 .lat_p50_ns = dut_hist_percentile(lat[c], 50) };
+						 .dutfs_p50_ns = dut_shist_percentile(d->hist, 50),
+						 .lat_p50_ns = dut_shist_percentile(lat[c], 50) };
 		rep->ndutfs_findings++;
 	}
 	if (rep->ndutfs_findings > 1)

@@ -48,13 +48,17 @@ static inline void rep_dir_add(struct rep_dirstats *d, const struct dut_trace_re
 	d->size_bins[rep_size_bin(r->len)]++;
 }
 
-/* A record's dutfs time into d (d->hist made), idx its bucket. */
-static inline void rep_dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec *r, unsigned idx)
+/* A record's dutfs time into d (d->hist made), idx its bucket: 0 or -ENOMEM. */
+static inline int rep_dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec *r, unsigned idx)
 {
-	dut_hist_add_at(d->hist, r->dutfs_ns, idx);
+	int err = dut_shist_add_at(d->hist, r->dutfs_ns, idx);
+
+	if (err < 0)
+		return err;
 	d->reqs++;
 	d->sum_ns = rep_sat_add(d->sum_ns, r->dutfs_ns);
 	d->req_sum_ns = rep_sat_add(d->req_sum_ns, rep_sat_add(r->lat_ns, r->dutfs_ns));
+	return 0;
 }
 
 /*
@@ -64,7 +68,8 @@ static inline void rep_dutfs_add(struct rep_dutfs *d, const struct dut_trace_rec
 static inline int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec *r,
 				enum rep_rec_kind k, enum rep_access acc)
 {
-	struct dut_hist **h;
+	struct dut_shist **h;
+	int err;
 
 	if (k == REP_RK_OTHER) {
 		st->other_ops++;
@@ -79,15 +84,16 @@ static inline int rep_stats_add(struct rep_stats *st, const struct dut_trace_rec
 		rep_dir_add(d, r, acc);
 		h = &d->lat;
 	}
-	if (__builtin_expect(!*h, 0) && !(*h = dut_hist_new()))
+	if (__builtin_expect(!*h, 0) && !(*h = dut_shist_new()))
 		return -ENOMEM;
-	dut_hist_add(*h, r->lat_ns);
+	if ((err = dut_shist_add(*h, r->lat_ns)) < 0)
+		return err;
 	if (r->dutfs_ns) {
 		struct rep_dutfs *d = &st->dutfs;
 
-		if (__builtin_expect(!d->hist, 0) && !(d->hist = dut_hist_new()))
+		if (__builtin_expect(!d->hist, 0) && !(d->hist = dut_shist_new()))
 			return -ENOMEM;
-		rep_dutfs_add(d, r, dut_hist_bucket(r->dutfs_ns));
+		return rep_dutfs_add(d, r, dut_hist_bucket(r->dutfs_ns));
 	}
 	return 0;
 }
@@ -124,6 +130,6 @@ int rep_phases_init(struct report *rep, const struct dut_trace *t, uint64_t firs
 /* After the pass: phase totals and the whole trace's classes, summed from phases[p].cls[c]. */
 int rep_phases_total(struct report *rep);
 /* The dutfs-time findings; lat[c]: lat_ns of class c's records with dutfs_ns (NULL: none). */
-void rep_dutfs_findings(struct report *rep, struct dut_hist *const lat[RC_COUNT]);
+void rep_dutfs_findings(struct report *rep, struct dut_shist *const lat[RC_COUNT]);
 
 #endif

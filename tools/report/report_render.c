@@ -121,13 +121,13 @@ static void table_row(FILE *out, const char *name, const char *detail, const str
 		" %8s %8s %8s %8s %8s %8s %8s %8s  %s\n",
 		fit_name(name, nb, sizeof(nb)), rd->ops, fmt_bytes(rd->bytes, b[0], 24), rep_pct(rd->seq_ops, rd->ops),
 		wr->ops, fmt_bytes(wr->bytes, b[1], 24), rep_pct(wr->seq_ops, wr->ops), st->fsyncs,
-		fmt_ns(rd->lat ? dut_hist_percentile(rd->lat, 50) : 0, rd->lat, b[2], 24),
-		fmt_ns(rd->lat ? dut_hist_percentile(rd->lat, 99) : 0, rd->lat, b[3], 24),
+		fmt_ns(rd->lat ? dut_shist_percentile(rd->lat, 50) : 0, rd->lat, b[2], 24),
+		fmt_ns(rd->lat ? dut_shist_percentile(rd->lat, 99) : 0, rd->lat, b[3], 24),
 		fmt_ns(rd->lat ? rd->lat->max : 0, rd->lat, b[4], 24),
-		fmt_ns(wr->lat ? dut_hist_percentile(wr->lat, 50) : 0, wr->lat, b[5], 24),
-		fmt_ns(wr->lat ? dut_hist_percentile(wr->lat, 99) : 0, wr->lat, b[6], 24),
+		fmt_ns(wr->lat ? dut_shist_percentile(wr->lat, 50) : 0, wr->lat, b[5], 24),
+		fmt_ns(wr->lat ? dut_shist_percentile(wr->lat, 99) : 0, wr->lat, b[6], 24),
 		fmt_ns(wr->lat ? wr->lat->max : 0, wr->lat, b[7], 24),
-		fmt_ns(st->fsync_lat ? dut_hist_percentile(st->fsync_lat, 99) : 0, st->fsync_lat, b[8], 24),
+		fmt_ns(st->fsync_lat ? dut_shist_percentile(st->fsync_lat, 99) : 0, st->fsync_lat, b[8], 24),
 		fmt_ns(st->fsync_lat ? st->fsync_lat->max : 0, st->fsync_lat, b[9], 24), detail);
 }
 
@@ -153,8 +153,8 @@ static void dutfs_row(FILE *out, const char *name, const struct rep_dutfs *d)
 		return;
 	}
 	fprintf(out, "  %-34s %9" PRIu64 " %9s %9s %9s %6.1f%%\n", name, d->reqs,
-		fmt_ns(dut_hist_percentile(d->hist, 50), true, b[0], 24),
-		fmt_ns(dut_hist_percentile(d->hist, 99), true, b[1], 24),
+		fmt_ns(dut_shist_percentile(d->hist, 50), true, b[0], 24),
+		fmt_ns(dut_shist_percentile(d->hist, 99), true, b[1], 24),
 		fmt_ns(d->hist->max, true, b[2], 24), rep_dutfs_share_pct(d));
 }
 
@@ -322,12 +322,12 @@ static int add_u64(json_object *o, const char *k, uint64_t v)
 	return json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
-static json_object *lat_json(const struct dut_hist *h)
+static json_object *lat_json(const struct dut_shist *h)
 {
 	json_object *l = json_object_new_object();
 
-	add_u64(l, "p50", dut_hist_percentile(h, 50));
-	add_u64(l, "p99", dut_hist_percentile(h, 99));
+	add_u64(l, "p50", dut_shist_percentile(h, 50));
+	add_u64(l, "p99", dut_shist_percentile(h, 99));
 	add_u64(l, "max", h->max);
 	return l;
 }
@@ -360,8 +360,8 @@ static json_object *dutfs_json(const struct rep_dutfs *d)
 		return NULL;
 	o = json_object_new_object();
 	add_u64(o, "requests", d->reqs);
-	add_u64(o, "p50", dut_hist_percentile(d->hist, 50));
-	add_u64(o, "p99", dut_hist_percentile(d->hist, 99));
+	add_u64(o, "p50", dut_shist_percentile(d->hist, 50));
+	add_u64(o, "p99", dut_shist_percentile(d->hist, 99));
 	add_u64(o, "max", d->hist->max);
 	add_u64(o, "sum", d->sum_ns);
 	add_u64(o, "request_time_sum", d->req_sum_ns);
@@ -467,15 +467,15 @@ static int phase_result(struct dut_result *res, const struct rep_phase *ph, cons
 	if (t->dutfs.reqs)
 		dut_phase_set_metric(p, "dutfs_share", rep_dutfs_share_pct(&t->dutfs), "%");
 	if (t->dir[REP_READ].lat) {
-		dut_hist_summarize(t->dir[REP_READ].lat, &s);
+		dut_shist_summarize(t->dir[REP_READ].lat, &s);
 		dut_phase_set_latency(p, "read", &s);
 	}
 	if (t->dir[REP_WRITE].lat) {
-		dut_hist_summarize(t->dir[REP_WRITE].lat, &s);
+		dut_shist_summarize(t->dir[REP_WRITE].lat, &s);
 		dut_phase_set_latency(p, "write", &s);
 	}
 	if (t->fsync_lat) {
-		dut_hist_summarize(t->fsync_lat, &s);
+		dut_shist_summarize(t->fsync_lat, &s);
 		dut_phase_set_latency(p, "fsync", &s);
 	}
 	extra = dut_phase_extra(p);

@@ -58,7 +58,7 @@ void report_reads_of(const struct rundir_config *c, const char *phase, uint32_t 
 				for (unsigned b = mb; b < REP_SIZE_BINS; b++)
 					x.multi_ops += rd->size_bins[b];
 				if (lat && rd->lat)
-					dut_hist_merge(lat, rd->lat);
+					dut_hist_merge_sparse(lat, rd->lat);
 			}
 		}
 		/* the processes of every mount's trace of a repetition that ran the phase */

@@ -178,10 +178,10 @@ void rundir_io_mix_of(const struct rundir_config *c, const char *phase, struct r
 
 static void merge_lat(struct dut_hist *h, const struct rep_stats *st, int what)
 {
-	const struct dut_hist *src = what == 2 ? st->fsync_lat : st->dir[what].lat;
+	const struct dut_shist *src = what == 2 ? st->fsync_lat : st->dir[what].lat;
 
 	if (src)
-		dut_hist_merge(h, src);
+		dut_hist_merge_sparse(h, src);
 }
 
 void rundir_io_lat_of(const struct rundir_config *c, const char *phase, int cls, int what,
