@@ -203,8 +203,10 @@ int dut_trace_file_decode(const uint8_t *p, size_t len, struct dut_trace_file *r
  * The merge reads a block only once every record it has not read yet is
  * later than that block's (and every later block's) earliest record.
  */
-#define DUT_TRACE_BLOCK_SHIFT 21u
+#define DUT_TRACE_BLOCK_SHIFT 17u
 #define DUT_TRACE_BLOCK_SIZE ((size_t)1 << DUT_TRACE_BLOCK_SHIFT)
+/* Readers hand pages back, and map them in, in runs of at least this many bytes. */
+#define DUT_TRACE_RELEASE_BATCH ((size_t)2 << 20)
 
 struct dut_trace_block {
 	uint64_t first_frame;            /* byte offset; UINT64_MAX: no frame starts here */
@@ -217,6 +219,8 @@ struct dut_trace_scan {
 	/* in: pages [off, off + len) will not be read again before the merge (NULL: keep) */
 	void (*release)(void *ctx, size_t off, size_t len);
 	void *release_ctx;
+	/* in: pages [off, off + len) are read next: map them in one go (NULL: fault them in) */
+	void (*prefault)(void *ctx, size_t off, size_t len);
 	/* out */
 	struct dut_trace *meta;          /* everything but the records: recs NULL, nrecs their count */
 	struct dut_trace_block *blocks;
@@ -240,6 +244,7 @@ int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struc
 /* How a stream hands pages back and lets go of its buffer (trace_stream_linux.c: a mapping). */
 struct dut_trace_stream_hooks {
 	void (*release)(void *ctx, size_t off, size_t len);
+	void (*prefault)(void *ctx, size_t off, size_t len); /* NULL: none */
 	void (*unmap)(void *ctx);        /* at close, and when opening fails */
 	void *ctx;
 };

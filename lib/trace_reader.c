@@ -132,6 +132,7 @@ struct parse {
 	/* scan mode (dut_trace_scan): count records and index them, keep none */
 	struct dut_trace_scan *scan;
 	size_t released;                /* scan: bytes handed to scan->release */
+	size_t prefaulted;              /* scan: bytes handed to scan->prefault */
 	bool eager;                     /* scan: decode CRECORDS frames with a span too */
 	size_t lazy;                    /* scan: CRECORDS frames taken on their span, not decoded */
 	/* the last CSPAN frame's span, for the frame at span_for (UINT64_MAX: none) */
@@ -460,7 +461,11 @@ static void scan_frame_start(struct parse *ps, size_t off)
 
 	if (b->first_frame == UINT64_MAX)
 		b->first_frame = off;
-	if (sc->release && off - ps->released >= DUT_TRACE_BLOCK_SIZE) {
+	if (sc->prefault && off >= ps->prefaulted) {
+		sc->prefault(sc->release_ctx, off, DUT_TRACE_RELEASE_BATCH);
+		ps->prefaulted = off + DUT_TRACE_RELEASE_BATCH;
+	}
+	if (sc->release && off - ps->released >= DUT_TRACE_RELEASE_BATCH) {
 		sc->release(sc->release_ctx, ps->released, off - ps->released);
 		ps->released = off;
 	}

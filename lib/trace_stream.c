@@ -254,6 +254,13 @@ static int block_split(struct dut_trace_stream *s, size_t k)
 		span_look_back(s, k);
 	s->prev_blk = k;
 	s->blocks_split++;
+	if (s->sc.prefault && limit > s->pf_hi) {
+		/* map this block's pages in, and the next ones', in one call per run */
+		uint64_t lo = off > s->pf_hi ? off : s->pf_hi;
+
+		s->pf_hi = limit > lo + DUT_TRACE_RELEASE_BATCH ? limit : lo + DUT_TRACE_RELEASE_BATCH;
+		s->sc.prefault(s->sc.release_ctx, lo, s->pf_hi - lo);
+	}
 	while (off < limit) {
 		const uint64_t frame_off = off;
 		uint32_t type = dut_le32_get(s->buf + off);
@@ -393,8 +400,13 @@ int dut_trace_stream_fill(struct dut_trace_stream *s, struct dut_trace_rec *out,
 	for (;;) {
 		n = dut_trace_merge_emit(s, out, n, cap);
 		/* cap reached, or the merge reached the next block's earliest record */
-		if (n == cap || s->next_blk == s->sc.nblocks)
+		if (n == cap)
 			break;
+		if (s->next_blk == s->sc.nblocks) {
+			if (n == 0)
+				dut_trace_merge_release_flush(s); /* the end */
+			break;
+		}
 		r = block_split(s, s->next_blk++);
 		if (r < 0)
 			return r;
@@ -488,6 +500,7 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 	if (hooks) {
 		s->sc.release = hooks->release;
 		s->sc.release_ctx = hooks->ctx;
+		s->sc.prefault = hooks->prefault;
 		s->unmap = hooks->unmap;
 		s->unmap_ctx = hooks->ctx;
 	}

@@ -284,12 +284,38 @@ static size_t emit_coded(const struct dut_trace_stream *s, struct run *r, struct
 	return n;
 }
 
+void dut_trace_merge_release_flush(struct dut_trace_stream *s)
+{
+	if (s->rel_hi > s->rel_lo)
+		s->sc.release(s->sc.release_ctx, s->rel_lo, s->rel_hi - s->rel_lo);
+	s->rel_lo = s->rel_hi = 0;
+}
+
+/*
+ * Blocks are released in runs of adjacent ones of at least
+ * DUT_TRACE_RELEASE_BATCH bytes: dropping pages from a mapping that other
+ * threads use (the windows' clones) makes the kernel flush their TLBs, a
+ * cost per call, and blocks are smaller than that so that a block's
+ * decoded records stay in the CPU's cache until the merge reads them.
+ */
 void dut_trace_merge_release_block(struct dut_trace_stream *s, size_t k)
 {
 	const struct dut_trace_block *b = &s->sc.blocks[k];
+	uint64_t lo = b->first_frame, hi = s->bend[k];
 
-	if (s->sc.release && b->first_frame != UINT64_MAX && s->bend[k] > b->first_frame)
-		s->sc.release(s->sc.release_ctx, b->first_frame, s->bend[k] - b->first_frame);
+	if (!s->sc.release || lo == UINT64_MAX || hi <= lo)
+		return;
+	if (s->rel_hi > s->rel_lo && lo == s->rel_hi) {
+		s->rel_hi = hi;
+	} else if (s->rel_hi > s->rel_lo && hi == s->rel_lo) {
+		s->rel_lo = lo;
+	} else {
+		dut_trace_merge_release_flush(s);
+		s->rel_lo = lo;
+		s->rel_hi = hi;
+	}
+	if (s->rel_hi - s->rel_lo >= DUT_TRACE_RELEASE_BATCH)
+		dut_trace_merge_release_flush(s);
 }
 
 /* The merge read segment g to its end: drop it (and its block, when it was the last). */

@@ -191,6 +191,8 @@ struct dut_trace_stream {
 	struct part_cur *cur;
 	struct dut_trace meta_set;   /* the newest part's meta (not owned), with the set's totals */
 	struct dut_trace_seconds_file *seconds;
+	uint64_t rel_lo, rel_hi;      /* blocks read but not yet released: [lo, hi) */
+	uint64_t pf_hi;               /* the merge asked the pages below this to be mapped in */
 	struct dut_trace_rec out[OUT_RECS];
 };
 
@@ -238,6 +240,8 @@ size_t dut_trace_merge_emit(struct dut_trace_stream *s, struct dut_trace_rec *ou
 			    size_t cap);
 /* Block k's segments are all read (or it has none): the caller may drop its pages. */
 void dut_trace_merge_release_block(struct dut_trace_stream *s, size_t k);
+/* Release the blocks dut_trace_merge_release_block() holds back (at the merge's end). */
+void dut_trace_merge_release_flush(struct dut_trace_stream *s);
 /* Free the merge's runs and their segments (at close). */
 void dut_trace_merge_free(struct dut_trace_stream *s);
 

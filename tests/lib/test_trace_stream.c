@@ -11,12 +11,14 @@
  * record's lat_ns is its index in the file, so the expected order is the
  * indices sorted by (ts, index).
  */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "lib/trace.h"
 #include "lib/trace_format.h"
 #include "lib/trace_stream_tune.h"
@@ -220,11 +222,108 @@ static void test_many_runs_over_many_blocks(void)
 	free(nr);
 }
 
+/* The hooks' calls after the scan: [off, off + len) ranges, in call order. */
+struct hook_log {
+	bool on;
+	size_t nrel, npf;
+	uint64_t rel[4096][2], pf[4096][2];
+};
+
+static void log_release(void *ctx, size_t off, size_t len)
+{
+	struct hook_log *l = ctx;
+
+	if (l->on && l->nrel < DUT_ARRAY_SIZE(l->rel)) {
+		l->rel[l->nrel][0] = off;
+		l->rel[l->nrel++][1] = off + len;
+	}
+}
+
+static void log_prefault(void *ctx, size_t off, size_t len)
+{
+	struct hook_log *l = ctx;
+
+	if (l->on && l->npf < DUT_ARRAY_SIZE(l->pf)) {
+		l->pf[l->npf][0] = off;
+		l->pf[l->npf++][1] = off + len;
+	}
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * The merge hands every block back once, in runs of at least
+ * DUT_TRACE_RELEASE_BATCH bytes (one madvise each, not one per block), and
+ * asks for each block's pages to be mapped in before it reads them, in
+ * runs as long.
+ */
+static void test_pages_go_back_and_come_in_by_the_run(void)
+{
+	static struct hook_log lg;
+	struct dut_trace_stream_hooks hooks = { .release = log_release, .prefault = log_prefault, .ctx = &lg };
+	struct dut_error err = { { 0 } };
+	struct dut_trace_stream *s = NULL;
+	const struct dut_trace_rec *v;
+	struct tbuf b = { 0 };
+	uint64_t idx = 0, ts[64], first, end, covered;
+	size_t n = 0, k, nbatch = 0;
+
+	memset(&lg, 0, sizeof(lg));
+	put_header(&b, false);
+	first = b.len;
+	/* 4 threads' frames of 64 records per round, their times interleaved */
+	while (b.len < 12 * DUT_TRACE_RELEASE_BATCH + 1000) {
+		for (unsigned t = 0; t < 4; t++) {
+			for (size_t i = 0; i < 64; i++)
+				ts[i] = 1000 + (idx / 256) * 1000 + i * 4 + t;
+			put_frame(&b, false, ts, 64, &idx);
+		}
+	}
+	end = b.len;
+	put_footer(&b, idx);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_new(b.p, b.len, &hooks, &s, &err), 0);
+	lg.on = true;
+	while (dut_trace_stream_next(s, &v, &k) == 0 && k)
+		n += k;
+	CU_ASSERT_EQUAL(n, idx);
+	/* released: [first, end) exactly once, the runs all long but for the last */
+	qsort(lg.rel, lg.nrel, sizeof(lg.rel[0]), cmp_range);
+	covered = first;
+	for (size_t i = 0; i < lg.nrel; i++) {
+		CU_CHECK(lg.rel[i][0] == covered, "release %zu starts at %" PRIu64 ", expected %" PRIu64, i,
+			 lg.rel[i][0], covered);
+		covered = lg.rel[i][1];
+		nbatch += lg.rel[i][1] - lg.rel[i][0] >= DUT_TRACE_RELEASE_BATCH;
+	}
+	CU_CHECK(covered >= end, "released up to %" PRIu64 " of %" PRIu64, covered, end);
+	CU_CHECK(lg.nrel >= 2 && nbatch >= lg.nrel - 1, "%zu releases, %zu of them of a whole run", lg.nrel,
+		 nbatch);
+	/* prefaulted: every block's bytes, in about one call per run */
+	qsort(lg.pf, lg.npf, sizeof(lg.pf[0]), cmp_range);
+	covered = first;
+	for (size_t i = 0; i < lg.npf; i++) {
+		CU_CHECK(lg.pf[i][0] <= covered, "a hole before prefault %zu at %" PRIu64, i, lg.pf[i][0]);
+		if (lg.pf[i][1] > covered)
+			covered = lg.pf[i][1];
+	}
+	CU_CHECK(covered >= end, "mapped in up to %" PRIu64 " of %" PRIu64, covered, end);
+	CU_CHECK(lg.npf <= (end - first) / DUT_TRACE_RELEASE_BATCH + 1, "%zu prefault calls for %" PRIu64 " bytes",
+		 lg.npf, end - first);
+	dut_trace_stream_close(s);
+	free(b.p);
+}
+
 static const struct cu_test tests[] = {
 	{ "equal_times_across_runs_go_in_file_order", test_equal_times_across_runs_go_in_file_order },
 	{ "stretch_ends_exactly_at_the_runner_up", test_stretch_ends_exactly_at_the_runner_up },
 	{ "run_that_ends_leaves_the_others", test_run_that_ends_leaves_the_others },
 	{ "many_runs_over_many_blocks", test_many_runs_over_many_blocks },
+	{ "pages_go_back_and_come_in_by_the_run", test_pages_go_back_and_come_in_by_the_run },
 	{ NULL, NULL },
 };
 
