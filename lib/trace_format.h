@@ -221,6 +221,14 @@ struct dut_trace_scan {
 	void *release_ctx;
 	/* in: pages [off, off + len) are read next: map them in one go (NULL: fault them in) */
 	void (*prefault)(void *ctx, size_t off, size_t len);
+	/*
+	 * in: read exactly len bytes at off into buf (0 or -errno); when set,
+	 * the scan reads the trace so, read_chunk bytes a call (0: 1 MiB),
+	 * instead of from the buffer, and maps in and hands back no pages.
+	 */
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void *read_ctx;
+	size_t read_chunk;
 	/* out */
 	struct dut_trace *meta;          /* everything but the records: recs NULL, nrecs their count */
 	struct dut_trace_block *blocks;
@@ -245,6 +253,7 @@ int dut_trace_scan(const void *buf, size_t len, struct dut_trace_scan *sc, struc
 struct dut_trace_stream_hooks {
 	void (*release)(void *ctx, size_t off, size_t len);
 	void (*prefault)(void *ctx, size_t off, size_t len); /* NULL: none */
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len); /* NULL: the scan reads buf */
 	void (*unmap)(void *ctx);        /* at close, and when opening fails */
 	void *ctx;
 };

@@ -29,6 +29,7 @@
 #include "lib/trace.h"
 #include "lib/trace_cdec.h"
 #include "lib/trace_format.h"
+#include "lib/trace_src.h"
 
 #define MAX_REC_SIZE 4096u
 
@@ -124,8 +125,12 @@ static int cmp_file(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* The scan's reads through scan->read: about the L2's size, so the bytes are parsed from it. */
+#define SCAN_READ_CHUNK ((size_t)1 << 20)
+
 struct parse {
 	struct dut_trace *t;
+	struct trace_src src;           /* the bytes */
 	size_t cap_recs, cap_files, cap_markers;
 	size_t info_len;
 	uint32_t rec_size;
@@ -381,6 +386,31 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* Is the trace all zeroes from off on: 1 yes, 0 no, -errno when it cannot be read. */
+static int rest_zero(struct parse *ps, size_t off)
+{
+	/* in memory: at once; read: a chunk at a time */
+	const size_t step = ps->src.buf ? ps->src.len : ps->src.chunk;
+
+	while (off < ps->src.len) {
+		size_t n = ps->src.len - off < step ? ps->src.len - off : step;
+		const uint8_t *p = trace_src_at(&ps->src, off, n);
+
+		if (!p)
+			return ps->src.err;
+		if (!all_zero(p, n))
+			return 0;
+		off += n;
+	}
+	return 1;
+}
+
+static int read_failed(const struct parse *ps, size_t off, struct dut_error *err)
+{
+	dut_error_set(err, "cannot read the trace at byte %zu: %s", off, strerror(-ps->src.err));
+	return ps->src.err;
+}
+
 static const char *frame_name(uint32_t type)
 {
 	switch (type) {
@@ -461,6 +491,8 @@ static void scan_frame_start(struct parse *ps, size_t off)
 
 	if (b->first_frame == UINT64_MAX)
 		b->first_frame = off;
+	if (ps->src.rd)
+		return; /* read, not mapped: no pages to map in or hand back */
 	if (sc->prefault && off >= ps->prefaulted) {
 		sc->prefault(sc->release_ctx, off, DUT_TRACE_RELEASE_BATCH);
 		ps->prefaulted = off + DUT_TRACE_RELEASE_BATCH;
@@ -471,13 +503,14 @@ static void scan_frame_start(struct parse *ps, size_t off)
 	}
 }
 
-static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t off,
-			struct dut_error *err)
+static int parse_frames(struct parse *ps, size_t off, struct dut_error *err)
 {
 	struct dut_trace *t = ps->t;
+	const size_t len = ps->src.len;
 
 	t->valid_bytes = off;
 	while (off < len) {
+		const uint8_t *p;
 		uint32_t type, plen;
 		size_t fsize;
 		int r;
@@ -488,9 +521,13 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 				      "(dutfs did not close it cleanly, or the file was cut)", off, len);
 			return 0;
 		}
-		type = dut_le32_get(buf + off);
-		plen = dut_le32_get(buf + off + 4);
-		if (type == 0 && plen == 0 && all_zero(buf + off, len - off)) {
+		if (!(p = trace_src_at(&ps->src, off, DUT_TRACE_FRAME_HDR_SIZE)))
+			return read_failed(ps, off, err);
+		type = dut_le32_get(p);
+		plen = dut_le32_get(p + 4);
+		if (type == 0 && plen == 0 && (r = rest_zero(ps, off)) != 0) {
+			if (r < 0)
+				return read_failed(ps, off, err);
 			t->truncated = true;
 			dut_error_set(err, "trace truncated at byte %zu of %zu: the rest is zeroes "
 				      "(the machine crashed while tracing?)", off, len);
@@ -521,7 +558,9 @@ static int parse_frames(struct parse *ps, const uint8_t *buf, size_t len, size_t
 		}
 		if (ps->scan)
 			scan_frame_start(ps, off);
-		r = parse_frame(ps, type, buf + off + DUT_TRACE_FRAME_HDR_SIZE, plen, off);
+		if (!(p = trace_src_at(&ps->src, off, fsize)))
+			return read_failed(ps, off, err);
+		r = parse_frame(ps, type, p + DUT_TRACE_FRAME_HDR_SIZE, plen, off);
 		if (r == -EBADMSG) {
 			dut_trace_error_malformed(err, off, type, plen);
 			return r;
@@ -575,10 +614,11 @@ int dut_trace_parse(const void *buf, size_t len, struct dut_trace **ret, struct 
 	if (!t)
 		return -ENOMEM;
 	ps.t = t;
-	r = parse_header(buf ? buf : "", len, &ps, &off, err);
+	ps.src = (struct trace_src){ .buf = buf ? buf : (const uint8_t *)"", .len = len };
+	r = parse_header(ps.src.buf, len, &ps, &off, err);
 	if (r < 0)
 		return r;
-	r = parse_frames(&ps, buf, len, off, err);
+	r = parse_frames(&ps, off, err);
 	if (r < 0)
 		return r;
 	if (stable_sort(t->recs, t->nrecs, sizeof(*t->recs), cmp_rec) < 0 ||
@@ -600,6 +640,7 @@ static int scan_pass(const void *buf, size_t len, struct dut_trace_scan *sc, boo
 {
 	_cleanup_(dut_trace_freep) struct dut_trace *t = NULL;
 	struct parse ps = { .scan = sc, .eager = eager, .span_for = UINT64_MAX };
+	const uint8_t *head;
 	size_t off;
 	int r;
 
@@ -609,28 +650,38 @@ static int scan_pass(const void *buf, size_t len, struct dut_trace_scan *sc, boo
 	sc->first_ts = UINT64_MAX;
 	sc->last_ts = 0;
 	*ret_lazy = 0;
-	if (!buf && len)
+	if (!buf && !sc->read && len)
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	ps.t = t;
-	r = parse_header(buf ? buf : "", len, &ps, &off, err);
-	if (r < 0)
+	if (sc->read && len)
+		ps.src = (struct trace_src){ .len = len, .rd = sc->read, .ctx = sc->read_ctx,
+					     .chunk = sc->read_chunk ? sc->read_chunk : SCAN_READ_CHUNK };
+	else
+		ps.src = (struct trace_src){ .buf = buf ? buf : (const uint8_t *)"", .len = len };
+	head = trace_src_at(&ps.src, 0, len < DUT_TRACE_HEADER_SIZE ? len : DUT_TRACE_HEADER_SIZE);
+	r = head ? parse_header(head, len, &ps, &off, err) : read_failed(&ps, 0, err);
+	if (r < 0) {
+		trace_src_free(&ps.src);
 		return r;
+	}
 	sc->rec_size = ps.rec_size;
 	sc->nblocks = (len >> DUT_TRACE_BLOCK_SHIFT) + 1;
 	sc->blocks = malloc(sc->nblocks * sizeof(*sc->blocks));
 	if (!sc->blocks) {
+		trace_src_free(&ps.src);
 		dut_error_set(err, "out of memory reading the trace");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < sc->nblocks; i++)
 		sc->blocks[i] = (struct dut_trace_block){ .first_frame = UINT64_MAX, .min_ts = UINT64_MAX,
 							    .max_ts = 0, .nrecs = 0 };
-	r = parse_frames(&ps, buf, len, off, err);
+	r = parse_frames(&ps, off, err);
+	trace_src_free(&ps.src);
 	*ret_lazy = ps.lazy;
-	if (r >= 0 && sc->release && t->valid_bytes > ps.released)
+	if (r >= 0 && sc->release && !sc->read && t->valid_bytes > ps.released)
 		sc->release(sc->release_ctx, ps.released, t->valid_bytes - ps.released);
 	if (r >= 0 && (stable_sort(t->markers, t->nmarkers, sizeof(*t->markers), cmp_marker) < 0 ||
 		       files_finish(t) < 0)) {

@@ -501,6 +501,8 @@ int dut_trace_stream_new(const void *buf, size_t len, const struct dut_trace_str
 		s->sc.release = hooks->release;
 		s->sc.release_ctx = hooks->ctx;
 		s->sc.prefault = hooks->prefault;
+		s->sc.read = hooks->read;
+		s->sc.read_ctx = hooks->ctx;
 		s->unmap = hooks->unmap;
 		s->unmap_ctx = hooks->ctx;
 	}

@@ -29,6 +29,7 @@ struct mapping {
 	uint8_t *base;
 	size_t len;
 	size_t page;
+	int fd;                        /* the scan reads through it (map_read) */
 };
 
 static void map_release(void *ctx, size_t off, size_t len)
@@ -65,18 +66,47 @@ static void map_prefault(void *ctx, size_t off, size_t len)
 	(void)madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
 }
 
+/*
+ * The scan reads the file instead of its mapping: it looks at each frame
+ * once, and copying the bytes costs less here than mapping the pages in
+ * and handing them back (45 against 92-110 ms for 177 MB).
+ */
+static int map_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct mapping *m = ctx;
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(m->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO; /* shorter than when it was mapped */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static void map_unmap(void *ctx)
 {
 	struct mapping *m = ctx;
 
 	if (m->base)
 		munmap(m->base, m->len);
+	if (m->fd >= 0)
+		close(m->fd);
 	free(m);
 }
 
 static int stream_open_one(const char *path, struct dut_trace_stream **ret, struct dut_error *err)
 {
-	struct dut_trace_stream_hooks hooks = { .release = map_release, .prefault = map_prefault, .unmap = map_unmap };
+	struct dut_trace_stream_hooks hooks = { .release = map_release, .prefault = map_prefault, .read = map_read,
+						   .unmap = map_unmap };
 	_cleanup_close_ int fd = -1;
 	struct mapping *m;
 	struct stat st;
@@ -113,7 +143,7 @@ static int stream_open_one(const char *path, struct dut_trace_stream **ret, stru
 		return -ENOMEM;
 	}
 	*m = (struct mapping){ .base = base, .len = (size_t)st.st_size,
-			       .page = (size_t)sysconf(_SC_PAGESIZE) };
+			       .page = (size_t)sysconf(_SC_PAGESIZE), .fd = TAKE_FD(fd) };
 	hooks.ctx = m;
 	return dut_trace_stream_new(base, (size_t)st.st_size, &hooks, ret, err);
 }

@@ -518,6 +518,118 @@ static void test_generator_is_deterministic(void)
 	free(b.p);
 }
 
+/* The scan's read hook over a test's buffer; fails at byte fail_at (UINT64_MAX: never). */
+struct mem_src {
+	const uint8_t *p;
+	size_t len;
+	uint64_t fail_at;
+	size_t reads;
+};
+
+static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct mem_src *m = ctx;
+
+	m->reads++;
+	if (off + len > m->len)
+		return -EIO;
+	if (m->fail_at < off + len)
+		return -EIO;
+	memcpy(buf, m->p + off, len);
+	return 0;
+}
+
+/* Scan buf both ways (from the buffer, and read chunk bytes at a time): the same index and words. */
+static void check_scan_reads(const char *name, const uint8_t *buf, size_t len)
+{
+	static const size_t chunks[] = { 8, 100, 4096, 65536 };
+	struct dut_trace_scan a = { 0 };
+	struct dut_error ea = { { 0 } };
+	int ra = dut_trace_scan(buf, len, &a, &ea);
+
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(chunks); i++) {
+		struct mem_src m = { .p = buf, .len = len, .fail_at = UINT64_MAX };
+		struct dut_trace_scan b = { .read = mem_read, .read_ctx = &m, .read_chunk = chunks[i] };
+		struct dut_error eb = { { 0 } };
+		int rb = dut_trace_scan(buf, len, &b, &eb);
+
+		CU_CHECK(ra == rb && strcmp(ea.msg, eb.msg) == 0, "%s, read %zu at a time: %d \"%s\", mapped %d \"%s\"",
+			 name, chunks[i], rb, eb.msg, ra, ea.msg);
+		if (ra == 0 && rb == 0) {
+			CU_CHECK(a.nblocks == b.nblocks && a.rec_size == b.rec_size && a.first_ts == b.first_ts &&
+				 a.last_ts == b.last_ts &&
+				 memcmp(a.blocks, b.blocks, a.nblocks * sizeof(*a.blocks)) == 0,
+				 "%s, read %zu at a time: another block index", name, chunks[i]);
+			check_meta(name, b.meta, a.meta);
+			CU_CHECK(b.meta->valid_bytes == a.meta->valid_bytes && b.meta->nrecs == a.meta->nrecs,
+				 "%s, read %zu at a time: %zu valid bytes, %zu records", name, chunks[i],
+				 (size_t)b.meta->valid_bytes, (size_t)b.meta->nrecs);
+			CU_CHECK(len <= chunks[i] || m.reads > 1, "%s: %zu bytes in %zu reads", name, len, m.reads);
+		}
+		free(b.blocks);
+		dut_trace_free(b.meta);
+	}
+	free(a.blocks);
+	dut_trace_free(a.meta);
+}
+
+/*
+ * The streaming reader's scan reads the file (pread) rather than its
+ * mapping: whatever the read size, it finds the same frames, blocks,
+ * truncation and damage, in the same words, as over the mapped bytes; a
+ * failed read says where.
+ */
+static void test_scan_reads_as_it_maps(void)
+{
+	for (int compact = 0; compact < 2; compact++) {
+		for (size_t c = 0; c < DUT_ARRAY_SIZE(cases); c++) {
+			const struct gen_case *gc = &cases[c];
+			struct trace_gen_opts o;
+			struct membuf mb = { 0 };
+			size_t cut, len;
+			char name[96];
+
+			if (gc->o.records > 50000 || !case_variant(gc, compact, &o, &cut))
+				continue;
+			CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+			len = cut && cut < mb.n ? cut : mb.n;
+			snprintf(name, sizeof(name), "%s (%s)", gc->name, compact ? "2.1" : "1.1");
+			check_scan_reads(name, mb.p, len);
+			if (len > 4096) {
+				/* damage in the middle, and a tail of zeroes */
+				memset(mb.p + len / 2, 0xff, 64);
+				snprintf(name, sizeof(name), "%s (%s), damaged", gc->name, compact ? "2.1" : "1.1");
+				check_scan_reads(name, mb.p, len);
+				memset(mb.p + len / 2, 0, len - len / 2);
+				snprintf(name, sizeof(name), "%s (%s), zero tail", gc->name, compact ? "2.1" : "1.1");
+				check_scan_reads(name, mb.p, len);
+				mb.p[len - 3] = 1;
+				snprintf(name, sizeof(name), "%s (%s), zeroes then a byte", gc->name,
+					 compact ? "2.1" : "1.1");
+				check_scan_reads(name, mb.p, len);
+			}
+			free(mb.p);
+		}
+	}
+	/* a read that fails names the byte */
+	{
+		struct trace_gen_opts o = { .records = 3000, .seed = 5, .compact = true };
+		struct membuf mb = { 0 };
+		struct mem_src m = { .fail_at = 20000 };
+		struct dut_trace_scan b = { .read = mem_read, .read_ctx = &m, .read_chunk = 4096 };
+		struct dut_error eb = { { 0 } };
+
+		CU_ASSERT_EQUAL_FATAL(trace_gen(&o, mem_write, &mb), 0);
+		m.p = mb.p;
+		m.len = mb.n;
+		CU_ASSERT_EQUAL(dut_trace_scan(mb.p, mb.n, &b, &eb), -EIO);
+		CU_CHECK(strstr(eb.msg, "cannot read the trace at byte ") && strstr(eb.msg, "Input/output error"),
+			 "failed read: \"%s\"", eb.msg);
+		CU_ASSERT_PTR_NULL(b.blocks);
+		free(mb.p);
+	}
+}
+
 /* A corrupt trace fails the same way through both readers. */
 static void test_stream_rejects_what_the_loader_rejects(void)
 {
@@ -649,6 +761,7 @@ static void test_rotated_set_in_windows(void)
 }
 
 static const struct cu_test tests[] = {
+	{ "scan_reads_as_it_maps", test_scan_reads_as_it_maps },
 	{ "stream_gives_the_loaded_order_and_report", test_stream_gives_the_loaded_order_and_report },
 	{ "compact_stream_gives_the_loaded_order_and_report", test_compact_stream_gives_the_loaded_order_and_report },
 	{ "v2_0_stream_gives_the_loaded_order_and_report", test_v2_0_stream_gives_the_loaded_order_and_report },

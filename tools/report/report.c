@@ -103,9 +103,22 @@ static inline bool wal_id(const struct rep_wal_watch *w, uint32_t id)
 
 void rep_wal_watch_add(struct rep_wal_watch *w, const struct dut_trace_rec *v, size_t n)
 {
-	for (size_t i = 0; w->nids && i < n; i++)
-		if (v[i].op == DUT_OP_WRITE && wal_id(w, v[i].file_id))
+	if (!w->nids)
+		return;
+	if (!w->by_id) {
+		for (size_t i = 0; i < n; i++)
+			if (v[i].op == DUT_OP_WRITE && wal_id(w, v[i].file_id))
+				rep_wal_guess_add(&w->g, &v[i]);
+		return;
+	}
+	/* one branch a record, taken for WAL writes only: a write to another file mispredicted */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = v[i].file_id;
+		bool in = id < w->nby_id;
+
+		if ((v[i].op == DUT_OP_WRITE) & in & (w->by_id[in ? id : 0] != 0))
 			rep_wal_guess_add(&w->g, &v[i]);
+	}
 }
 
 void rep_wal_watch_clear(struct rep_wal_watch *w)
