@@ -145,7 +145,13 @@ static int stream_open_one(const char *path, struct dut_trace_stream **ret, stru
 	*m = (struct mapping){ .base = base, .len = (size_t)st.st_size,
 			       .page = (size_t)sysconf(_SC_PAGESIZE), .fd = TAKE_FD(fd) };
 	hooks.ctx = m;
-	return dut_trace_stream_new(base, (size_t)st.st_size, &hooks, ret, err);
+	r = dut_trace_stream_new(base, (size_t)st.st_size, &hooks, ret, err);
+	if (r >= 0) {
+		/* only the scan reads through it: a rotated set of 64 segments keeps no 64 descriptors */
+		close(m->fd);
+		m->fd = -1;
+	}
+	return r;
 }
 
 int dut_trace_seconds_load(const char *path, struct dut_trace_seconds_file **ret,
