@@ -196,17 +196,15 @@ static void test_watch_counts_wal_writes_in_the_report_pass(void)
 		struct dut_error err = { { 0 } };
 		struct dut_trace_stream *s = NULL;
 		struct report *a = NULL, *b = NULL;
-		struct rep_wal_watch w = { 0 };
+		struct rep_wal_guess g = { 0 };
 
 		CU_ASSERT_EQUAL_FATAL(write_trace(trace, pages[i], NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(trace, &s, &err), 0);
-		CU_ASSERT_EQUAL_FATAL(rep_wal_watch_init(&w, dut_trace_stream_meta(s)), 0);
-		CU_ASSERT_EQUAL(w.nids, 1);
-		CU_ASSERT_EQUAL(report_build_stream_watch(s, NULL, NULL, &w, &a), 0);
+		CU_ASSERT_EQUAL(report_build_stream_watch(s, NULL, NULL, &g, &a), 0);
 		dut_trace_stream_close(s);
-		CU_CHECK(w.g.writes == NCOMMITS && rep_wal_guess_page(&w.g) == pages[i],
+		CU_CHECK(g.writes == NCOMMITS && rep_wal_guess_page(&g) == pages[i],
 			 "%u-byte WAL pages: %llu writes counted, guessed %u", pages[i],
-			 (unsigned long long)w.g.writes, rep_wal_guess_page(&w.g));
+			 (unsigned long long)g.writes, rep_wal_guess_page(&g));
 		CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(trace, &s, &err), 0);
 		CU_ASSERT_EQUAL(report_build_stream_pages(s, NULL, NULL, &b), 0);
 		dut_trace_stream_close(s);
@@ -218,49 +216,54 @@ static void test_watch_counts_wal_writes_in_the_report_pass(void)
 				 "%u: the watched pass made another report", pages[i]);
 		report_free(a);
 		report_free(b);
-		rep_wal_watch_clear(&w);
-		CU_ASSERT_PTR_NULL(w.ids);
 	}
 	unlink(trace);
 	rmdir(dir);
 }
 
 /*
- * The watch picks the WAL segments' writes by file id: from a byte per id
- * when the largest WAL id is small, by search past REP_WAL_WATCH_DIRECT;
- * ids beyond the table, other files and other ops do not count.
+ * The report's pass counts the writes to files whose FILE entry says WAL
+ * segment, whatever their id (a small one, one past 2^22): not a read, not
+ * another file's write, not an id without a FILE entry.
  */
-static void test_watch_picks_wal_ids_small_and_large(void)
+static void test_watch_counts_only_wal_segments_writes(void)
 {
-	static const uint32_t big = REP_WAL_WATCH_DIRECT + 7;
-	struct dut_trace_file files[] = {
-		{ 3, "pg_wal/000000010000000000000001", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 } },
-		{ 5, "base/5/16384", { .cls = DUT_PG_REL, .db_oid = 5, .relfilenode = 16384 } },
-		{ big, "pg_wal/000000010000000000000002", { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 2 } },
+	static const uint32_t big = (1u << 22) + 7;
+	static const struct dut_pg_file seg1 = { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 1 };
+	static const struct dut_pg_file seg2 = { .cls = DUT_PG_WAL, .timeline = 1, .wal_segno = 2 };
+	const struct dut_trace_rec recs[] = {
+		wrec(1, 3, 0, 8192),
+		{ .ts_ns = 2, .file_id = 3, .op = DUT_OP_READ, .len = 8192, .result = 8192 },
+		wrec(3, 5, 0, 8192),
+		wrec(4, 4, 0, 8192),
+		wrec(5, 9, 0, 8192),
+		wrec(6, big, 8192, 8192),
+		wrec(7, big + 1, 0, 8192),
+		{ .ts_ns = 8, .file_id = big, .op = DUT_OP_MMAP_WRITE, .len = 8192, .result = 8192 },
 	};
-	struct dut_trace_rec recs[] = {
-		{ .file_id = 3, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-		{ .file_id = 3, .op = DUT_OP_READ, .len = 8192, .result = 8192 },
-		{ .file_id = 5, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-		{ .file_id = 4, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-		{ .file_id = 9, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-		{ .file_id = big, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-		{ .file_id = big + 1, .op = DUT_OP_WRITE, .len = 8192, .result = 8192 },
-	};
-	/* the first two files (small ids only), then all three (a large one) */
-	for (size_t nfiles = 2; nfiles <= 3; nfiles++) {
-		struct dut_trace meta = { .files = files, .nfiles = nfiles };
-		struct rep_wal_watch w;
+	char dir[] = "/tmp/test-wal-ids.XXXXXX", trace[64];
+	struct dut_trace_writer *w = NULL;
+	struct dut_trace_stream *s = NULL;
+	struct dut_error err = { { 0 } };
+	struct rep_wal_guess g = { 0 };
+	struct report *rep = NULL;
 
-		CU_ASSERT_EQUAL_FATAL(rep_wal_watch_init(&w, &meta), 0);
-		CU_ASSERT_EQUAL(w.nids, nfiles - 1);
-		CU_ASSERT_EQUAL(w.by_id != NULL, nfiles == 2);
-		rep_wal_watch_add(&w, recs, DUT_ARRAY_SIZE(recs));
-		CU_CHECK(w.g.writes == nfiles - 1, "%zu files: %llu WAL writes counted", nfiles,
-			 (unsigned long long)w.g.writes);
-		rep_wal_watch_clear(&w);
-		CU_ASSERT_PTR_NULL(w.by_id);
-	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/trace.dtr", dir);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_open(trace, &(struct dut_trace_writer_opts){ 0 }, &w), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_add_file(w, 3, "pg_wal/000000010000000000000001", &seg1), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_add_file(w, 5, "base/5/16384", &heap_pg), 0);
+	CU_ASSERT_EQUAL(dut_trace_writer_add_file(w, big, "pg_wal/000000010000000000000002", &seg2), 0);
+	for (size_t i = 0; i < DUT_ARRAY_SIZE(recs); i++)
+		dut_trace_emit(w, &recs[i]);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_writer_close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(dut_trace_stream_open(trace, &s, &err), 0);
+	CU_ASSERT_EQUAL(report_build_stream_watch(s, NULL, NULL, &g, &rep), 0);
+	CU_CHECK(g.writes == 2, "%llu WAL writes counted, 2 made", (unsigned long long)g.writes);
+	report_free(rep);
+	dut_trace_stream_close(s);
+	unlink(trace);
+	rmdir(dir);
 }
 
 /* dutlab report [extra] --json JSON TRACE: its exit status, or -1. */
@@ -356,7 +359,7 @@ static const struct cu_test tests[] = {
 	{ "wal_block_parse", test_wal_block_parse },
 	{ "watch_counts_wal_writes_in_the_report_pass", test_watch_counts_wal_writes_in_the_report_pass },
 	{ "dutlab_report_trace_in_its_wal_pages", test_dutlab_report_trace_in_its_wal_pages },
-	{ "watch_picks_wal_ids_small_and_large", test_watch_picks_wal_ids_small_and_large },
+	{ "watch_counts_only_wal_segments_writes", test_watch_counts_only_wal_segments_writes },
 	{ NULL, NULL },
 };
 

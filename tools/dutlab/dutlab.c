@@ -156,23 +156,22 @@ static void report_failed(const struct dut_trace_stream *ts, int r)
 static int report_trace_guessing_wal(const char *path, struct dut_trace_stream **ts,
 				     const struct relmap *m, struct report **ret)
 {
-	_cleanup_(rep_wal_watch_clear) struct rep_wal_watch w = { 0 };
+	struct rep_wal_guess g = { 0 };
 	struct rep_pages pages = { 0 };
 	struct dut_error err = { { 0 } };
 	int r;
 
-	if ((r = rep_wal_watch_init(&w, dut_trace_stream_meta(*ts))) < 0 ||
-	    (r = report_build_stream_watch(*ts, m, NULL, &w, ret)) < 0) {
+	if ((r = report_build_stream_watch(*ts, m, NULL, &g, ret)) < 0) {
 		report_failed(*ts, r);
 		return 1;
 	}
-	pages.wal_block_bytes = rep_wal_guess_page(&w.g);
+	pages.wal_block_bytes = rep_wal_guess_page(&g);
 	/* 8 KiB, the default, is what reports said before: no note then */
 	if (!pages.wal_block_bytes || pages.wal_block_bytes == REP_TAIL_PAGE_BYTES)
 		return 0;
 	dut_info("WAL page %u KiB, from the trace: %" PRIu64 " of its %" PRIu64 " WAL writes are "
 		 "aligned to it (--wal-block-size says otherwise)", pages.wal_block_bytes / 1024,
-		 w.g.aligned[__builtin_ctz(pages.wal_block_bytes / 1024)], w.g.writes);
+		 g.aligned[__builtin_ctz(pages.wal_block_bytes / 1024)], g.writes);
 	report_free(*ret);
 	*ret = NULL;
 	dut_trace_stream_close(*ts);

@@ -95,25 +95,6 @@ struct rep_wal_guess {
 void rep_wal_guess_add(struct rep_wal_guess *g, const struct dut_trace_rec *r);
 /* The WAL page in bytes, 0 when the writes do not say (the rule above). */
 uint32_t rep_wal_guess_page(const struct rep_wal_guess *g);
-/*
- * The guess taken as the records go by, in the report's own pass (one pass
- * instead of two: report_build_stream_watch): the trace's WAL segments
- * (sorted ids) and the guess so far.
- */
-struct rep_wal_watch {
-	struct rep_wal_guess g;
-	uint32_t *ids;
-	size_t nids;
-	/* 1 at each WAL segment's id below nby_id (ids up to REP_WAL_WATCH_DIRECT; else NULL: ids) */
-	uint8_t *by_id;
-	uint32_t nby_id;
-};
-#define REP_WAL_WATCH_DIRECT (1u << 22)
-
-int rep_wal_watch_init(struct rep_wal_watch *w, const struct dut_trace *meta);
-/* Count the records of v whose file is a WAL segment. */
-void rep_wal_watch_add(struct rep_wal_watch *w, const struct dut_trace_rec *v, size_t n);
-void rep_wal_watch_clear(struct rep_wal_watch *w);
 
 /* "16kB", "16k", "16" (kB) or "16384" (bytes, 1024 and up): a WAL page size PostgreSQL
  * accepts (a power of two from 1 to 64 kB), in bytes; -EINVAL otherwise. */
@@ -253,9 +234,9 @@ int report_build_pages(const struct dut_trace *t, const struct relmap *m, const 
 		       struct report **ret);
 int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m,
 			      const struct rep_pages *pages, struct report **ret);
-/* The same, and every record into w's WAL page guess (w NULL: none). */
+/* The same, and every write to a WAL segment (its FILE entry's class) into g (NULL: none). */
 int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
-			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret);
+			      const struct rep_pages *pages, struct rep_wal_guess *g, struct report **ret);
 /*
  * The pass cut into `ways` time windows, built on as many threads and
  * summed (report_build_par.c): the same report.  ways 0: one per CPU this
@@ -266,11 +247,11 @@ int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m
  */
 #define REP_PAR_MAX_WAYS 8u
 int report_build_stream_ways(struct dut_trace_stream *s, const struct relmap *m,
-			     const struct rep_pages *pages, struct rep_wal_watch *w, unsigned ways,
+			     const struct rep_pages *pages, struct rep_wal_guess *g, unsigned ways,
 			     struct report **ret);
 /* The same over windows [bounds[i], bounds[i + 1]) of the trace's time, i < k (bounds[0] 0, bounds[k] UINT64_MAX). */
 int report_build_stream_windows(struct dut_trace_stream *s, const struct relmap *m,
-				const struct rep_pages *pages, struct rep_wal_watch *w, unsigned k,
+				const struct rep_pages *pages, struct rep_wal_guess *g, unsigned k,
 				const uint64_t *bounds, struct report **ret);
 int report_build_ways(const struct dut_trace *t, const struct relmap *m, const struct rep_pages *pages,
 		      unsigned ways, struct report **ret);

@@ -29,6 +29,7 @@ static int fstate_init(struct report_builder *b, struct fstate *fs, uint32_t id,
 	/* rep_classify() looks the relation up only then; else its class is c at any time */
 	fs->cls_fixed = !(f && f->pg.cls == DUT_PG_REL && b->m);
 	fs->cls = c;
+	fs->wal = f && f->pg.cls == DUT_PG_WAL;
 	fs->row.name = strdup(f ? f->path : name);
 	fs->row.detail = strdup(rep_class_name(c));
 	if (!fs->row.name || !fs->row.detail) {
@@ -297,6 +298,8 @@ static int walk_rec(struct report_builder *b, const struct dut_trace_rec *r, siz
 		first = !fs->has_last && b->later;
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
+		if (fs->wal && r->op == DUT_OP_WRITE && b->wal_guess)
+			rep_wal_guess_add(b->wal_guess, r);
 	}
 	if (!fs->f)
 		b->rep->unknown_file_recs++;
@@ -388,6 +391,8 @@ static inline int rec_fast(struct report_builder *b, struct fstate *fs, const st
 			first_rw_note(fs, r, k, phase, fs->part_cls, fs->part_rel_row, prow);
 		fs->has_last = true;
 		fs->last_end = r->offset + r->len;
+		if (__builtin_expect(fs->wal, 0) && r->op == DUT_OP_WRITE && b->wal_guess)
+			rep_wal_guess_add(b->wal_guess, r);
 		rep_dir_add(&a->dir[d], r, acc);
 		rep_dir_add(&p->dir[d], r, acc);
 		ha = &a->dir[d].lat;

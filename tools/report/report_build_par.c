@@ -31,8 +31,7 @@
 struct win {
 	struct dut_trace_stream *s;  /* a clone (window 0: the caller's stream) */
 	struct report_builder *b;
-	struct rep_wal_watch w;      /* the caller's ids (not owned), its own count */
-	bool watch;
+	struct rep_wal_guess g;      /* its WAL writes (when the caller counts them) */
 	pthread_t thread;
 	bool started;
 	int r;
@@ -47,8 +46,6 @@ static int win_run(struct win *x)
 
 		if (r < 0 || n == 0)
 			return r;
-		if (x->watch)
-			rep_wal_watch_add(&x->w, v, n);
 		r = report_builder_add(x->b, v, n);
 		if (r < 0)
 			return r;
@@ -126,17 +123,15 @@ static int run_windows(struct win *x, unsigned k)
 	}
 	for (unsigned i = 1; i < k && r == 0; i++) {
 		r = report_builder_absorb(x[0].b, x[i].b);
-		if (x[i].watch) {
-			x[0].w.g.writes += x[i].w.g.writes;
-			for (unsigned j = 0; j < REP_WAL_GUESS_SIZES; j++)
-				x[0].w.g.aligned[j] += x[i].w.g.aligned[j];
-		}
+		x[0].g.writes += x[i].g.writes;
+		for (unsigned j = 0; j < REP_WAL_GUESS_SIZES; j++)
+			x[0].g.aligned[j] += x[i].g.aligned[j];
 	}
 	return r;
 }
 
 int report_build_stream_windows(struct dut_trace_stream *s, const struct relmap *m,
-				const struct rep_pages *pages, struct rep_wal_watch *w, unsigned k,
+				const struct rep_pages *pages, struct rep_wal_guess *g, unsigned k,
 				const uint64_t *bounds, struct report **ret)
 {
 	struct win x[REP_PAR_MAX_WAYS];
@@ -161,16 +156,16 @@ int report_build_stream_windows(struct dut_trace_stream *s, const struct relmap 
 	for (unsigned i = 0; i < k; i++) {
 		if ((r = builder_for(s, m, pages, i > 0, &x[i].b)) < 0)
 			goto out;
-		if (w) {
-			x[i].w = *w;
-			x[i].watch = true;
-			if (i > 0)
-				x[i].w.g = (struct rep_wal_guess){ 0 };
-		}
+		/* counted by the builder as it adds each write: no pass of its own */
+		if (g)
+			x[i].b->wal_guess = &x[i].g;
 	}
 	r = k == 1 ? win_run(&x[0]) : run_windows(x, k);
-	if (w)
-		w->g = x[0].w.g;
+	if (g) {
+		g->writes += x[0].g.writes;
+		for (unsigned j = 0; j < REP_WAL_GUESS_SIZES; j++)
+			g->aligned[j] += x[0].g.aligned[j];
+	}
 	if (r == 0) {
 		r = report_builder_finish(x[0].b, ret);
 		x[0].b = NULL;
@@ -185,7 +180,7 @@ out:
 }
 
 int report_build_stream_ways(struct dut_trace_stream *s, const struct relmap *m,
-			     const struct rep_pages *pages, struct rep_wal_watch *w, unsigned ways,
+			     const struct rep_pages *pages, struct rep_wal_guess *g, unsigned ways,
 			     struct report **ret)
 {
 	uint64_t bounds[REP_PAR_MAX_WAYS + 1] = { 0, UINT64_MAX };
@@ -193,7 +188,7 @@ int report_build_stream_ways(struct dut_trace_stream *s, const struct relmap *m,
 
 	if (k > 1)
 		dut_trace_stream_cut(s, k, bounds);
-	return report_build_stream_windows(s, m, pages, w, k, bounds, ret);
+	return report_build_stream_windows(s, m, pages, g, k, bounds, ret);
 }
 
 int report_build_stream(struct dut_trace_stream *s, const struct relmap *m, struct report **ret)
@@ -208,7 +203,7 @@ int report_build_stream_pages(struct dut_trace_stream *s, const struct relmap *m
 }
 
 int report_build_stream_watch(struct dut_trace_stream *s, const struct relmap *m,
-			      const struct rep_pages *pages, struct rep_wal_watch *w, struct report **ret)
+			      const struct rep_pages *pages, struct rep_wal_guess *g, struct report **ret)
 {
-	return report_build_stream_ways(s, m, pages, w, 0, ret);
+	return report_build_stream_ways(s, m, pages, g, 0, ret);
 }

@@ -56,6 +56,7 @@ struct fstate {
 	size_t fast_phase_plus1;
 	uint32_t page_bytes;           /* of its tail rewrites: the WAL page for WAL files */
 	bool is_data;                  /* heap, index or toast: its writes go into data_tick_add */
+	bool wal;                      /* its FILE entry says WAL: its writes go into wal_guess */
 	/*
 	 * A builder of a later time window (report_builder.later): its first
 	 * read or write of this file, counted as random for want of the one
@@ -97,6 +98,8 @@ struct report_builder {
 	bool added;                    /* a record came: the page sizes are fixed */
 	bool general_only;             /* every record through walk_rec (report_builder_set_general_only) */
 	bool later;                    /* records before its first one went to another builder */
+	/* the WAL segments' writes are counted here too (report_build_stream_watch); NULL: not counted */
+	struct rep_wal_guess *wal_guess;
 };
 
 /* Flush fs's part into its rows (report_build.c). */
