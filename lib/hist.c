@@ -176,6 +176,8 @@ void dut_hist_view_of(const struct dut_hist *h, struct dut_hist_view *ret)
 	ret->max = h->max;
 	ret->sum = h->sum;
 	ret->sumsq = h->sumsq;
+	ret->dense = true;
+	ret->wide = 0;
 	for (unsigned c = 0; c < DUT_HIST_NCHUNKS; c++)
 		ret->chunk[c] = &h->buckets[c * DUT_HIST_CHUNK];
 }

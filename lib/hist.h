@@ -35,6 +35,7 @@
 /* Buckets in chunks of this many (the sparse histogram, lib/hist_sparse.h, allocates by chunk). */
 #define DUT_HIST_CHUNK (1u << (DUT_HIST_SUB_BITS - 1))
 #define DUT_HIST_NCHUNKS (DUT_HIST_NBUCKETS / DUT_HIST_CHUNK)
+_Static_assert(DUT_HIST_NCHUNKS <= 64, "a chunk's bit in a 64-bit mask");
 _Static_assert(DUT_HIST_NBUCKETS % DUT_HIST_CHUNK == 0, "whole chunks");
 
 struct dut_hist {

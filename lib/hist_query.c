@@ -34,9 +34,16 @@ void dut_hist_bucket_range(unsigned idx, uint64_t *ret_lo, uint64_t *ret_hi)
 
 static inline uint64_t view_bucket(const struct dut_hist_view *h, unsigned idx)
 {
-	const uint64_t *c = h->chunk[idx / DUT_HIST_CHUNK];
+	unsigned c = idx / DUT_HIST_CHUNK, i = idx % DUT_HIST_CHUNK;
+	const void *p = h->chunk[c];
+	const uint32_t *w;
 
-	return c ? c[idx % DUT_HIST_CHUNK] : 0;
+	if (!p)
+		return 0;
+	if (h->dense)
+		return ((const uint64_t *)p)[i];
+	w = p;
+	return w[i] | (h->wide >> c & 1 ? (uint64_t)w[DUT_HIST_CHUNK + i] << 32 : 0);
 }
 
 /*

@@ -7,6 +7,7 @@
 #ifndef DUT_HIST_VIEW_H
 #define DUT_HIST_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/hist.h"
@@ -14,7 +15,13 @@
 struct dut_hist_view {
 	uint64_t count, min, max, sum;
 	unsigned __int128 sumsq;
-	const uint64_t *chunk[DUT_HIST_NCHUNKS];
+	/*
+	 * dense: the chunks are uint64_t counts.  Else uint32_t counts, and
+	 * when bit c of wide is set, chunk c has as many high words after them.
+	 */
+	bool dense;
+	uint64_t wide;
+	const void *chunk[DUT_HIST_NCHUNKS];
 };
 
 void dut_hist_view_of(const struct dut_hist *h, struct dut_hist_view *ret);

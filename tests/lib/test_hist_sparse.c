@@ -34,6 +34,17 @@ static uint64_t value(uint64_t *st, int shape)
 	}
 }
 
+/* Bucket i of a sparse histogram, whatever its chunk's width. */
+static uint64_t sbucket(const struct dut_shist *s, unsigned i)
+{
+	unsigned c = i / DUT_HIST_CHUNK;
+
+	if (!s->chunk[c])
+		return 0;
+	return s->chunk[c][i % DUT_HIST_CHUNK] |
+	       (s->wide >> c & 1 ? (uint64_t)s->chunk[c][DUT_HIST_CHUNK + i % DUT_HIST_CHUNK] << 32 : 0);
+}
+
 static unsigned chunks_of(const struct dut_shist *h)
 {
 	unsigned n = 0;
@@ -52,11 +63,8 @@ static void check_same(const struct dut_hist *d, const struct dut_shist *s, cons
 	CU_CHECK(d->count == s->count && d->min == s->min && d->max == s->max && d->sum == s->sum &&
 		 d->sumsq == s->sumsq, "%s: count %" PRIu64 "/%" PRIu64 ", min, max, sum or sumsq differ",
 		 what, d->count, s->count);
-	for (unsigned i = 0; i < DUT_HIST_NBUCKETS; i++) {
-		const uint64_t *c = s->chunk[i / DUT_HIST_CHUNK];
-
-		bad += d->buckets[i] != (c ? c[i % DUT_HIST_CHUNK] : 0);
-	}
+	for (unsigned i = 0; i < DUT_HIST_NBUCKETS; i++)
+		bad += d->buckets[i] != sbucket(s, i);
 	CU_CHECK(bad == 0, "%s: %u buckets differ", what, bad);
 	for (size_t i = 0; i < DUT_ARRAY_SIZE(pcts); i++)
 		CU_CHECK(dut_hist_percentile(d, pcts[i]) == dut_shist_percentile(s, pcts[i]),
@@ -166,11 +174,82 @@ static void test_saturated_sums_fall_back_alike(void)
 	check_same(d, s, "saturated");
 }
 
+/*
+ * A bucket at 2^32 - 1 in a 32-bit chunk: one more value carries into the
+ * chunk's new high words and counts on exactly (the test sets the count
+ * instead of adding 4 billion values: the dense histogram gets them with
+ * add_n).
+ */
+static void set_full(struct dut_hist *d, struct dut_shist *s, uint64_t v)
+{
+	unsigned idx = dut_hist_bucket(v);
+
+	dut_hist_add_n(d, v, UINT32_MAX);
+	CU_ASSERT_EQUAL_FATAL(dut_shist_add(s, v), 0);
+	s->chunk[idx / DUT_HIST_CHUNK][idx % DUT_HIST_CHUNK] = UINT32_MAX;
+	s->count = d->count;
+	s->min = d->min;
+	s->max = d->max;
+	s->sum = d->sum;
+	s->sumsq = d->sumsq;
+}
+
+static void test_a_full_32_bit_bucket_widens_its_chunk(void)
+{
+	_cleanup_(dut_hist_freep) struct dut_hist *d = dut_hist_new(), *d2 = dut_hist_new();
+	_cleanup_(dut_shist_freep) struct dut_shist *s = dut_shist_new(), *a = dut_shist_new(),
+						   *b = dut_shist_new();
+	const uint64_t v = 150000;
+	const unsigned c = dut_hist_bucket(v) / DUT_HIST_CHUNK;
+
+	if (!d || !d2 || !s || !a || !b) {
+		CU_FAIL("out of memory");
+		return;
+	}
+	set_full(d, s, v);
+	CU_ASSERT_EQUAL(s->wide, 0);
+	check_same(d, s, "a bucket at 2^32 - 1");
+	dut_hist_add(d, v);
+	dut_hist_add(d, v + 1);
+	CU_ASSERT_EQUAL(dut_shist_add(s, v), 0);
+	CU_ASSERT_EQUAL(dut_shist_add(s, v + 1), 0);
+	CU_CHECK(s->wide == UINT64_C(1) << c, "wide mask %#llx, chunk %u", (unsigned long long)s->wide, c);
+	CU_CHECK(sbucket(s, dut_hist_bucket(v)) == (UINT64_C(1) << 32) + (dut_hist_bucket(v + 1) ==
+		 dut_hist_bucket(v)), "bucket %llu", (unsigned long long)sbucket(s, dut_hist_bucket(v)));
+	check_same(d, s, "2^32 values and more");
+	dut_shist_reset(s);
+	dut_hist_reset(d);
+	CU_ASSERT_EQUAL(dut_shist_add(s, v), 0);
+	dut_hist_add(d, v);
+	check_same(d, s, "a wide chunk reset");
+
+	/* merging two 32-bit chunks whose sum passes 2^32 - 1 widens the destination's */
+	set_full(d2, a, v);
+	CU_ASSERT_EQUAL(dut_shist_add(b, v), 0);
+	CU_ASSERT_EQUAL(dut_shist_add(b, 3 * v), 0);
+	dut_hist_add(d2, v);
+	dut_hist_add(d2, 3 * v);
+	CU_ASSERT_EQUAL(dut_shist_merge(a, b), 0);
+	CU_ASSERT(a->wide >> c & 1);
+	check_same(d2, a, "a merge past 2^32 - 1");
+	/* a wide source into a 32-bit destination, and into a dense one */
+	dut_shist_reset(b);
+	CU_ASSERT_EQUAL(dut_shist_add(b, 7), 0);
+	CU_ASSERT_EQUAL(dut_shist_merge(b, a), 0);
+	dut_hist_add(d2, 7);
+	CU_ASSERT(b->wide >> c & 1);
+	check_same(d2, b, "a wide chunk merged into a 32-bit one");
+	dut_hist_reset(d);
+	dut_hist_merge_sparse(d, b);
+	check_same(d, b, "a wide chunk merged into a dense histogram");
+}
+
 static const struct cu_test tests[] = {
 	{ "adds_answer_as_the_dense_histogram", test_adds_answer_as_the_dense_histogram },
 	{ "merges_answer_as_the_dense_merge", test_merges_answer_as_the_dense_merge },
 	{ "reset_keeps_chunks_and_counts_nothing", test_reset_keeps_chunks_and_counts_nothing },
 	{ "saturated_sums_fall_back_alike", test_saturated_sums_fall_back_alike },
+	{ "a_full_32_bit_bucket_widens_its_chunk", test_a_full_32_bit_bucket_widens_its_chunk },
 	{ NULL, NULL },
 };
 
