@@ -118,22 +118,12 @@ void dut_hist_add_n(struct dut_hist *h, uint64_t v, uint64_t n)
 	__atomic_store_n(&h->count, h->count + n, __ATOMIC_RELEASE);
 }
 
-/*
- * Saturating addition of non-negative numbers is associative
- * (min(a + b + c, MAX) whichever way it is grouped), so merging in any
- * order gives the same sum/sumsq as one histogram fed every value.
- */
+/* Exact in any order: DUT_HIST_SCALARS_MERGE (hist_view.h) says why. */
 void dut_hist_merge(struct dut_hist *dst, const struct dut_hist *src)
 {
 	for (unsigned i = 0; i < DUT_HIST_NBUCKETS; i++)
 		dst->buckets[i] += src->buckets[i];
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->sum = dut_hist_sat_add64(dst->sum, src->sum);
-	dst->sumsq = dut_hist_sat_add128(dst->sumsq, src->sumsq);
-	dst->count += src->count;
+	DUT_HIST_SCALARS_MERGE(dst, src);
 }
 
 /*

@@ -107,17 +107,6 @@ int dut_shist_carry(struct dut_shist *h, unsigned c, unsigned i)
 	return 0;
 }
 
-static void scalars_merge(struct dut_shist *dst, const struct dut_shist *src)
-{
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->sum = dut_hist_sat_add64(dst->sum, src->sum);
-	dst->sumsq = dut_hist_sat_add128(dst->sumsq, src->sumsq);
-	dst->count += src->count;
-}
-
 int dut_shist_merge(struct dut_shist *dst, const struct dut_shist *src)
 {
 	for (unsigned c = 0; c < DUT_HIST_NCHUNKS; c++) {
@@ -129,7 +118,7 @@ int dut_shist_merge(struct dut_shist *dst, const struct dut_shist *src)
 			if (chunk_add(dst, c, i, chunk_get(src, c, i)) < 0)
 				return -ENOMEM;
 	}
-	scalars_merge(dst, src);
+	DUT_HIST_SCALARS_MERGE(dst, src);
 	return 0;
 }
 
@@ -141,13 +130,7 @@ void dut_hist_merge_sparse(struct dut_hist *dst, const struct dut_shist *src)
 		for (unsigned i = 0; i < DUT_HIST_CHUNK; i++)
 			dst->buckets[c * DUT_HIST_CHUNK + i] += chunk_get(src, c, i);
 	}
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->sum = dut_hist_sat_add64(dst->sum, src->sum);
-	dst->sumsq = dut_hist_sat_add128(dst->sumsq, src->sumsq);
-	dst->count += src->count;
+	DUT_HIST_SCALARS_MERGE(dst, src);
 }
 
 static void view_of(const struct dut_shist *h, struct dut_hist_view *ret)

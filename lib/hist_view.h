@@ -24,6 +24,23 @@ struct dut_hist_view {
 	const void *chunk[DUT_HIST_NCHUNKS];
 };
 
+/*
+ * dst's count, min, max, sum and sumsq += src's, for either kind of
+ * histogram (their fields have the same names).  Saturating addition of
+ * non-negative numbers is associative, so merging in any order gives the
+ * sum and sumsq of one histogram fed every value.
+ */
+#define DUT_HIST_SCALARS_MERGE(dst, src)                                        \
+	do {                                                                    \
+		if ((src)->min < (dst)->min)                                    \
+			(dst)->min = (src)->min;                                \
+		if ((src)->max > (dst)->max)                                    \
+			(dst)->max = (src)->max;                                \
+		(dst)->sum = dut_hist_sat_add64((dst)->sum, (src)->sum);        \
+		(dst)->sumsq = dut_hist_sat_add128((dst)->sumsq, (src)->sumsq); \
+		(dst)->count += (src)->count;                                   \
+	} while (0)
+
 void dut_hist_view_of(const struct dut_hist *h, struct dut_hist_view *ret);
 uint64_t dut_hist_view_percentile(const struct dut_hist_view *h, double pct);
 double dut_hist_view_mean(const struct dut_hist_view *h);
