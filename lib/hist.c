@@ -159,7 +159,7 @@ void dut_hist_snapshot(struct dut_hist *dst, const struct dut_hist *src)
 	dst->count = before;
 }
 
-void dut_hist_view_of(const struct dut_hist *h, struct dut_hist_view *ret)
+static void view_of(const struct dut_hist *h, struct dut_hist_view *ret)
 {
 	ret->count = h->count;
 	ret->min = h->min;
@@ -176,7 +176,7 @@ uint64_t dut_hist_percentile(const struct dut_hist *h, double pct)
 {
 	struct dut_hist_view v;
 
-	dut_hist_view_of(h, &v);
+	view_of(h, &v);
 	return dut_hist_view_percentile(&v, pct);
 }
 
@@ -184,7 +184,7 @@ double dut_hist_mean(const struct dut_hist *h)
 {
 	struct dut_hist_view v;
 
-	dut_hist_view_of(h, &v);
+	view_of(h, &v);
 	return dut_hist_view_mean(&v);
 }
 
@@ -192,7 +192,7 @@ double dut_hist_stddev(const struct dut_hist *h)
 {
 	struct dut_hist_view v;
 
-	dut_hist_view_of(h, &v);
+	view_of(h, &v);
 	return dut_hist_view_stddev(&v);
 }
 
@@ -200,6 +200,6 @@ void dut_hist_summarize(const struct dut_hist *h, struct dut_hist_summary *ret)
 {
 	struct dut_hist_view v;
 
-	dut_hist_view_of(h, &v);
+	view_of(h, &v);
 	dut_hist_view_summarize(&v, ret);
 }

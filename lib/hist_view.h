@@ -41,7 +41,6 @@ struct dut_hist_view {
 		(dst)->count += (src)->count;                                   \
 	} while (0)
 
-void dut_hist_view_of(const struct dut_hist *h, struct dut_hist_view *ret);
 uint64_t dut_hist_view_percentile(const struct dut_hist_view *h, double pct);
 double dut_hist_view_mean(const struct dut_hist_view *h);
 double dut_hist_view_stddev(const struct dut_hist_view *h);

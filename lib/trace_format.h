@@ -219,12 +219,12 @@ struct dut_trace_scan {
 	/* in: pages [off, off + len) will not be read again before the merge (NULL: keep) */
 	void (*release)(void *ctx, size_t off, size_t len);
 	void *release_ctx;
-	/* in: pages [off, off + len) are read next: map them in one go (NULL: fault them in) */
+	/* in: the merge reads pages [off, off + len) next: map them in one go (NULL: fault them in) */
 	void (*prefault)(void *ctx, size_t off, size_t len);
 	/*
 	 * in: read exactly len bytes at off into buf (0 or -errno); when set,
 	 * the scan reads the trace so, read_chunk bytes a call (0: 1 MiB),
-	 * instead of from the buffer, and maps in and hands back no pages.
+	 * instead of from the buffer, and hands back no pages.
 	 */
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *read_ctx;

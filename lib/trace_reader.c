@@ -137,7 +137,6 @@ struct parse {
 	/* scan mode (dut_trace_scan): count records and index them, keep none */
 	struct dut_trace_scan *scan;
 	size_t released;                /* scan: bytes handed to scan->release */
-	size_t prefaulted;              /* scan: bytes handed to scan->prefault */
 	bool eager;                     /* scan: decode CRECORDS frames with a span too */
 	size_t lazy;                    /* scan: CRECORDS frames taken on their span, not decoded */
 	/* the last CSPAN frame's span, for the frame at span_for (UINT64_MAX: none) */
@@ -492,11 +491,7 @@ static void scan_frame_start(struct parse *ps, size_t off)
 	if (b->first_frame == UINT64_MAX)
 		b->first_frame = off;
 	if (ps->src.rd)
-		return; /* read, not mapped: no pages to map in or hand back */
-	if (sc->prefault && off >= ps->prefaulted) {
-		sc->prefault(sc->release_ctx, off, DUT_TRACE_RELEASE_BATCH);
-		ps->prefaulted = off + DUT_TRACE_RELEASE_BATCH;
-	}
+		return; /* read, not mapped: no pages to hand back */
 	if (sc->release && off - ps->released >= DUT_TRACE_RELEASE_BATCH) {
 		sc->release(sc->release_ctx, ps->released, off - ps->released);
 		ps->released = off;

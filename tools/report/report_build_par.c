@@ -123,9 +123,6 @@ static int run_windows(struct win *x, unsigned k)
 	}
 	for (unsigned i = 1; i < k && r == 0; i++) {
 		r = report_builder_absorb(x[0].b, x[i].b);
-		x[0].g.writes += x[i].g.writes;
-		for (unsigned j = 0; j < REP_WAL_GUESS_SIZES; j++)
-			x[0].g.aligned[j] += x[i].g.aligned[j];
 	}
 	return r;
 }
@@ -161,10 +158,11 @@ int report_build_stream_windows(struct dut_trace_stream *s, const struct relmap 
 			x[i].b->wal_guess = &x[i].g;
 	}
 	r = k == 1 ? win_run(&x[0]) : run_windows(x, k);
-	if (g) {
-		g->writes += x[0].g.writes;
+	/* counters: the windows' sum is the whole pass's */
+	for (unsigned i = 0; g && i < k; i++) {
+		g->writes += x[i].g.writes;
 		for (unsigned j = 0; j < REP_WAL_GUESS_SIZES; j++)
-			g->aligned[j] += x[0].g.aligned[j];
+			g->aligned[j] += x[i].g.aligned[j];
 	}
 	if (r == 0) {
 		r = report_builder_finish(x[0].b, ret);
