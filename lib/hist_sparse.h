@@ -13,7 +13,7 @@
  * them, and zeroing and faulting those pages in was most of the report's
  * time.  A latency spreads over a few powers of two: a few chunks of 256
  * bytes and a 330-byte head.  The 32-bit counts halve what the builder's
- * adds touch: 0.79 against 0.86 s for the 10M compact trace's report
+ * adds touch: 0.80 against 0.85 s for the 10M compact trace's report
  * (6 interleaved runs, docs/soak.md "2026-12-07 (s22)").
  *
  * Same answers as a dense histogram fed the same values (the queries are
